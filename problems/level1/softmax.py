@@ -1,0 +1,29 @@
+"""Softmax over dim 1: y[b, i] = exp(x[b, i]) / sum_j exp(x[b, j]).
+
+Input: x float32[batch_size, dim]; output: float32[batch_size, dim].
+"""
+
+import torch
+import torch.nn as nn
+
+batch_size = 256
+dim = 4096
+
+
+class Model(nn.Module):
+    """Softmax over dim 1."""
+
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.softmax(x, dim=1)
+
+
+def get_inputs():
+    x = torch.randn(batch_size, dim)
+    return [x]
+
+
+def get_init_inputs():
+    return []

@@ -1,0 +1,57 @@
+// kernelevolve: search for faster kernels for PyTorch reference problems.
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/optimize_command.h"
+#include "core/error.h"
+#include "problem/worker_client.h"
+
+namespace {
+
+using kernelevolve::cli::OptimizeOptions;
+
+void AddOptimize(CLI::App& app, OptimizeOptions& o) {
+  auto* cmd = app.add_subcommand("optimize", "search for a faster kernel for one problem file");
+  cmd->add_option("problem", o.problem_path, "KernelBench-format problem file (.py)")->required();
+  cmd->add_option("--target", o.target, "hardware interpreter")->default_val("cpu");
+  cmd->add_option("--budget", o.budget, "candidate evaluations at most")->default_val(40);
+  cmd->add_option("--time-limit", o.time_limit_seconds, "search wall time at most, seconds")->default_val(600);
+  cmd->add_option("--out", o.out_dir, "run directory (default runs/<problem>-<UTC time>)");
+  cmd->add_option("--set", o.sets, "override a module-level constant of the problem, NAME=VALUE (repeatable)");
+  cmd->add_option("--threads", o.threads, "threads for candidates and the eager baseline (0: all CPUs)")->default_val(0);
+  cmd->add_option("--seeds", o.seeds, "seeded input sets every candidate is checked on")->default_val(3);
+  cmd->add_option("--drafts", o.drafts, "independent first candidates (0: max(3, budget/10))")->default_val(0);
+  cmd->add_option("--policy", o.policy, "selection policy")->default_val("greedy");
+  cmd->add_option("--confirm-rounds", o.confirm_rounds, "interleaved eager/candidate rounds for the best kernel (0: skip)")->default_val(5);
+  cmd->add_option("--min-time", o.min_time_seconds, "timed seconds per measurement")->default_val(0.2);
+  cmd->add_option("--candidate-timeout", o.candidate_timeout_seconds, "wall-clock limit per candidate run, seconds")->default_val(60);
+  cmd->add_option("--candidate-memory-mb", o.candidate_memory_mb, "address-space limit per candidate, MiB (0: from problem size)")->default_val(0);
+  cmd->add_option("--cache-dir", o.cache_dir, "build cache (default ~/.cache/kernelevolve)");
+  cmd->add_flag("--quiet", o.quiet, "no progress line");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"kernelevolve: search for faster kernels for PyTorch operators"};
+  app.require_subcommand(1);
+  OptimizeOptions optimize;
+  AddOptimize(app, optimize);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);
+    return code == 0 ? 0 : 2;
+  }
+  try {
+    if (app.got_subcommand("optimize")) return kernelevolve::cli::RunOptimize(optimize);
+  } catch (const kernelevolve::core::InvalidInputError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "kernelevolve: internal error: " << e.what() << "\n";
+    return 3;
+  }
+  return 0;
+}

@@ -1,0 +1,219 @@
+#include "cli/optimize_command.h"
+
+#include <chrono>
+#include <ctime>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "cli/paths.h"
+#include "core/error.h"
+#include "eval/timing_stats.h"
+#include "exec/confirm_speedup.h"
+#include "exec/local_evaluator.h"
+#include "operators/template/template_operator.h"
+#include "platforms/cpu/cpu_platform.h"
+#include "problem/problem_loader.h"
+#include "problem/worker_client.h"
+#include "report/progress.h"
+#include "report/run_summary.h"
+#include "search/search_loop.h"
+#include "search/selection_policy.h"
+#include "store/store.h"
+
+namespace kernelevolve::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string UtcStamp() {
+  std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof(buf), "%Y%m%d-%H%M%S", &tm);
+  return buf;
+}
+
+double UnixNow() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+void ValidateOptions(OptimizeOptions& o) {
+  if (o.target != "cpu") {
+    throw core::InvalidInputError(fmt::format(
+        "--target {}: not available in this build (available: cpu)", o.target));
+  }
+  if (o.budget < 1) throw core::InvalidInputError("--budget must be at least 1");
+  if (o.time_limit_seconds <= 0) throw core::InvalidInputError("--time-limit must be positive");
+  if (o.seeds < 1) throw core::InvalidInputError("--seeds must be at least 1");
+  if (o.threads <= 0) o.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (o.out_dir.empty()) o.out_dir = fs::path("runs") / fmt::format("{}-{}", o.problem_path.stem().string(), UtcStamp());
+  if (o.cache_dir.empty()) o.cache_dir = DefaultCacheDir();
+  if (fs::exists(o.out_dir / "kernelevolve.db") || fs::exists(o.out_dir / "result.json")) {
+    throw core::InvalidInputError(fmt::format(
+        "--out {}: already holds a run; choose another directory (resume comes with `kernelevolve resume`)",
+        o.out_dir.string()));
+  }
+}
+
+int64_t CandidateMemoryLimit(const OptimizeOptions& o, const core::Problem& problem) {
+  if (o.candidate_memory_mb > 0) return o.candidate_memory_mb << 20;
+  int64_t bytes = 0;
+  for (const auto& t : problem.inputs) bytes += t.NumBytes();
+  for (const auto& t : problem.outputs) bytes += t.NumBytes();
+  // One set of fixtures per seed, copies for input-mutation checks and per-call
+  // outputs, plus room for the runtime (OpenMP stacks, glibc arenas).
+  return std::max<int64_t>(4LL << 30, bytes * (2 * static_cast<int64_t>(problem.seeds.size()) + 4) + (2LL << 30));
+}
+
+report::RunSummary BaseSummary(const OptimizeOptions& o) {
+  report::RunSummary s;
+  s.problem = o.problem_path.stem().string();
+  s.problem_path = o.problem_path.string();
+  s.target = o.target;
+  s.machine = core::ProbeLocalMachine();
+  s.machine.threads = o.threads;
+  return s;
+}
+
+/// A problem file the worker rejected: one line on stderr, traceback in a log, exit 2.
+int ReportProblemError(const OptimizeOptions& o, report::RunSummary& s, const std::string& message,
+                       const std::string& traceback) {
+  fs::path log = o.out_dir / "logs" / "problem_error.log";
+  report::WriteTextAtomic(log, message + "\n\n" + traceback);
+  std::error_code ec;
+  fs::remove_all(o.out_dir / "fixtures", ec);
+  s.status = "error";
+  s.stop_reason = "error";
+  s.error = message;
+  s.error_log = log.string();
+  report::WriteJsonAtomic(o.out_dir / "result.json", report::ResultJson(s));
+  std::cerr << "error: " << message << " (details: " << log.string() << ")\n";
+  return 2;
+}
+
+platforms::RunOptions MakeRunOptions(const OptimizeOptions& o, const core::Problem& problem) {
+  platforms::RunOptions r;
+  r.threads = o.threads;
+  r.min_time_seconds = o.min_time_seconds;
+  r.timeout_seconds = o.candidate_timeout_seconds;
+  r.memory_limit_bytes = CandidateMemoryLimit(o, problem);
+  return r;
+}
+
+}  // namespace
+
+int RunOptimize(const OptimizeOptions& options_in) {
+  OptimizeOptions o = options_in;
+  ValidateOptions(o);
+  fs::create_directories(o.out_dir / "logs");
+  report::RunSummary s = BaseSummary(o);
+  s.database_path = o.out_dir / "kernelevolve.db";
+
+  std::map<std::string, std::string> overrides;
+  for (const auto& text : o.sets) overrides.insert(problem::ParseOverride(text));
+  s.overrides = overrides;
+
+  problem::WorkerOptions wopts;
+  wopts.log_path = o.out_dir / "logs" / "worker.log";
+  wopts.threads = o.threads;
+  problem::WorkerClient worker(wopts);
+
+  problem::LoadOptions lopts;
+  lopts.problem_path = o.problem_path;
+  lopts.overrides = overrides;
+  lopts.seeds.clear();
+  for (int k = 0; k < o.seeds; ++k) lopts.seeds.push_back(k);
+  lopts.fixtures_dir = o.out_dir / "fixtures";
+  lopts.threads = o.threads;
+  if (!o.quiet) fmt::print(stderr, "loading {} (reference, {} input sets, eager baseline on {} threads)...\n",
+                           o.problem_path.string(), o.seeds, o.threads);
+  core::Problem problem;
+  try {
+    problem = problem::LoadProblem(worker, lopts);
+  } catch (const problem::ProblemError& e) {
+    return ReportProblemError(o, s, e.what(), e.traceback());
+  }
+  s.problem = problem.name;
+  s.eager_baseline = problem.eager_baseline;
+  s.machine.torch_version = problem.torch_version;
+
+  platforms::cpu::CpuPlatform platform(o.cache_dir / "cpu", HarnessPath(), "g++");
+  s.machine.compiler = platform.Machine().compiler;
+  auto store = store::Store::Open(s.database_path);
+  store::RunRecord run;
+  run.problem = problem.name;
+  run.problem_path = o.problem_path.string();
+  run.target = o.target;
+  run.config = {{"budget", o.budget}, {"time_limit_seconds", o.time_limit_seconds},
+                {"threads", o.threads}, {"seeds", o.seeds}, {"policy", o.policy},
+                {"overrides", overrides}};
+  run.machine = core::MachineToJson(s.machine);
+  run.started_unix_s = UnixNow();
+  int64_t run_id = store.CreateRun(run);
+
+  operators::TemplateOperator op;
+  if (auto why = op.Unsupported(problem)) {
+    s.status = "no_correct_candidate";
+    s.stop_reason = *why;
+    store.FinishRun(run_id, s.status, s.stop_reason);
+    report::WriteJsonAtomic(o.out_dir / "result.json", report::ResultJson(s));
+    std::cout << report::SummaryTable(s);
+    std::cerr << "kernelevolve: " << *why << "; the PyTorch reference stays the answer\n";
+    return 1;
+  }
+
+  platforms::RunOptions run_options = MakeRunOptions(o, problem);
+  exec::LocalEvaluator evaluator(platform, problem, run_options);
+  auto policy = search::MakePolicy(o.policy);
+  search::SearchOptions sopts;
+  sopts.termination.budget = o.budget;
+  sopts.termination.time_limit_seconds = o.time_limit_seconds;
+  sopts.drafts = o.drafts;
+  sopts.threads = o.threads;
+  report::ConsoleProgress progress(o.budget, o.time_limit_seconds);
+  search::SearchLoop loop(problem, op, *policy, evaluator, store, run_id, sopts,
+                          o.quiet ? nullptr : &progress);
+  search::SearchOutcome outcome = loop.Run();
+  progress.Finish();
+
+  s.evaluations = outcome.evaluations;
+  s.elapsed_seconds = outcome.elapsed_seconds;
+  s.stop_reason = outcome.stop_reason;
+  s.nodes = loop.tree().Nodes();
+  if (outcome.best_node_id >= 0) {
+    s.best = loop.tree().Get(outcome.best_node_id);
+    s.status = "ok";
+    s.best_source_path = o.out_dir / "best_kernel.cpp";
+    report::WriteTextAtomic(s.best_source_path, s.best->candidate.source);
+    if (o.confirm_rounds > 0) {
+      if (!o.quiet) fmt::print(stderr, "confirming node {} against eager: {} interleaved rounds...\n",
+                               s.best->id, o.confirm_rounds);
+      problem::BaselineTiming bt;
+      auto time_baseline = [&]() {
+        nlohmann::json r = worker.Call("time_baseline",
+                                       {{"warmup_seconds", 0.05},
+                                        {"min_time_seconds", o.min_time_seconds},
+                                        {"min_repetitions", bt.min_repetitions},
+                                        {"max_repetitions", bt.max_repetitions}},
+                                       120);
+        return eval::Summarize(r.at("samples_us").get<std::vector<double>>());
+      };
+      s.confirmation = exec::ConfirmSpeedup(time_baseline, platform, problem, s.best->candidate,
+                                            run_options, o.confirm_rounds);
+    }
+  } else {
+    s.status = "no_correct_candidate";
+  }
+  store.FinishRun(run_id, s.status, s.stop_reason);
+  report::WriteJsonAtomic(o.out_dir / "result.json", report::ResultJson(s));
+  std::cout << report::SummaryTable(s);
+  std::cout << fmt::format("run directory: {}\n", o.out_dir.string());
+  return s.status == "ok" ? 0 : 1;
+}
+
+}  // namespace kernelevolve::cli

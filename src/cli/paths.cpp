@@ -1,0 +1,37 @@
+#include "cli/paths.h"
+
+#include <cstdlib>
+
+#include <fmt/format.h>
+
+#include "core/error.h"
+
+namespace kernelevolve::cli {
+
+std::filesystem::path ExecutableDir() {
+  std::error_code ec;
+  auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) return std::filesystem::current_path();
+  return exe.parent_path();
+}
+
+std::filesystem::path HarnessPath() {
+  auto path = ExecutableDir() / "kernelevolve-cpu-harness";
+  if (!std::filesystem::exists(path)) {
+    throw core::IoError(fmt::format("{} not found; rebuild with scripts/setup.sh", path.string()));
+  }
+  return path;
+}
+
+std::filesystem::path DefaultCacheDir() {
+  if (const char* env = std::getenv("KERNELEVOLVE_CACHE_DIR"); env && *env) return env;
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) {
+    return std::filesystem::path(xdg) / "kernelevolve";
+  }
+  if (const char* home = std::getenv("HOME"); home && *home) {
+    return std::filesystem::path(home) / ".cache" / "kernelevolve";
+  }
+  return std::filesystem::temp_directory_path() / "kernelevolve-cache";
+}
+
+}  // namespace kernelevolve::cli

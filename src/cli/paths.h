@@ -1,0 +1,15 @@
+// Where kernelevolve finds its own programs and keeps its caches.
+#pragma once
+
+#include <filesystem>
+
+namespace kernelevolve::cli {
+
+/// Folder of the running executable (/proc/self/exe).
+std::filesystem::path ExecutableDir();
+/// The harness program built beside `kernelevolve`; throws IoError when missing.
+std::filesystem::path HarnessPath();
+/// $KERNELEVOLVE_CACHE_DIR, else $XDG_CACHE_HOME/kernelevolve, else ~/.cache/kernelevolve.
+std::filesystem::path DefaultCacheDir();
+
+}  // namespace kernelevolve::cli

@@ -1,0 +1,22 @@
+// One kernel proposed by an operator, before it is built.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+namespace kernelevolve::core {
+
+struct Candidate {
+  std::string source;        // full C++ translation unit (CPU target)
+  std::string operator_name; // "template", "llm:<model>", "seed"
+  std::string template_name; // e.g. "pointwise", "softmax_lastdim"; empty when not templated
+  nlohmann::json knobs = nlohmann::json::object();  // template knob values
+  std::string rationale;     // why this candidate exists (shown in reports)
+};
+
+/// FNV-1a 64-bit of the text, as 16 lowercase hex digits. Used as a content hash for
+/// deduplication and the build cache (not for security).
+std::string ContentHash(const std::string& text);
+
+}  // namespace kernelevolve::core

@@ -1,0 +1,41 @@
+// Everything measured about one candidate: build, correctness, timing, fitness.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "core/timing.h"
+
+namespace kernelevolve::core {
+
+/// Comparison of one output tensor of one input set against the reference.
+struct OutputCheck {
+  int seed_index = 0;
+  std::string output;           // "output.0"
+  bool passed = false;
+  double max_abs_error = 0;
+  double max_rel_error = 0;     // |a-b| / max(|b|, tiny)
+  int64_t mismatches = 0;       // elements outside atol + rtol * |ref|
+  int64_t first_mismatch = -1;  // flat index, -1 if none
+  double atol = 0;
+  double rtol = 0;
+  std::string note;             // "shape mismatch", "NaN where reference is finite", ...
+};
+
+struct Evaluation {
+  Status status = Status::kWorkerLost;
+  std::string message;       // one line: what went wrong, or "ok"
+  std::string log_excerpt;   // compiler output / stderr tail, at most a few KiB
+  bool correct = false;
+  std::vector<OutputCheck> checks;
+  TimingStats latency;       // drop-in: outputs allocated per call (headline)
+  TimingStats kernel_only;   // outputs preallocated
+  Speedup speedup_vs_eager;  // eager drop-in median / candidate drop-in median
+  double fitness = 0;        // 0 for any failure; speedup when correct (search/fitness.h)
+  double build_seconds = 0;
+  double run_seconds = 0;
+  bool build_cache_hit = false;
+};
+
+}  // namespace kernelevolve::core

@@ -1,0 +1,71 @@
+// The reference's op graph as captured by the worker (torch make_fx, ATen level).
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/dtype.h"
+
+namespace kernelevolve::core {
+
+/// One argument of an ATen call, named after the op schema, defaults filled in.
+/// Either a reference to another node (`ref` non-empty) or a constant `value`
+/// (number, bool, string, null or list, as JSON).
+struct OpArg {
+  std::string name;
+  std::string ref;
+  nlohmann::json value;
+  bool IsRef() const { return !ref.empty(); }
+};
+
+enum class OpNodeKind { kPlaceholder, kParameter, kCall };
+
+struct OpNode {
+  std::string name;
+  OpNodeKind kind = OpNodeKind::kCall;
+  std::string target;       // "aten.relu.default"; empty for placeholders/parameters
+  std::vector<OpArg> args;  // schema order
+  std::vector<int64_t> shape;
+  DType dtype = DType::kFloat32;
+  int abi_index = -1;       // placeholders and parameters: index in the ABI input list
+
+  /// The named argument, or nullptr.
+  const OpArg* Arg(const std::string& arg_name) const {
+    for (const auto& a : args) {
+      if (a.name == arg_name) return &a;
+    }
+    return nullptr;
+  }
+};
+
+struct OpGraph {
+  std::vector<OpNode> nodes;         // topological order
+  std::vector<std::string> outputs;  // node names, in ABI output order
+
+  /// Node by name, or nullptr.
+  const OpNode* Find(const std::string& name) const {
+    for (const auto& n : nodes) {
+      if (n.name == name) return &n;
+    }
+    return nullptr;
+  }
+  /// The call nodes only, in order.
+  std::vector<const OpNode*> Calls() const {
+    std::vector<const OpNode*> out;
+    for (const auto& n : nodes) {
+      if (n.kind == OpNodeKind::kCall) out.push_back(&n);
+    }
+    return out;
+  }
+};
+
+/// Parses the worker's "graph" JSON (worker/kernelevolve_worker/graph_capture.py).
+/// Throws InvalidInputError on a malformed document.
+OpGraph OpGraphFromJson(const nlohmann::json& doc);
+nlohmann::json OpGraphToJson(const OpGraph& graph);
+
+}  // namespace kernelevolve::core

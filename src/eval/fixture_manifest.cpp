@@ -1,0 +1,127 @@
+#include "eval/fixture_manifest.h"
+
+#include <fstream>
+#include <sstream>
+
+#include "core/error.h"
+#include "eval/tolerance.h"
+
+namespace kernelevolve::eval {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+core::TensorRole RoleFromName(const std::string& role, const std::string& where) {
+  if (role == "input") return core::TensorRole::kInput;
+  if (role == "parameter") return core::TensorRole::kParameter;
+  if (role == "output") return core::TensorRole::kOutput;
+  throw core::InvalidInputError(where + ": unknown role '" + role +
+                                "' (expected input, parameter or output)");
+}
+
+std::string RoleName(core::TensorRole role) {
+  switch (role) {
+    case core::TensorRole::kInput: return "input";
+    case core::TensorRole::kParameter: return "parameter";
+    case core::TensorRole::kOutput: return "output";
+  }
+  return "input";
+}
+
+core::TensorSpec SpecFromJson(const json& doc, const std::string& where) {
+  core::TensorSpec spec;
+  spec.name = doc.at("name").get<std::string>();
+  spec.role = RoleFromName(doc.at("role").get<std::string>(), where + " '" + spec.name + "'");
+  spec.shape = doc.at("shape").get<std::vector<int64_t>>();
+  for (int64_t d : spec.shape) {
+    if (d < 0) throw core::InvalidInputError(where + " '" + spec.name + "': negative dimension");
+  }
+  spec.dtype = core::DTypeFromName(doc.at("dtype").get<std::string>());
+  return spec;
+}
+
+std::vector<core::TensorSpec> SpecsFromJson(const json& list, const std::string& where) {
+  std::vector<core::TensorSpec> specs;
+  for (const auto& entry : list) specs.push_back(SpecFromJson(entry, where));
+  return specs;
+}
+
+json SpecToJson(const core::TensorSpec& spec) {
+  return {{"name", spec.name}, {"role", RoleName(spec.role)}, {"shape", spec.shape},
+          {"dtype", core::DTypeName(spec.dtype)}};
+}
+
+FixtureManifest ManifestFromJson(const json& doc, const fs::path& dir, const std::string& where) {
+  FixtureManifest m;
+  m.problem = doc.value("problem", "");
+  m.inputs = SpecsFromJson(doc.at("inputs"), where + ": inputs");
+  m.outputs = SpecsFromJson(doc.at("outputs"), where + ": outputs");
+  m.seeds = doc.at("seeds").get<std::vector<int>>();
+  for (const auto& f : doc.at("files")) m.files.push_back(dir / f.get<std::string>());
+  if (doc.contains("tolerance")) {
+    for (const auto& [name, tol] : doc.at("tolerance").items()) {
+      core::Tolerance t;
+      t.atol = tol.at("atol").get<double>();
+      t.rtol = tol.at("rtol").get<double>();
+      if (!(t.atol >= 0) || !(t.rtol >= 0)) {
+        throw core::InvalidInputError(where + ": tolerance." + name + ": atol and rtol must be >= 0");
+      }
+      m.tolerance_overrides[core::DTypeFromName(name)] = t;
+    }
+  }
+  return m;
+}
+
+}  // namespace
+
+core::Tolerance FixtureManifest::ToleranceFor(core::DType dtype) const {
+  auto it = tolerance_overrides.find(dtype);
+  return it != tolerance_overrides.end() ? it->second : DefaultTolerance(dtype);
+}
+
+FixtureManifest ReadFixtureManifest(const fs::path& path) {
+  std::ifstream in(path);
+  if (!in) throw core::IoError("cannot read fixture manifest " + path.string());
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string where = path.string();
+  FixtureManifest m;
+  try {
+    m = ManifestFromJson(json::parse(text.str()), fs::absolute(path).parent_path(), where);
+  } catch (const json::exception& e) {
+    throw core::InvalidInputError(where + ": malformed manifest: " + e.what());
+  } catch (const core::InvalidInputError& e) {
+    throw core::InvalidInputError(where + ": " + e.what());
+  }
+  if (m.seeds.size() != m.files.size()) {
+    throw core::InvalidInputError(where + ": 'seeds' has " + std::to_string(m.seeds.size()) +
+                                  " entries but 'files' has " + std::to_string(m.files.size()));
+  }
+  if (m.files.empty()) throw core::InvalidInputError(where + ": 'files' is empty; regenerate the fixtures");
+  if (m.outputs.empty()) throw core::InvalidInputError(where + ": 'outputs' is empty");
+  return m;
+}
+
+json FixtureManifestToJson(const FixtureManifest& m, const fs::path& manifest_dir) {
+  json inputs = json::array(), outputs = json::array(), files = json::array();
+  for (const auto& s : m.inputs) inputs.push_back(SpecToJson(s));
+  for (const auto& s : m.outputs) outputs.push_back(SpecToJson(s));
+  for (const auto& f : m.files) {
+    auto rel = f.lexically_relative(manifest_dir);
+    bool inside = !rel.empty() && rel.begin()->string() != "..";
+    files.push_back(inside ? rel.string() : f.string());
+  }
+  json doc = {{"problem", m.problem}, {"inputs", inputs}, {"outputs", outputs},
+              {"seeds", m.seeds},     {"files", files}};
+  if (!m.tolerance_overrides.empty()) {
+    json tol = json::object();
+    for (const auto& [dtype, t] : m.tolerance_overrides) {
+      tol[std::string(core::DTypeName(dtype))] = {{"atol", t.atol}, {"rtol", t.rtol}};
+    }
+    doc["tolerance"] = tol;
+  }
+  return doc;
+}
+
+}  // namespace kernelevolve::eval

@@ -1,0 +1,47 @@
+// The fixtures' manifest.json, written by the Python worker
+// (worker/kernelevolve_worker/fixtures.py) and read by the native harnesses.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/problem.h"
+#include "core/tensor_spec.h"
+
+namespace kernelevolve::eval {
+
+/// manifest.json:
+///   {"problem": "relu",
+///    "inputs":  [{"name": "input.0", "role": "input"|"parameter", "shape": [64, 16384],
+///                 "dtype": "float32"}, ...],            // ABI input order (docs/abi.md)
+///    "outputs": [{"name": "output.0", "role": "output", "shape": [...], "dtype": ...}],
+///    "seeds": [0, 1, 2],
+///    "files": ["seed_0.safetensors", ...],              // relative to the manifest's folder
+///    "tolerance": {"float32": {"atol": 1e-4, "rtol": 1e-4}}}   // optional overrides
+/// Other keys (source_path, overrides) are ignored by the harness.
+struct FixtureManifest {
+  std::string problem;
+  std::vector<core::TensorSpec> inputs;    // forward() args, then state_dict() entries
+  std::vector<core::TensorSpec> outputs;
+  std::vector<int> seeds;
+  std::vector<std::filesystem::path> files;  // absolute, one per seed
+  std::map<core::DType, core::Tolerance> tolerance_overrides;
+
+  /// The override for `dtype`, else eval::DefaultTolerance(dtype).
+  core::Tolerance ToleranceFor(core::DType dtype) const;
+};
+
+/// Reads and validates `path`. Throws IoError (unreadable) or InvalidInputError naming
+/// the file and field (malformed JSON, missing field, unknown role or dtype, negative
+/// dimension, seeds and files of different lengths, no outputs).
+FixtureManifest ReadFixtureManifest(const std::filesystem::path& path);
+
+/// The manifest as JSON; `files` are written relative to `manifest_dir` when inside it.
+nlohmann::json FixtureManifestToJson(const FixtureManifest& manifest,
+                                     const std::filesystem::path& manifest_dir);
+
+}  // namespace kernelevolve::eval

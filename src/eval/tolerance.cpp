@@ -1,0 +1,179 @@
+#include "eval/tolerance.h"
+
+#include <cmath>
+#include <cstring>
+#include <string>
+
+#include "core/error.h"
+#include "eval/half.h"
+
+namespace kernelevolve::eval {
+namespace {
+
+using core::DType;
+
+// Denominator floor of the relative error (tolerance.h).
+constexpr double kTinyReference = 1e-12;
+
+std::string ShapeText(const std::vector<int64_t>& shape) {
+  std::string text = "[";
+  for (std::size_t i = 0; i < shape.size(); ++i) text += (i ? ", " : "") + std::to_string(shape[i]);
+  return text + "]";
+}
+
+template <typename T>
+T Load(const HostTensor& tensor, int64_t index) {
+  T value;
+  std::memcpy(&value, tensor.bytes.data() + index * static_cast<int64_t>(sizeof(T)), sizeof(T));
+  return value;
+}
+
+// Element `index` as a double; exact for every float dtype and for integers below 2^53.
+double FloatAt(const HostTensor& tensor, int64_t index) {
+  switch (tensor.dtype) {
+    case DType::kFloat32: return Load<float>(tensor, index);
+    case DType::kFloat64: return Load<double>(tensor, index);
+    case DType::kFloat16: return HalfToFloat(Load<uint16_t>(tensor, index));
+    case DType::kBFloat16: return BFloat16ToFloat(Load<uint16_t>(tensor, index));
+    default: break;
+  }
+  throw core::InternalError("FloatAt called on a non-floating dtype");
+}
+
+// Element `index` of an integer or bool tensor, widened exactly (bool: 0 or 1).
+int64_t IntAt(const HostTensor& tensor, int64_t index) {
+  switch (tensor.dtype) {
+    case DType::kInt8: return Load<int8_t>(tensor, index);
+    case DType::kInt16: return Load<int16_t>(tensor, index);
+    case DType::kInt32: return Load<int32_t>(tensor, index);
+    case DType::kInt64: return Load<int64_t>(tensor, index);
+    case DType::kUInt8: return Load<uint8_t>(tensor, index);
+    case DType::kBool: return Load<uint8_t>(tensor, index) != 0 ? 1 : 0;
+    default: break;
+  }
+  throw core::InternalError("IntAt called on a floating dtype");
+}
+
+// Counts of NaN/Inf parity failures, one per kind, for the note.
+struct ParityCounts {
+  int64_t nan_vs_finite = 0;    // actual NaN, reference finite
+  int64_t nan_vs_inf = 0;       // actual NaN, reference infinite
+  int64_t missing_nan = 0;      // reference NaN, actual not NaN
+  int64_t inf_vs_finite = 0;    // actual infinite, reference finite
+  int64_t finite_vs_inf = 0;    // actual finite, reference infinite
+  int64_t inf_wrong_sign = 0;   // both infinite, opposite signs
+};
+
+void AppendNote(std::string* note, int64_t count, const char* text) {
+  if (count == 0) return;
+  if (!note->empty()) *note += "; ";
+  *note += text + std::string(" (") + std::to_string(count) + (count == 1 ? " element)" : " elements)");
+}
+
+std::string ParityNote(const ParityCounts& c) {
+  std::string note;
+  AppendNote(&note, c.nan_vs_finite, "NaN where reference is finite");
+  AppendNote(&note, c.nan_vs_inf, "NaN where reference is Inf");
+  AppendNote(&note, c.missing_nan, "no NaN where reference is NaN");
+  AppendNote(&note, c.inf_vs_finite, "Inf where reference is finite");
+  AppendNote(&note, c.finite_vs_inf, "finite value where reference is Inf");
+  AppendNote(&note, c.inf_wrong_sign, "Inf of the opposite sign to the reference");
+  return note;
+}
+
+// True when a non-finite pair passes (both NaN, or the same infinity); otherwise counts
+// the failure kind. Precondition: a or e is not finite.
+bool NonFinitePasses(double a, double e, ParityCounts* counts) {
+  if (std::isnan(e)) {
+    if (std::isnan(a)) return true;
+    ++counts->missing_nan;
+  } else if (std::isnan(a)) {
+    ++(std::isinf(e) ? counts->nan_vs_inf : counts->nan_vs_finite);
+  } else if (std::isinf(e)) {
+    if (a == e) return true;
+    ++(std::isinf(a) ? counts->inf_wrong_sign : counts->finite_vs_inf);
+  } else {
+    ++counts->inf_vs_finite;
+  }
+  return false;
+}
+
+// Records one finite pair with absolute difference `diff` and reference magnitude
+// `abs_e`; returns whether it is within tolerance.
+bool FinitePasses(double diff, double abs_e, const core::Tolerance& tol, core::OutputCheck* check) {
+  check->max_abs_error = std::max(check->max_abs_error, diff);
+  check->max_rel_error = std::max(check->max_rel_error, diff / std::max(abs_e, kTinyReference));
+  return diff <= tol.atol + tol.rtol * abs_e;
+}
+
+void RecordMismatch(int64_t index, core::OutputCheck* check) {
+  if (check->mismatches++ == 0) check->first_mismatch = index;
+}
+
+}  // namespace
+
+core::Tolerance DefaultTolerance(core::DType dtype) {
+  switch (dtype) {
+    case DType::kFloat32: return {1e-4, 1e-4};
+    case DType::kFloat64: return {1e-7, 1e-7};
+    case DType::kFloat16:
+    case DType::kBFloat16: return {1e-2, 1e-2};
+    default: return {0.0, 0.0};
+  }
+}
+
+core::OutputCheck CompareTensors(const HostTensor& actual, const HostTensor& expected,
+                                 const core::Tolerance& tolerance) {
+  if (!(tolerance.atol >= 0) || !(tolerance.rtol >= 0)) {
+    throw core::InvalidInputError("tolerance must have atol >= 0 and rtol >= 0, got atol=" +
+                                  std::to_string(tolerance.atol) +
+                                  " rtol=" + std::to_string(tolerance.rtol));
+  }
+  core::OutputCheck check;
+  check.atol = tolerance.atol;
+  check.rtol = tolerance.rtol;
+  if (actual.dtype != expected.dtype) {
+    check.note = "dtype mismatch: got " + std::string(core::DTypeName(actual.dtype)) +
+                 ", expected " + std::string(core::DTypeName(expected.dtype));
+    return check;
+  }
+  if (actual.shape != expected.shape) {
+    check.note = "shape mismatch: got " + ShapeText(actual.shape) + ", expected " +
+                 ShapeText(expected.shape);
+    return check;
+  }
+  const int64_t n = expected.NumElements();
+  const auto needed = static_cast<std::size_t>(n) * core::DTypeSize(expected.dtype);
+  if (actual.bytes.size() != needed || expected.bytes.size() != needed) {
+    check.note = "byte size mismatch: shape " + ShapeText(expected.shape) + " needs " +
+                 std::to_string(needed) + " bytes, got " + std::to_string(actual.bytes.size()) +
+                 " (actual) and " + std::to_string(expected.bytes.size()) + " (reference)";
+    return check;
+  }
+  ParityCounts parity;
+  if (core::IsFloatingPoint(expected.dtype)) {
+    for (int64_t i = 0; i < n; ++i) {
+      const double a = FloatAt(actual, i);
+      const double e = FloatAt(expected, i);
+      const bool ok = std::isfinite(a) && std::isfinite(e)
+                          ? FinitePasses(std::fabs(a - e), std::fabs(e), tolerance, &check)
+                          : NonFinitePasses(a, e, &parity);
+      if (!ok) RecordMismatch(i, &check);
+    }
+  } else {
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t a = IntAt(actual, i);
+      const int64_t e = IntAt(expected, i);
+      // Exact difference in 128 bits, then widened: never rounds a nonzero gap to 0.
+      const __int128 gap = static_cast<__int128>(a) - static_cast<__int128>(e);
+      const double diff = static_cast<double>(gap < 0 ? -gap : gap);
+      const double abs_e = std::fabs(static_cast<double>(e));
+      if (!FinitePasses(diff, abs_e, tolerance, &check)) RecordMismatch(i, &check);
+    }
+  }
+  check.note = ParityNote(parity);
+  check.passed = check.mismatches == 0;
+  return check;
+}
+
+}  // namespace kernelevolve::eval

@@ -1,0 +1,29 @@
+// Output comparison against the reference, numpy.allclose-style.
+#pragma once
+
+#include "core/evaluation.h"
+#include "core/problem.h"
+#include "eval/safetensors.h"
+
+namespace kernelevolve::eval {
+
+/// Default tolerance per dtype: float32 atol = rtol = 1e-4; float64 1e-7;
+/// float16 / bfloat16 1e-2; integer and bool types exact (0, 0).
+core::Tolerance DefaultTolerance(core::DType dtype);
+
+/// Compares `actual` with `expected` element by element: an element passes when
+/// |a - e| <= atol + rtol * |e|, when both are NaN, or when both are the same infinity.
+/// A shape or dtype mismatch fails with a note and no element comparison.
+/// max_rel_error is |a - e| / max(|e|, 1e-12) over finite pairs.
+/// Elements are compared in double: float16/bfloat16 converted exactly (eval/half.h),
+/// integers and bool (0/1) with their exact difference. Fills every OutputCheck field
+/// except seed_index and output (the caller's). `note` is empty when the only failures
+/// are values outside tolerance; otherwise it says "dtype mismatch: got X, expected Y",
+/// "shape mismatch: got [..], expected [..]", "byte size mismatch: ...", or lists the
+/// NaN/Inf parity failures with counts, e.g. "NaN where reference is finite (3 elements);
+/// Inf where reference is finite (1 element)". Throws InvalidInputError when atol or
+/// rtol is negative or NaN.
+core::OutputCheck CompareTensors(const HostTensor& actual, const HostTensor& expected,
+                                 const core::Tolerance& tolerance);
+
+}  // namespace kernelevolve::eval

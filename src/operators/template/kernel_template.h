@@ -1,0 +1,63 @@
+// A kernel template bound to one problem: its knob space, its drafts and its code
+// generator; plus the ABI glue every generated source shares.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/problem.h"
+#include "operators/template/knob_space.h"
+
+namespace kernelevolve::operators::templates {
+
+class KernelTemplate {
+ public:
+  virtual ~KernelTemplate() = default;
+  /// "pointwise" or "softmax_lastdim" (Candidate::template_name).
+  virtual std::string Name() const = 0;
+  virtual const KnobSpace& Space() const = 0;
+  /// Curated first settings, most trusted first (the scalar / libm baseline first);
+  /// canonical, possibly repeating once the space is restricted.
+  virtual std::vector<nlohmann::json> Drafts() const = 0;
+  /// One line saying what a setting is, for a draft's rationale, e.g.
+  /// "vectorized exp prelude, all 2 threads, 16384-element blocks".
+  virtual std::string Summary(const nlohmann::json& knobs) const = 0;
+  /// The complete C++17 translation unit for a canonical setting. Throws
+  /// InvalidInputError for a setting outside Space().
+  virtual std::string Generate(const nlohmann::json& knobs) const = 0;
+};
+
+/// A template for a problem, or why none applies.
+struct TemplateMatch {
+  std::unique_ptr<KernelTemplate> tmpl;  // null when unsupported
+  std::string unsupported;               // "unsupported_op: aten.NAME", ... when null
+};
+
+/// Picks the template covering `problem.graph`: softmax_lastdim when the only call
+/// is a softmax/log_softmax, else pointwise. `threads` is the thread count the
+/// runner gives candidates; with 1 the space has no multi-threaded settings.
+TemplateMatch MatchTemplate(const core::Problem& problem, int threads);
+
+/// "// " comment block shared by generated sources: what it computes (`what`,
+/// several lines allowed), the template, the knobs, the ABI, return codes and the
+/// build line.
+std::string GeneratedHeader(const std::string& template_name, const std::string& what,
+                            const nlohmann::json& knobs, const std::string& abi_lines);
+
+/// The #include lines every generated source starts with (dlpack, <algorithm>,
+/// <cmath>, <cstdint>, <cstring>).
+std::string GeneratedIncludes();
+
+/// ABI helper functions pasted into generated sources: `ke_float_data(t)` (float
+/// pointer of a DLTensor, byte_offset applied), `ke_numel(t)`, and
+/// `ke_check_tensor(t)` returning 0, or 2 (not float32 on the CPU, or no data) or 4
+/// (strides given and not dense row-major).
+std::string AbiHelpers();
+
+/// The return codes every generated entry point uses, as comment lines.
+std::string ReturnCodesComment();
+
+}  // namespace kernelevolve::operators::templates

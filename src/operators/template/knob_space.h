@@ -1,0 +1,96 @@
+// A template's tuning knobs: their values, defaults, dependencies and the moves
+// between settings that the template operator proposes.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace kernelevolve::operators::templates {
+
+/// One knob of a template, e.g. "unroll" in {1, 2, 4}.
+struct KnobDim {
+  std::string name;
+  /// Allowed values in exploration order (JSON strings or integers).
+  std::vector<nlohmann::json> values;
+  /// Value given when a setting omits the knob (must be in `values`).
+  nlohmann::json default_value;
+  /// Where to move after a failed parent (null: no safer value). E.g. "scalar".
+  nlohmann::json safe_value;
+  /// Where to move first after a correct parent (null: no preference). E.g. "all".
+  nlohmann::json fast_value;
+  /// The knob matters only when knob `requires_name` equals `requires_value`
+  /// (e.g. "block" only when "threads" == "all"); empty: always.
+  std::string requires_name;
+  nlohmann::json requires_value;
+  /// How a value reads in a rationale; "{}" is replaced by the value, e.g.
+  /// "{}-element blocks" -> "16384-element blocks".
+  std::string phrase;
+};
+
+/// A one-knob change of a setting.
+struct KnobMove {
+  std::string dim;         // knob name
+  nlohmann::json value;    // its new value
+  nlohmann::json knobs;    // the whole canonical setting after the move
+};
+
+/// The finite space of settings of one template. Settings are JSON objects
+/// {knob name: value}; a canonical setting holds exactly the knobs that matter.
+class KnobSpace {
+ public:
+  /// Dims are kept in the given order (it orders enumeration and moves). A dim
+  /// may require only a dim listed before it. Throws InternalError on an
+  /// inconsistent description (default not among the values, unknown requirement).
+  explicit KnobSpace(std::vector<KnobDim> dims);
+
+  const std::vector<KnobDim>& Dims() const { return dims_; }
+
+  /// Fills defaults, drops knobs that do not matter. Throws InvalidInputError
+  /// naming the knob when a knob is unknown or its value is not allowed.
+  nlohmann::json Canonical(const nlohmann::json& knobs) const;
+  /// True when Canonical() would accept the setting.
+  bool IsValid(const nlohmann::json& knobs) const;
+
+  /// Every canonical setting, in lexicographic order of the dims' value lists.
+  std::vector<nlohmann::json> Enumerate() const;
+  /// Canonical settings one knob away from `knobs` (a canonical setting), in dim
+  /// order then value order. Turning a knob on that enables a dependent knob uses
+  /// the dependent's default.
+  std::vector<KnobMove> Neighbours(const nlohmann::json& knobs) const;
+  /// Number of knobs whose values differ between two canonical settings (a knob
+  /// present in only one of them counts once).
+  int Distance(const nlohmann::json& a, const nlohmann::json& b) const;
+
+  /// "{}" of the dim's phrase filled with the value, e.g. "4x unroll".
+  std::string Phrase(const std::string& dim, const nlohmann::json& value) const;
+  /// Every knob of a canonical setting as phrases joined by ", ".
+  std::string Describe(const nlohmann::json& knobs) const;
+
+  /// The dim by name, or nullptr.
+  const KnobDim* Find(const std::string& name) const;
+
+ private:
+  bool Relevant(const KnobDim& dim, const nlohmann::json& knobs) const;
+  std::vector<KnobDim> dims_;
+};
+
+/// Knobs of the "pointwise" template: variant {"scalar" (std:: math, plain loop),
+/// "vectorized" (math prelude, `omp simd` loops)}, threads {"1", "all"} ("1" only
+/// when !multithread), block {4096, 16384, 65536} elements per chunk handed to a
+/// thread (only with threads "all"), unroll {1, 2, 4} vectors (or elements, scalar)
+/// per loop step.
+KnobSpace PointwiseKnobSpace(bool multithread);
+
+/// Knobs of the "softmax_lastdim" template: variant {"three_pass" (max; sum of exp;
+/// normalize), "online" (one pass with a running max, Milakov & Gimelshein 2018;
+/// normalize), "two_pass_store" (max; exp stored to the output and summed; scale)},
+/// math {"libm", "vectorized"} (exp from <cmath> or from the math prelude), threads
+/// {"1", "all"} over rows, rows_per_chunk {1, 4, 16} (only with threads "all").
+KnobSpace SoftmaxKnobSpace(bool multithread);
+
+/// A JSON scalar as plain text: strings without quotes, numbers as written.
+std::string KnobText(const nlohmann::json& value);
+
+}  // namespace kernelevolve::operators::templates

@@ -1,0 +1,215 @@
+#include "operators/template/math_prelude.h"
+
+#include <set>
+
+namespace kernelevolve::operators::templates {
+namespace {
+
+/// One function of the prelude with the functions it calls (all listed earlier).
+struct PreludeSection {
+  const char* name;
+  std::vector<const char*> deps;
+  const char* text;
+};
+
+constexpr const char* kHeader = R"PRELUDE(// ---- kernelevolve math prelude (float32, branch-free, vectorizable) ----------
+// Straight-line code only (selects, no libm calls, no tables), so GCC inlines these
+// into `#pragma omp simd` loops and vectorizes them without -ffast-math.
+// Error bounds on finite inputs, measured against double-precision libm
+// (kernelevolve tests/unit/math_prelude_test.cpp): exp, expm1, log, log1p within a
+// few ulp; sigmoid, tanh, softplus abs error < 3e-7; erf abs error < 3e-7.
+
+)PRELUDE";
+
+constexpr const char* kFooter =
+    "// ---- end of math prelude ------------------------------------------------------\n";
+
+const std::vector<PreludeSection>& Sections() {
+  static const std::vector<PreludeSection> kSections = {
+      {"ke_bits_to_float", {}, R"PRELUDE(static inline float ke_bits_to_float(int32_t bits) {
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+)PRELUDE"},
+      {"ke_float_to_bits", {}, R"PRELUDE(static inline int32_t ke_float_to_bits(float f) {
+  int32_t bits;
+  std::memcpy(&bits, &f, sizeof bits);
+  return bits;
+}
+)PRELUDE"},
+      {"ke_exp", {"ke_bits_to_float"}, R"PRELUDE(// e^x. Range reduction after Cody & Waite ("Software Manual for the Elementary
+// Functions", 1980): x = n*ln2 + r, |r| <= ln2/2, ln2 split into a head exact in 9
+// bits (0.693359375) and a tail, so n*ln2_hi is exact for |n| < 2^15. e^r by its
+// degree-7 Taylor polynomial (coefficients 1/k!, truncation < 5.2e-9 relative on
+// |r| <= ln2/2). 2^n is built in the IEEE 754 exponent bits as 2^h * 2^(n-h) with
+// h = n/2, so every factor is a normal float: results overflow to +inf above
+// ln(FLT_MAX) ~ 88.72 and underflow gradually (denormals, then 0) below -87.34.
+// The input is clamped to [-104, 88.8] first, so n stays in [-150, 129].
+static inline float ke_exp(float x) {
+  const bool is_nan = x != x;
+  float xc = x < -104.0f ? -104.0f : x;
+  xc = xc > 88.8f ? 88.8f : xc;
+  xc = is_nan ? 0.0f : xc;
+  const float n = (xc * 1.44269504088896341f + 12582912.0f) - 12582912.0f;  // rint via 1.5*2^23
+  const float r = (xc - n * 0.693359375f) - n * -2.12194440e-4f;
+  float p = 1.0f / 5040.0f;
+  p = p * r + 1.0f / 720.0f;
+  p = p * r + 1.0f / 120.0f;
+  p = p * r + 1.0f / 24.0f;
+  p = p * r + 1.0f / 6.0f;
+  p = p * r + 0.5f;
+  p = p * r + 1.0f;
+  p = p * r + 1.0f;
+  const int32_t ni = static_cast<int32_t>(n);
+  const int32_t h = ni >> 1;
+  const float scale_a = ke_bits_to_float((h + 127) << 23);
+  const float scale_b = ke_bits_to_float((ni - h + 127) << 23);
+  const float y = p * scale_a * scale_b;
+  return is_nan ? x : y;
+}
+)PRELUDE"},
+      {"ke_expm1", {"ke_exp"}, R"PRELUDE(// e^x - 1 without cancellation near 0: for |x| < ln2/2 the Taylor series
+// x + x^2/2! + ... + x^7/7! (truncation < 5.2e-9 relative); elsewhere e^x - 1,
+// whose result is then >= 0.29 in magnitude, so the subtraction loses < 2 ulp.
+static inline float ke_expm1(float x) {
+  float p = 1.0f / 5040.0f;
+  p = p * x + 1.0f / 720.0f;
+  p = p * x + 1.0f / 120.0f;
+  p = p * x + 1.0f / 24.0f;
+  p = p * x + 1.0f / 6.0f;
+  p = p * x + 0.5f;
+  p = p * x + 1.0f;
+  const float small = p * x;
+  const float large = ke_exp(x) - 1.0f;
+  const float ax = x < 0.0f ? -x : x;
+  return ax < 0.34657359f ? small : large;
+}
+)PRELUDE"},
+      {"ke_log", {"ke_bits_to_float", "ke_float_to_bits"}, R"PRELUDE(// log(x). Exponent/mantissa split x = 2^e * m with m in [sqrt(1/2), sqrt(2)), then
+// log(m) = 2*atanh(s), s = (m-1)/(m+1), |s| <= 0.1716, by the odd series
+// 2*(s + s^3/3 + ... + s^9/9) (truncation < 7e-10). e*ln2 uses the Cody-Waite split.
+// Denormals are scaled by 2^23 first. log(0) = -inf, log(x<0) = NaN, log(inf) = inf.
+static inline float ke_log(float x) {
+  const bool tiny = x < 1.17549435e-38f;  // below FLT_MIN (denormal, zero or negative)
+  const float xs = tiny ? x * 8388608.0f : x;
+  const int32_t bits = ke_float_to_bits(xs);
+  int32_t e = ((bits >> 23) & 0xff) - 127;
+  float m = ke_bits_to_float((bits & 0x007fffff) | 0x3f800000);  // in [1, 2)
+  const bool high = m > 1.41421356f;
+  m = high ? m * 0.5f : m;
+  e = high ? e + 1 : e;
+  const float ef = static_cast<float>(e) - (tiny ? 23.0f : 0.0f);
+  const float s = (m - 1.0f) / (m + 1.0f);
+  const float s2 = s * s;
+  float q = 1.0f / 9.0f;
+  q = q * s2 + 1.0f / 7.0f;
+  q = q * s2 + 1.0f / 5.0f;
+  q = q * s2 + 1.0f / 3.0f;
+  q = q * s2 + 1.0f;
+  float y = ef * 0.693359375f + (ef * -2.12194440e-4f + 2.0f * s * q);
+  y = x == INFINITY ? x : y;
+  y = x == 0.0f ? -INFINITY : y;
+  y = (x < 0.0f || x != x) ? NAN : y;
+  return y;
+}
+)PRELUDE"},
+      {"ke_log1p", {"ke_log"}, R"PRELUDE(// log(1 + u) accurate near u = 0: with w = 1 + u rounded, log1p(u) = log(w) * u / (w - 1)
+// (Goldberg, "What Every Computer Scientist Should Know About Floating-Point
+// Arithmetic", 1991, Theorem 4).
+static inline float ke_log1p(float u) {
+  const float w = 1.0f + u;
+  const float d = w - 1.0f;
+  const float y = ke_log(w) * (u / d);
+  return d == 0.0f ? u : (w == INFINITY ? w : y);
+}
+)PRELUDE"},
+      {"ke_sigmoid", {"ke_exp"}, R"PRELUDE(// 1 / (1 + e^-x): saturates to 1 for large x and to 0 (via e^-x = +inf) for very negative x.
+static inline float ke_sigmoid(float x) { return 1.0f / (1.0f + ke_exp(-x)); }
+)PRELUDE"},
+      {"ke_tanh", {"ke_expm1"}, R"PRELUDE(// tanh(x) = sign(x) * -expm1(-2|x|) / (2 + expm1(-2|x|)): no overflow (the argument is
+// <= 0), no cancellation near 0, saturates to +-1.
+static inline float ke_tanh(float x) {
+  const float ax = x < 0.0f ? -x : x;
+  const float em = ke_expm1(-2.0f * ax);
+  const float t = -em / (2.0f + em);
+  return x < 0.0f ? -t : t;
+}
+)PRELUDE"},
+      {"ke_softplus", {"ke_exp", "ke_log1p"}, R"PRELUDE(// log(1 + e^z) = max(z, 0) + log1p(e^-|z|): never overflows.
+static inline float ke_softplus(float z) {
+  const float az = z < 0.0f ? -z : z;
+  return (z > 0.0f ? z : 0.0f) + ke_log1p(ke_exp(-az));
+}
+)PRELUDE"},
+      {"ke_erf", {"ke_exp"}, R"PRELUDE(// erf(x) by Abramowitz & Stegun, Handbook of Mathematical Functions (1964), formula
+// 7.1.26: erf(a) = 1 - (a1 t + a2 t^2 + a3 t^3 + a4 t^4 + a5 t^5) e^(-a^2),
+// t = 1 / (1 + p a), a = |x|, |error| <= 1.5e-7; odd symmetry for x < 0. Below
+// a = 0.5, where 1 - (...) cancels, the Maclaurin series (2/sqrt(pi)) * sum_k
+// (-1)^k a^(2k+1) / (k! (2k+1)) up to a^13 is used instead (truncation < 5e-10).
+static inline float ke_erf(float x) {
+  const float a = x < 0.0f ? -x : x;
+  const float t = 1.0f / (1.0f + 0.3275911f * a);
+  float p = 1.061405429f;
+  p = p * t - 1.453152027f;
+  p = p * t + 1.421413741f;
+  p = p * t - 0.284496736f;
+  p = p * t + 0.254829592f;
+  const float large = 1.0f - p * t * ke_exp(-a * a);
+  const float a2 = a * a;
+  float q = 1.0f / 9360.0f;
+  q = q * a2 - 1.0f / 1320.0f;
+  q = q * a2 + 1.0f / 216.0f;
+  q = q * a2 - 1.0f / 42.0f;
+  q = q * a2 + 1.0f / 10.0f;
+  q = q * a2 - 1.0f / 3.0f;
+  q = q * a2 + 1.0f;
+  const float small = 1.12837916709551257f * a * q;  // 2/sqrt(pi)
+  const float y = a < 0.5f ? small : large;
+  return x < 0.0f ? -y : y;
+}
+)PRELUDE"},
+  };
+  return kSections;
+}
+
+/// Adds `name` and everything it calls to `needed`.
+void Require(const std::string& name, std::set<std::string>& needed) {
+  if (!needed.insert(name).second) return;
+  for (const auto& s : Sections()) {
+    if (name != s.name) continue;
+    for (const char* dep : s.deps) Require(dep, needed);
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> MathPreludeFunctions() {
+  std::vector<std::string> out;
+  for (const auto& s : Sections()) out.push_back(s.name);
+  return out;
+}
+
+std::string MathPreludeSource() { return MathPreludeSource(MathPreludeFunctions()); }
+
+std::string MathPreludeSource(const std::vector<std::string>& used) {
+  std::set<std::string> needed;
+  for (const auto& name : used) Require(name, needed);
+  std::string out;
+  for (const auto& s : Sections()) {
+    if (needed.count(s.name) == 0) continue;
+    out += out.empty() ? kHeader : "\n";
+    out += s.text;
+  }
+  return out.empty() ? out : out + kFooter;
+}
+
+std::string MathPreludeFor(const std::string& code) {
+  std::vector<std::string> used;
+  for (const auto& s : Sections()) {
+    if (code.find(std::string(s.name) + "(") != std::string::npos) used.push_back(s.name);
+  }
+  return MathPreludeSource(used);
+}
+
+}  // namespace kernelevolve::operators::templates

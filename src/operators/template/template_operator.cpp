@@ -1,0 +1,164 @@
+#include "operators/template/template_operator.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+
+#include "core/error.h"
+#include "core/status.h"
+#include "operators/template/kernel_template.h"
+
+namespace kernelevolve::operators {
+namespace {
+
+using templates::KernelTemplate;
+using templates::KnobMove;
+
+/// Collects up to `limit` candidates of one template, skipping known sources.
+class Collector {
+ public:
+  Collector(const KernelTemplate& tmpl, const OperatorContext& context, int limit)
+      : tmpl_(tmpl), seen_(context.seen_hashes), limit_(limit) {}
+
+  bool Full() const { return static_cast<int>(out_.size()) >= limit_; }
+  /// Never propose these settings (the parent's, the siblings').
+  void Exclude(const nlohmann::json& knobs) { excluded_.insert(knobs.dump()); }
+
+  void Add(const nlohmann::json& knobs, const std::string& rationale) {
+    if (Full() || excluded_.count(knobs.dump()) > 0) return;
+    core::Candidate c;
+    c.source = tmpl_.Generate(knobs);
+    const std::string hash = core::ContentHash(c.source);
+    if ((seen_ != nullptr && seen_->count(hash) > 0) || !hashes_.insert(hash).second) return;
+    c.operator_name = "template";
+    c.template_name = tmpl_.Name();
+    c.knobs = knobs;
+    c.rationale = rationale;
+    out_.push_back(std::move(c));
+  }
+
+  std::vector<core::Candidate> Take() { return std::move(out_); }
+
+ private:
+  const KernelTemplate& tmpl_;
+  const std::unordered_set<std::string>* seen_;
+  int limit_;
+  std::set<std::string> excluded_;
+  std::set<std::string> hashes_;
+  std::vector<core::Candidate> out_;
+};
+
+void AddDrafts(const KernelTemplate& tmpl, const std::string& prefix, Collector& collector) {
+  bool first = true;
+  for (const auto& knobs : tmpl.Drafts()) {
+    collector.Add(knobs, prefix + (first ? "draft (baseline): " : "draft: ") + tmpl.Summary(knobs));
+    first = false;
+  }
+  for (const auto& knobs : tmpl.Space().Enumerate()) {
+    collector.Add(knobs, prefix + "draft: " + tmpl.Summary(knobs) + " (rest of the knob space)");
+  }
+}
+
+/// The first line of `text`, at most `limit` characters.
+std::string OneLine(const std::string& text, size_t limit) {
+  std::string line = text.substr(0, text.find('\n'));
+  if (line.size() > limit) line = line.substr(0, limit - 3) + "...";
+  return line;
+}
+
+/// "parent failed (incorrect: ...)" or "parent correct at 1.80x".
+std::string Outcome(const search::Node& parent, bool failed) {
+  const core::Evaluation& ev = parent.evaluation;
+  if (failed) {
+    std::string what(core::StatusName(ev.status));
+    if (ev.status == core::Status::kOk) what = "incorrect";
+    if (!ev.message.empty() && ev.message != "ok") what += ": " + OneLine(ev.message, 80);
+    return "parent failed (" + what + ")";
+  }
+  if (ev.speedup_vs_eager.value > 0) {
+    return fmt::format("parent correct at {:.2f}x", ev.speedup_vs_eager.value);
+  }
+  return "parent correct (speedup not measured)";
+}
+
+void AddNeighbours(const KernelTemplate& tmpl, const search::Node& parent,
+                   const nlohmann::json& parent_knobs, Collector& collector) {
+  const auto& space = tmpl.Space();
+  const bool failed = parent.evaluation.status != core::Status::kOk || !parent.evaluation.correct;
+  const std::string outcome = Outcome(parent, failed);
+  const std::vector<KnobMove> moves = space.Neighbours(parent_knobs);
+  auto preferred = [&](const KnobMove& m) {
+    const auto* dim = space.Find(m.dim);
+    return m.value == (failed ? dim->safe_value : dim->fast_value);
+  };
+  for (const auto& m : moves) {
+    if (!preferred(m)) continue;
+    collector.Add(m.knobs, outcome + (failed ? "; move to safer " : "; try ") +
+                               space.Phrase(m.dim, m.value));
+  }
+  for (const auto& m : moves) {
+    if (preferred(m)) continue;
+    collector.Add(m.knobs, outcome + "; try " + space.Phrase(m.dim, m.value));
+  }
+  std::vector<nlohmann::json> rest = space.Enumerate();
+  std::stable_sort(rest.begin(), rest.end(), [&](const auto& a, const auto& b) {
+    return space.Distance(a, parent_knobs) < space.Distance(b, parent_knobs);
+  });
+  for (const auto& knobs : rest) {
+    const int distance = space.Distance(knobs, parent_knobs);
+    if (distance < 2) continue;
+    collector.Add(knobs, fmt::format("{}; one-knob moves used up, try {} ({} knobs from parent)",
+                                     outcome, space.Describe(knobs), distance));
+  }
+}
+
+/// The parent's knobs in `tmpl`'s space, or nullopt when the parent is not one of
+/// its candidates (another operator, another template, knobs outside this space).
+std::optional<nlohmann::json> ParentKnobs(const KernelTemplate& tmpl, const search::Node& parent) {
+  const core::Candidate& c = parent.candidate;
+  if (c.operator_name != "template" || c.template_name != tmpl.Name()) return std::nullopt;
+  if (!tmpl.Space().IsValid(c.knobs)) return std::nullopt;
+  return tmpl.Space().Canonical(c.knobs);
+}
+
+}  // namespace
+
+std::optional<std::string> TemplateOperator::Unsupported(const core::Problem& problem) const {
+  templates::TemplateMatch match = templates::MatchTemplate(problem, 1);
+  if (match.tmpl) return std::nullopt;
+  return match.unsupported;
+}
+
+std::vector<core::Candidate> TemplateOperator::Propose(const OperatorContext& context, int n) {
+  if (context.problem == nullptr) {
+    throw core::InternalError("TemplateOperator::Propose: context.problem is null");
+  }
+  if (n <= 0) return {};
+  const int threads = std::max(context.threads, context.problem->threads);
+  templates::TemplateMatch match = templates::MatchTemplate(*context.problem, threads);
+  if (!match.tmpl) return {};
+  const KernelTemplate& tmpl = *match.tmpl;
+  Collector collector(tmpl, context, n);
+  for (const search::Node* sibling : context.siblings) {
+    if (sibling == nullptr) continue;
+    if (auto knobs = ParentKnobs(tmpl, *sibling)) collector.Exclude(*knobs);
+  }
+  if (context.parent == nullptr) {
+    AddDrafts(tmpl, "", collector);
+    return collector.Take();
+  }
+  const auto parent_knobs = ParentKnobs(tmpl, *context.parent);
+  if (!parent_knobs) {
+    const std::string prefix = fmt::format(
+        "parent is not a {} template candidate (operator '{}', template '{}'); ", tmpl.Name(),
+        context.parent->candidate.operator_name, context.parent->candidate.template_name);
+    AddDrafts(tmpl, prefix, collector);
+    return collector.Take();
+  }
+  collector.Exclude(*parent_knobs);
+  AddNeighbours(tmpl, *context.parent, *parent_knobs, collector);
+  return collector.Take();
+}
+
+}  // namespace kernelevolve::operators

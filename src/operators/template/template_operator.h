@@ -1,0 +1,42 @@
+// The offline, rule-based universal operator: fills kernel templates chosen from
+// the problem's captured op graph and walks their knob spaces.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "operators/universal_operator.h"
+
+namespace kernelevolve::operators {
+
+/// UniversalOperator "template". Covers graphs of elementwise ATen ops (template
+/// "pointwise") and a lone softmax / log_softmax over the last dim (template
+/// "softmax_lastdim"), float32 only.
+///
+/// Propose() with no parent returns drafts: the template's curated settings (the
+/// scalar / libm single-thread baseline first), then the rest of its knob space.
+/// With a parent produced by the same template it returns the parent's one-knob
+/// neighbours, ordered by the parent's outcome: after a failure (status != ok or
+/// incorrect) the moves to a safer value first (scalar / libm, 1 thread, no unroll);
+/// after a success the moves to a faster value first (vectorized, all threads), then
+/// every other one-knob move; when those are used up, the remaining settings by
+/// increasing distance from the parent. A parent from another operator or template
+/// gets drafts. Candidates whose source hash is in context.seen_hashes, or whose
+/// knobs equal the parent's or a sibling's, are skipped; no source repeats within
+/// a call. Multi-threaded settings exist only when max(context.threads,
+/// problem->threads) > 1. Deterministic: the same context gives the same list.
+class TemplateOperator : public UniversalOperator {
+ public:
+  std::string Name() const override { return "template"; }
+  /// "unsupported_op: aten.NAME" for the first call no template covers (with the
+  /// reason in parentheses when the op is known but its arguments are not, e.g.
+  /// "unsupported_op: aten._softmax.default (dim=0 is not the last dim)"), or
+  /// "unsupported_dtype: ..." / "unsupported_graph: ..."; nullopt when supported.
+  std::optional<std::string> Unsupported(const core::Problem& problem) const override;
+  /// Throws InternalError when context.problem is null. Returns no candidates for
+  /// an unsupported problem or n <= 0.
+  std::vector<core::Candidate> Propose(const OperatorContext& context, int n) override;
+};
+
+}  // namespace kernelevolve::operators

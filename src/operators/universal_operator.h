@@ -1,0 +1,40 @@
+// The one operator that writes the next candidate from the runtime context.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "core/candidate.h"
+#include "core/problem.h"
+#include "search/node.h"
+
+namespace kernelevolve::operators {
+
+/// What the operator sees when asked for candidates.
+struct OperatorContext {
+  const core::Problem* problem = nullptr;
+  /// The node to improve; nullptr asks for drafts (independent first candidates).
+  const search::Node* parent = nullptr;
+  /// Other children of the same parent already evaluated (to avoid repeats).
+  std::vector<const search::Node*> siblings;
+  /// Source hashes already in the tree: a proposal with one of these is wasted.
+  const std::unordered_set<std::string>* seen_hashes = nullptr;
+  int threads = 1;
+};
+
+class UniversalOperator {
+ public:
+  virtual ~UniversalOperator() = default;
+  /// "template" or "llm:<model>".
+  virtual std::string Name() const = 0;
+  /// Why this operator cannot handle the problem ("unsupported_op: aten.NAME"), or
+  /// nullopt when it can.
+  virtual std::optional<std::string> Unsupported(const core::Problem& problem) const = 0;
+  /// Up to n new candidates (fewer, possibly none, when the space is exhausted).
+  /// Each carries a rationale. Never returns a candidate whose hash is in seen_hashes.
+  virtual std::vector<core::Candidate> Propose(const OperatorContext& context, int n) = 0;
+};
+
+}  // namespace kernelevolve::operators

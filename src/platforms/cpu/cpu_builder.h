@@ -1,0 +1,57 @@
+// Compiles CPU candidates into shared objects, cached by content hash.
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+#include "core/candidate.h"
+#include "platforms/platform.h"
+
+namespace kernelevolve::platforms::cpu {
+
+/// Builds one candidate translation unit into `<cache_dir>/<hash>.so` with
+///   <compiler> -std=c++17 -O3 -march=native -fopenmp -fPIC -shared -I<dlpack dir>
+/// where hash = core::ContentHash(source + flags + compiler version). An existing .so
+/// with that hash is reused (cache_hit). The compiler runs through eval::RunSandboxed
+/// (120 s wall limit, no network). Build may be called from several threads, and
+/// several processes may share a cache directory: sources and objects are written to
+/// unique temporary names and renamed into place.
+class CpuBuilder {
+ public:
+  /// `compiler`: a program name looked up on PATH, or a path. Creates `cache_dir`.
+  /// Throws InvalidInputError when the compiler cannot be found or run, or when
+  /// dlpack/dlpack.h is not found (set KE_DLPACK_INCLUDE_DIR to its include dir);
+  /// IoError when `cache_dir` cannot be created.
+  explicit CpuBuilder(std::filesystem::path cache_dir, std::string compiler = "g++");
+
+  /// Compiles `candidate.source`. Compile failures, compiler crashes and the 120 s
+  /// timeout are returned as kCompileError with the first "error:" line as message and
+  /// the compiler output (first 16 KiB) as log. Throws IoError when the cache directory
+  /// cannot be written.
+  BuildResult Build(const core::Candidate& candidate) const;
+
+  /// First line of `<compiler> --version`, e.g. "g++ (Debian 12.2.0-14) 12.2.0".
+  const std::string& CompilerVersion() const { return compiler_version_; }
+  /// The flags hashed and passed before the source file, space-separated.
+  std::string Flags() const;
+  const std::filesystem::path& CacheDir() const { return cache_dir_; }
+
+ private:
+  std::filesystem::path cache_dir_;
+  std::string compiler_path_;
+  std::string compiler_version_;
+  std::filesystem::path dlpack_include_dir_;
+};
+
+/// Directory holding dlpack/dlpack.h: $KE_DLPACK_INCLUDE_DIR when set, else the first of
+/// /usr/include, /usr/local/include that has it. Throws InvalidInputError when none does.
+std::filesystem::path FindDLPackIncludeDir();
+
+/// `program` resolved against $PATH (returned unchanged when it contains a '/').
+/// Throws InvalidInputError naming the program when it is not found.
+std::string ResolveProgram(const std::string& program);
+
+/// First line containing "error:" in a compiler log (trimmed), or "" when none.
+std::string FirstErrorLine(const std::string& log);
+
+}  // namespace kernelevolve::platforms::cpu

@@ -1,0 +1,55 @@
+// The CPU harness: loads one candidate shared object, checks it against every fixture
+// and times it. Runs inside the sandboxed child (kernelevolve-cpu-harness); the logic
+// lives here so it can be tested, harness_main.cpp only calls HarnessMain.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "platforms/platform.h"
+
+namespace kernelevolve::platforms::cpu {
+
+/// Command line of kernelevolve-cpu-harness:
+///   --kernel X.so --manifest DIR/manifest.json [--warmup-seconds S]
+///   [--min-time-seconds S] [--min-reps N] [--max-reps N] [--no-measure]
+struct HarnessOptions {
+  std::filesystem::path kernel;
+  std::filesystem::path manifest;
+  double warmup_seconds = 0.05;    // per timing mode, at least 2 calls
+  double min_time_seconds = 0.25;  // timed time per mode (sum of timed calls)
+  int min_repetitions = 10;
+  int max_repetitions = 2000;
+  bool measure = true;
+};
+
+/// Parses the arguments after the program name. Throws InvalidInputError naming the
+/// flag (unknown flag, missing value, unparsable number, missing --kernel/--manifest).
+HarnessOptions ParseHarnessArgs(const std::vector<std::string>& args);
+
+/// Checks the kernel on every seed of the manifest, then (when all pass and
+/// options.measure) times it on seed 0. Returns status ok / incorrect / runtime_error /
+/// rejected_by_check with message, checks and timings (log_excerpt and seconds are
+/// left empty: the parent fills them). A bad_alloc escaping the kernel ends the process
+/// with exit code 3 ("out of memory"). Throws IoError / InvalidInputError when the
+/// manifest or a fixture file is unreadable or inconsistent (not the candidate's fault).
+RunResult RunHarness(const HarnessOptions& options);
+
+/// The verdict line: {"status", "message", "correct", "checks": [OutputCheck...],
+/// "latency": TimingStats, "kernel_only": TimingStats} (eval/result_json.h forms).
+nlohmann::json HarnessVerdictToJson(const RunResult& result);
+/// Inverse of HarnessVerdictToJson. Throws InvalidInputError on a malformed verdict.
+RunResult HarnessVerdictFromJson(const nlohmann::json& doc);
+
+/// Process entry: installs the out-of-memory handler (message "out of memory", exit
+/// code 3), moves the real stdout aside so the kernel's prints go to stderr, runs
+/// RunHarness and prints the verdict as one JSON line, the last line of stdout.
+/// Exit codes: 0 verdict printed; 2 usage or fixture error (message on stderr, no
+/// verdict); 3 out of memory. Does not return on success (_Exit skips the kernel's
+/// static destructors, which could otherwise crash after the verdict).
+int HarnessMain(int argc, char** argv);
+
+}  // namespace kernelevolve::platforms::cpu

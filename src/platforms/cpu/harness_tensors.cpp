@@ -1,0 +1,125 @@
+#include "platforms/cpu/harness_tensors.h"
+
+#include <cxxabi.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <limits>
+#include <new>
+#include <typeinfo>
+
+#include "core/error.h"
+
+namespace kernelevolve::platforms::cpu {
+namespace {
+
+std::string ShapeText(const std::vector<int64_t>& shape) {
+  std::string text = "[";
+  for (std::size_t i = 0; i < shape.size(); ++i) text += (i ? ", " : "") + std::to_string(shape[i]);
+  return text + "]";
+}
+
+template <typename T>
+void FillWith(std::byte* data, std::size_t bytes, T value) {
+  for (std::size_t off = 0; off + sizeof(T) <= bytes; off += sizeof(T)) std::memcpy(data + off, &value, sizeof(T));
+}
+
+// Readable type name of an exception ("std::runtime_error").
+std::string TypeName(const std::type_info& type) {
+  int status = 0;
+  char* name = abi::__cxa_demangle(type.name(), nullptr, nullptr, &status);
+  std::string text = status == 0 && name ? name : type.name();
+  std::free(name);
+  return text;
+}
+
+}  // namespace
+
+std::unique_ptr<std::byte, void (*)(void*)> AllocateAligned(std::size_t bytes) {
+  void* p = nullptr;
+  std::size_t size = std::max(bytes, kBufferAlignment);
+  if (posix_memalign(&p, kBufferAlignment, size) != 0) throw std::bad_alloc();
+  return {static_cast<std::byte*>(p), &std::free};
+}
+
+TensorSet::TensorSet(const std::vector<core::TensorSpec>& specs) : specs_(specs) {
+  for (auto& spec : specs_) {
+    buffers_.push_back(AllocateAligned(static_cast<std::size_t>(spec.NumBytes())));
+    DLTensor view{};
+    view.data = buffers_.back().get();
+    view.device = DLDevice{kDLCPU, 0};
+    view.ndim = static_cast<int32_t>(spec.shape.size());
+    view.dtype = core::ToDLDataType(spec.dtype);
+    view.shape = spec.shape.data();  // specs_ is never resized after this loop
+    view.strides = nullptr;
+    view.byte_offset = 0;
+    views_.push_back(view);
+  }
+}
+
+void TensorSet::CopyFrom(int i, const eval::HostTensor& tensor) {
+  const auto& spec = Spec(i);
+  if (tensor.dtype != spec.dtype || tensor.shape != spec.shape) {
+    throw core::InvalidInputError("fixture tensor '" + spec.name + "' is " +
+                                  std::string(core::DTypeName(tensor.dtype)) + ShapeText(tensor.shape) +
+                                  " but the manifest says " + std::string(core::DTypeName(spec.dtype)) +
+                                  ShapeText(spec.shape) + "; regenerate the fixtures");
+  }
+  if (tensor.bytes.size() != NumBytes(i)) {
+    throw core::InvalidInputError("fixture tensor '" + spec.name + "' has the wrong byte size");
+  }
+  std::memcpy(Data(i), tensor.bytes.data(), NumBytes(i));
+}
+
+void TensorSet::FillPoison() {
+  for (int i = 0; i < Count(); ++i) {
+    std::byte* data = Data(i);
+    std::size_t bytes = NumBytes(i);
+    switch (Spec(i).dtype) {
+      case core::DType::kFloat32: FillWith(data, bytes, std::numeric_limits<float>::quiet_NaN()); break;
+      case core::DType::kFloat64: FillWith(data, bytes, std::numeric_limits<double>::quiet_NaN()); break;
+      case core::DType::kFloat16: FillWith<uint16_t>(data, bytes, 0x7E00); break;   // binary16 quiet NaN
+      case core::DType::kBFloat16: FillWith<uint16_t>(data, bytes, 0x7FC0); break;  // bfloat16 quiet NaN
+      default: std::memset(data, 0x5A, bytes); break;
+    }
+  }
+}
+
+eval::HostTensor TensorSet::ToHost(int i) const {
+  const auto& spec = Spec(i);
+  eval::HostTensor tensor;
+  tensor.name = spec.name;
+  tensor.dtype = spec.dtype;
+  tensor.shape = spec.shape;
+  tensor.bytes.resize(NumBytes(i));
+  std::memcpy(tensor.bytes.data(), views_[static_cast<std::size_t>(i)].data, NumBytes(i));
+  return tensor;
+}
+
+std::optional<std::string> CallEntry(EntryFn entry, TensorSet& inputs, DLTensor* outputs,
+                                     int32_t num_outputs) {
+  int rc = 0;
+  try {
+    rc = entry(inputs.Views(), inputs.Count(), outputs, num_outputs);
+  } catch (const std::bad_alloc&) {
+    ExitOutOfMemory();
+  } catch (const std::exception& e) {
+    return "kernel threw " + TypeName(typeid(e)) + ": " + e.what();
+  } catch (...) {
+    return std::string("kernel threw an exception of unknown type");
+  }
+  if (rc != 0) return "kernel returned " + std::to_string(rc);
+  return std::nullopt;
+}
+
+void ExitOutOfMemory() {
+  static const char kMessage[] = "out of memory\n";
+  ssize_t ignored = write(STDERR_FILENO, kMessage, sizeof(kMessage) - 1);
+  (void)ignored;
+  std::_Exit(3);
+}
+
+}  // namespace kernelevolve::platforms::cpu

@@ -1,0 +1,99 @@
+#include "problem/problem_loader.h"
+
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "core/error.h"
+#include "eval/timing_stats.h"
+
+namespace kernelevolve::problem {
+namespace {
+
+core::TensorSpec SpecFromJson(const nlohmann::json& j) {
+  core::TensorSpec spec;
+  spec.name = j.at("name").get<std::string>();
+  std::string role = j.value("role", "input");
+  spec.role = role == "parameter" ? core::TensorRole::kParameter
+              : role == "output"  ? core::TensorRole::kOutput
+                                  : core::TensorRole::kInput;
+  spec.shape = j.at("shape").get<std::vector<int64_t>>();
+  spec.dtype = core::DTypeFromName(j.at("dtype").get<std::string>());
+  return spec;
+}
+
+nlohmann::json BaselineParams(const BaselineTiming& b) {
+  return {{"warmup_seconds", b.warmup_seconds},
+          {"min_time_seconds", b.min_time_seconds},
+          {"min_repetitions", b.min_repetitions},
+          {"max_repetitions", b.max_repetitions}};
+}
+
+}  // namespace
+
+std::pair<std::string, std::string> ParseOverride(const std::string& text) {
+  auto eq = text.find('=');
+  if (eq == std::string::npos || eq == 0) {
+    throw core::InvalidInputError(
+        fmt::format("--set '{}': expected NAME=VALUE, for example --set batch_size=16", text));
+  }
+  return {text.substr(0, eq), text.substr(eq + 1)};
+}
+
+int64_t AvailableMemoryBytes() {
+  std::ifstream in("/proc/meminfo");
+  std::string key;
+  int64_t value = 0;
+  std::string unit;
+  while (in >> key >> value >> unit) {
+    if (key == "MemAvailable:") return value * 1024;
+  }
+  return 0;
+}
+
+core::Problem LoadProblem(WorkerClient& worker, const LoadOptions& options) {
+  const auto& path = options.problem_path;
+  if (!std::filesystem::is_regular_file(path)) {
+    throw core::InvalidInputError(fmt::format("{}: no such problem file", path.string()));
+  }
+  int64_t budget = options.memory_budget_bytes;
+  if (budget <= 0) budget = AvailableMemoryBytes() / 2;
+  nlohmann::json params = {
+      {"path", path.string()},  // as the user wrote it: error messages quote it
+      {"overrides", options.overrides},
+      {"seeds", options.seeds},
+      {"fixtures_dir", std::filesystem::absolute(options.fixtures_dir).string()},
+      {"threads", options.threads},
+      {"memory_budget_bytes", budget},
+      {"baseline", BaselineParams(options.baseline)},
+  };
+  nlohmann::json result;
+  try {
+    result = worker.Call("load_problem", params, options.timeout_seconds);
+  } catch (const WorkerError& e) {
+    if (e.kind() == "problem_error") throw ProblemError(e.what(), e.traceback());
+    throw;
+  }
+  core::Problem problem;
+  problem.name = result.at("name").get<std::string>();
+  problem.source_path = path;
+  problem.overrides = options.overrides;
+  for (const auto& j : result.at("inputs")) problem.inputs.push_back(SpecFromJson(j));
+  for (const auto& j : result.at("outputs")) problem.outputs.push_back(SpecFromJson(j));
+  if (result.contains("graph") && !result["graph"].is_null()) {
+    problem.graph = core::OpGraphFromJson(result["graph"]);
+  }
+  if (result.contains("graph_error") && result["graph_error"].is_string()) {
+    problem.graph_error = result["graph_error"].get<std::string>();
+  }
+  problem.fixtures_dir = result.at("fixtures_dir").get<std::string>();
+  for (const auto& f : result.at("fixture_files")) problem.fixture_files.emplace_back(f.get<std::string>());
+  problem.seeds = result.at("seeds").get<std::vector<int>>();
+  problem.eager_baseline = eval::Summarize(result.at("baseline_samples_us").get<std::vector<double>>());
+  problem.threads = result.value("threads", options.threads);
+  problem.torch_version = result.value("torch_version", "");
+  return problem;
+}
+
+}  // namespace kernelevolve::problem

@@ -1,0 +1,133 @@
+#include "report/run_summary.h"
+
+#include <algorithm>
+#include <fstream>
+
+#include <fmt/format.h>
+
+#include "core/error.h"
+#include "core/status.h"
+#include "eval/result_json.h"
+
+namespace kernelevolve::report {
+namespace {
+
+nlohmann::json BestJson(const RunSummary& s) {
+  const search::Node& n = *s.best;
+  const core::Evaluation& e = n.evaluation;
+  nlohmann::json best = {
+      {"node_id", n.id},
+      {"correct", e.correct},
+      {"template", n.candidate.template_name},
+      {"knobs", n.candidate.knobs},
+      {"rationale", n.candidate.rationale},
+      {"latency_us", eval::TimingStatsToJson(e.latency)},
+      {"kernel_only_us", eval::TimingStatsToJson(e.kernel_only)},
+      {"baseline_eager_us", eval::TimingStatsToJson(s.eager_baseline)},
+      {"speedup_vs_eager", e.speedup_vs_eager.value},
+      {"speedup_vs_eager_ci95", {e.speedup_vs_eager.ci_low, e.speedup_vs_eager.ci_high}},
+      {"source_path", s.best_source_path.string()},
+  };
+  const auto& c = s.confirmation;
+  best["confirmed"] = {{"done", c.done},
+                       {"message", c.message},
+                       {"rounds", c.rounds},
+                       {"speedup_vs_eager", c.speedup.value},
+                       {"ci95", {c.speedup.ci_low, c.speedup.ci_high}},
+                       {"ratios", c.ratios},
+                       {"clearly_faster", c.done && c.speedup.ClearlyFaster()}};
+  return best;
+}
+
+}  // namespace
+
+nlohmann::json ResultJson(const RunSummary& s) {
+  nlohmann::json doc = {
+      {"problem", s.problem},
+      {"problem_path", s.problem_path},
+      {"target", s.target},
+      {"status", s.status},
+      {"stop_reason", s.stop_reason},
+      {"evaluations", s.evaluations},
+      {"elapsed_seconds", s.elapsed_seconds},
+      {"overrides", s.overrides},
+      {"baseline_eager_us", eval::TimingStatsToJson(s.eager_baseline)},
+      {"machine", core::MachineToJson(s.machine)},
+      {"database", s.database_path.string()},
+  };
+  if (!s.error.empty()) doc["error"] = {{"message", s.error}, {"log", s.error_log}};
+  doc["best"] = s.best ? BestJson(s) : nlohmann::json(nullptr);
+  return doc;
+}
+
+void WriteTextAtomic(const std::filesystem::path& path, const std::string& text) {
+  auto tmp = path;
+  tmp += ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) throw core::IoError(fmt::format("cannot write {}", tmp.string()));
+    out << text;
+    if (!out.flush()) throw core::IoError(fmt::format("cannot write {}", tmp.string()));
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) throw core::IoError(fmt::format("cannot rename {} to {}: {}", tmp.string(), path.string(), ec.message()));
+}
+
+void WriteJsonAtomic(const std::filesystem::path& path, const nlohmann::json& doc) {
+  WriteTextAtomic(path, doc.dump(2) + "\n");
+}
+
+std::string SummaryTable(const RunSummary& s, int max_rows) {
+  std::string out = fmt::format("\n{} on {}: {} evaluations in {:.1f} s, stopped by {}\n",
+                                s.problem, s.target, s.evaluations, s.elapsed_seconds, s.stop_reason);
+  out += fmt::format("eager PyTorch ({} threads): median {:.1f} us [{:.1f}, {:.1f}] (n={})\n\n",
+                     s.machine.threads, s.eager_baseline.median_us, s.eager_baseline.ci_low_us,
+                     s.eager_baseline.ci_high_us, s.eager_baseline.n);
+  std::vector<const search::Node*> rows;
+  for (const auto& n : s.nodes) rows.push_back(&n);
+  std::stable_sort(rows.begin(), rows.end(), [](const auto* a, const auto* b) {
+    return a->evaluation.fitness > b->evaluation.fitness;
+  });
+  out += fmt::format("{:>5} {:>6} {:<16} {:<17} {:>12} {:>12} {:>9}  {}\n", "node", "parent",
+                     "template", "status", "median us", "kernel us", "speedup", "knobs");
+  int shown = 0;
+  for (const auto* n : rows) {
+    if (shown++ >= max_rows) break;
+    const auto& e = n->evaluation;
+    std::string speed = e.fitness > 0 ? fmt::format("{:.2f}x", e.fitness) : "-";
+    std::string median = e.latency.Measured() ? fmt::format("{:.1f}", e.latency.median_us) : "-";
+    std::string kernel = e.kernel_only.Measured() ? fmt::format("{:.1f}", e.kernel_only.median_us) : "-";
+    std::string parent = n->parent_id < 0 ? "root" : std::to_string(n->parent_id);
+    out += fmt::format("{:>5} {:>6} {:<16} {:<17} {:>12} {:>12} {:>9}  {}\n", n->id, parent,
+                       n->candidate.template_name, core::StatusName(e.status), median, kernel,
+                       speed, n->candidate.knobs.dump());
+  }
+  if (static_cast<int>(rows.size()) > max_rows) {
+    out += fmt::format("  ... {} more in {}\n", rows.size() - max_rows, s.database_path.string());
+  }
+  out += "\n";
+  if (s.status == "error") {
+    out += fmt::format("error: {}\n", s.error);
+  } else if (!s.best) {
+    out += "no correct candidate found\n";
+  } else {
+    const auto& e = s.best->evaluation;
+    out += fmt::format("best: node {} ({}), {:.2f}x vs eager [{:.2f}, {:.2f}] during the search\n",
+                       s.best->id, s.best->candidate.template_name, e.speedup_vs_eager.value,
+                       e.speedup_vs_eager.ci_low, e.speedup_vs_eager.ci_high);
+    const auto& c = s.confirmation;
+    if (c.done) {
+      out += fmt::format(
+          "confirmed: {:.2f}x vs eager, 95% interval [{:.2f}, {:.2f}] over {} interleaved rounds -> {}\n",
+          c.speedup.value, c.speedup.ci_low, c.speedup.ci_high, c.rounds,
+          c.speedup.ClearlyFaster() ? "verified faster" : "not clearly faster");
+    } else {
+      out += fmt::format("confirmation not done: {}\n", c.message);
+    }
+    out += fmt::format("kernel: {}\n", s.best_source_path.string());
+  }
+  return out;
+}
+
+}  // namespace kernelevolve::report

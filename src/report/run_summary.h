@@ -1,0 +1,49 @@
+// Everything the end-of-run outputs (result.json, console table) are made from.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/machine.h"
+#include "core/problem.h"
+#include "exec/confirm_speedup.h"
+#include "search/node.h"
+
+namespace kernelevolve::report {
+
+struct RunSummary {
+  std::string problem;                 // name
+  std::string problem_path;
+  std::string target = "cpu";
+  std::string status;                  // ok | no_correct_candidate | error
+  std::string stop_reason;             // budget | time_limit | exhausted | error
+  std::string error;                   // one line, when status == error
+  std::string error_log;               // where the traceback / details are
+  int evaluations = 0;
+  double elapsed_seconds = 0;
+  std::map<std::string, std::string> overrides;
+  core::TimingStats eager_baseline;
+  std::optional<search::Node> best;    // the best correct node
+  exec::Confirmation confirmation;     // interleaved re-measurement of `best`
+  std::filesystem::path best_source_path;
+  std::filesystem::path database_path;
+  core::MachineContext machine;
+  std::vector<search::Node> nodes;     // all nodes, for the table
+};
+
+/// The result.json document (schema in docs/result_json.md).
+nlohmann::json ResultJson(const RunSummary& summary);
+
+/// Writes JSON to `path` atomically (temp file + rename). Throws IoError.
+void WriteJsonAtomic(const std::filesystem::path& path, const nlohmann::json& doc);
+/// Writes text to `path` atomically (temp file + rename). Throws IoError.
+void WriteTextAtomic(const std::filesystem::path& path, const std::string& text);
+
+/// Human-readable table of the best nodes and the verdict, for stdout.
+std::string SummaryTable(const RunSummary& summary, int max_rows = 10);
+
+}  // namespace kernelevolve::report

@@ -1,0 +1,114 @@
+#include "store/schema.h"
+
+#include <fmt/format.h>
+
+#include <array>
+
+#include "core/error.h"
+#include "store/sqlite_statement.h"
+
+namespace kernelevolve::store {
+namespace {
+
+// Migration N takes user_version N to N+1. A released step is never edited: schema
+// changes are new steps appended here (ALTER TABLE / new tables), with kSchemaVersion
+// raised to match.
+//
+// REAL columns are nullable on purpose: SQLite stores a bound NaN as NULL, and the store
+// reads NULL back as NaN, so a NaN measurement round-trips instead of failing NOT NULL.
+constexpr const char* kMigrationToV1 = R"sql(
+CREATE TABLE runs (
+  id              INTEGER PRIMARY KEY,
+  problem         TEXT NOT NULL,
+  problem_path    TEXT NOT NULL,
+  target          TEXT NOT NULL,
+  config_json     TEXT NOT NULL DEFAULT '{}',
+  machine_json    TEXT NOT NULL DEFAULT '{}',
+  started_unix_s  REAL,
+  finished_unix_s REAL,
+  status          TEXT NOT NULL DEFAULT 'running',
+  stop_reason     TEXT NOT NULL DEFAULT ''
+);
+
+CREATE TABLE nodes (
+  id             INTEGER PRIMARY KEY,
+  run_id         INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  parent_id      INTEGER REFERENCES nodes(id) ON DELETE CASCADE,
+  depth          INTEGER NOT NULL,
+  operator       TEXT NOT NULL,
+  template       TEXT NOT NULL,
+  knobs_json     TEXT NOT NULL DEFAULT '{}',
+  rationale      TEXT NOT NULL,
+  source_hash    TEXT NOT NULL,
+  source         TEXT NOT NULL,
+  created_unix_s REAL
+);
+CREATE INDEX nodes_run_source_hash ON nodes(run_id, source_hash);
+CREATE INDEX nodes_parent ON nodes(parent_id);
+
+CREATE TABLE evaluations (
+  node_id                INTEGER PRIMARY KEY REFERENCES nodes(id) ON DELETE CASCADE,
+  status                 TEXT NOT NULL,
+  message                TEXT NOT NULL,
+  log_excerpt            TEXT NOT NULL,
+  correct                INTEGER NOT NULL CHECK (correct IN (0, 1)),
+  fitness                REAL,
+  speedup                REAL,
+  speedup_ci_low         REAL,
+  speedup_ci_high        REAL,
+  latency_n              INTEGER NOT NULL,
+  latency_median_us      REAL,
+  latency_mean_us        REAL,
+  latency_stdev_us       REAL,
+  latency_min_us         REAL,
+  latency_max_us         REAL,
+  latency_p10_us         REAL,
+  latency_p90_us         REAL,
+  latency_ci_low_us      REAL,
+  latency_ci_high_us     REAL,
+  kernel_only_n          INTEGER NOT NULL,
+  kernel_only_median_us  REAL,
+  kernel_only_mean_us    REAL,
+  kernel_only_stdev_us   REAL,
+  kernel_only_min_us     REAL,
+  kernel_only_max_us     REAL,
+  kernel_only_p10_us     REAL,
+  kernel_only_p90_us     REAL,
+  kernel_only_ci_low_us  REAL,
+  kernel_only_ci_high_us REAL,
+  checks_json            TEXT NOT NULL DEFAULT '[]',
+  build_seconds          REAL,
+  run_seconds            REAL,
+  build_cache_hit        INTEGER NOT NULL CHECK (build_cache_hit IN (0, 1))
+);
+)sql";
+
+constexpr std::array<const char*, kSchemaVersion> kMigrations = {kMigrationToV1};
+
+}  // namespace
+
+int ReadSchemaVersion(sqlite3* db, const std::filesystem::path& path) {
+  Statement query(db, "PRAGMA user_version", path);
+  return query.Step() ? static_cast<int>(query.Int("user_version")) : 0;
+}
+
+void MigrateSchema(sqlite3* db, const std::filesystem::path& path) {
+  while (true) {
+    Transaction transaction(db, path);
+    // Read inside the write transaction: another process may have migrated meanwhile.
+    const int version = ReadSchemaVersion(db, path);
+    if (version == kSchemaVersion) return;  // nothing to write; the guard rolls back
+    if (version > kSchemaVersion || version < 0) {
+      throw core::IoError(fmt::format(
+          "SQLite store '{}': schema version {} is newer than this kernelevolve understands "
+          "({}); use a newer kernelevolve or a different database path",
+          path.string(), version, kSchemaVersion));
+    }
+    ExecSql(db, kMigrations[static_cast<size_t>(version)], path);
+    // PRAGMA takes no bound parameters; the value is our own integer, not user input.
+    ExecSql(db, fmt::format("PRAGMA user_version = {}", version + 1).c_str(), path);
+    transaction.Commit();
+  }
+}
+
+}  // namespace kernelevolve::store

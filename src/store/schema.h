@@ -1,0 +1,32 @@
+// Schema of the metadata store and its migrations, versioned by PRAGMA user_version.
+// Tables (all times in seconds since the Unix epoch, all latencies in microseconds):
+//   runs        one search: problem, target, flags, machine, start/finish, outcome
+//   nodes       one candidate of a run: lineage (parent_id NULL for drafts), operator,
+//               template, knobs, rationale, full source and its content hash
+//   evaluations one row per node: status, correctness, fitness, speedup with its 95%
+//               interval, drop-in latency and kernel-only timing statistics as real
+//               columns (queryable medians), per-output checks as JSON, build/run time
+#pragma once
+
+#include <sqlite3.h>
+
+#include <filesystem>
+
+namespace kernelevolve::store {
+
+/// The schema version this build writes and understands (PRAGMA user_version).
+/// Version 1: runs, nodes, evaluations.
+inline constexpr int kSchemaVersion = 1;
+
+/// Reads PRAGMA user_version of the open database `db` (file `path`, for messages).
+/// Throws core::IoError when the file is not a database.
+int ReadSchemaVersion(sqlite3* db, const std::filesystem::path& path);
+
+/// Brings the database to kSchemaVersion: applies each missing migration step in its
+/// own BEGIN IMMEDIATE transaction, setting user_version in the same transaction, so
+/// concurrent openers of a fresh file cannot both create the tables. A database newer
+/// than this build (user_version > kSchemaVersion) is refused with core::IoError, as is
+/// any SQLite failure (message names `path` and sqlite3_errmsg).
+void MigrateSchema(sqlite3* db, const std::filesystem::path& path);
+
+}  // namespace kernelevolve::store

@@ -1,0 +1,91 @@
+// SQLite metadata store: runs, nodes (with lineage) and evaluations.
+// Every CommitNode is one transaction, so each evaluated node is a checkpoint.
+// Schema and migrations: store/schema.h. Times are seconds since the Unix epoch.
+#pragma once
+
+#include <sqlite3.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "search/node.h"
+
+namespace kernelevolve::store {
+
+/// One search run as stored in the `runs` table.
+struct RunRecord {
+  int64_t id = -1;
+  std::string problem;  // problem name
+  std::string problem_path;
+  std::string target;                                 // "cpu"
+  nlohmann::json config = nlohmann::json::object();   // flags as given
+  nlohmann::json machine = nlohmann::json::object();  // core::MachineToJson
+  double started_unix_s = 0;
+  double finished_unix_s = 0;      // 0 while running
+  std::string status = "running";  // running | ok | no_correct_candidate | error
+  std::string stop_reason;         // budget | time_limit | exhausted | ...
+};
+
+/// A connection to one store file. Move-only RAII (closes the connection). Not
+/// thread-safe: give each thread (or process) its own Store on the same file; WAL mode
+/// lets readers see every committed node while a writer works, and a writer waits up to
+/// 5000 ms (busy_timeout) for another writer's lock before failing with IoError.
+/// Every database failure throws core::IoError naming the file and sqlite3_errmsg.
+class Store {
+ public:
+  /// Opens or creates the database at `path` (schema created or migrated through
+  /// PRAGMA user_version; WAL journal; foreign keys on; busy_timeout 5000 ms).
+  /// Throws IoError when it cannot be opened: missing directory, a file that is not a
+  /// database, or a schema newer than this build.
+  static Store Open(const std::filesystem::path& path);
+  Store(Store&& other) noexcept;
+  Store& operator=(Store&& other) noexcept;
+  Store(const Store&) = delete;
+  Store& operator=(const Store&) = delete;
+  ~Store();
+
+  /// The file this store was opened on.
+  const std::filesystem::path& Path() const { return path_; }
+
+  /// Inserts a run (run.id is ignored); returns its id. started_unix_s == 0 means "now".
+  int64_t CreateRun(const RunRecord& run);
+  /// Updates status, stop_reason and sets finished_unix_s to now. Throws InternalError
+  /// when no run has this id.
+  void FinishRun(int64_t run_id, const std::string& status, const std::string& stop_reason);
+  /// The run with this id, or nullopt.
+  std::optional<RunRecord> GetRun(int64_t run_id) const;
+  /// Every run in the file, in id order (oldest first).
+  std::vector<RunRecord> ListRuns() const;
+
+  /// Inserts the node and its evaluation in one transaction (BEGIN IMMEDIATE ... COMMIT,
+  /// rolled back on any failure, leaving node.id at -1); sets node.id, and
+  /// node.created_unix_s to now when it was 0. parent_id -1 is stored as NULL (a draft).
+  /// An empty source_hash is filled with core::ContentHash(source) and written back.
+  /// The node's source text is stored too. Throws IoError on a database failure (an
+  /// unknown run_id or parent_id violates a foreign key), InternalError when the node
+  /// was already committed (node.id >= 0).
+  void CommitNode(int64_t run_id, search::Node& node);
+  /// All nodes of a run, in id order, with their evaluations (checks included).
+  std::vector<search::Node> LoadNodes(int64_t run_id) const;
+  /// One node with its evaluation, or nullopt when no node has this id.
+  std::optional<search::Node> GetNode(int64_t node_id) const;
+  /// The node and its ancestors, root-most first (the draft first, `node_id` last).
+  /// Empty when no node has this id.
+  std::vector<search::Node> Lineage(int64_t node_id) const;
+  /// The k correct nodes of a run with the highest fitness, best first; ties go to the
+  /// earlier node (lower id). Incorrect nodes are never returned. k <= 0 gives none.
+  std::vector<search::Node> TopK(int64_t run_id, int k) const;
+  /// Whether a node of this run already has this source hash.
+  bool HasSourceHash(int64_t run_id, const std::string& source_hash) const;
+
+ private:
+  Store(sqlite3* db, std::filesystem::path path);
+  sqlite3* db_ = nullptr;
+  std::filesystem::path path_;
+};
+
+}  // namespace kernelevolve::store

@@ -1,0 +1,130 @@
+"""Graph capture: targets and schema-ordered args, through the worker and directly."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import pytest
+import torch
+import torch.nn as nn
+
+from conftest import PROBLEMS_DIR, WorkerProcess, load_params
+from kernelevolve_worker.graph_capture import capture_graph
+
+SMALL = {"batch_size": "2", "dim": "8"}
+
+
+def calls(graph: dict[str, Any]) -> list[dict[str, Any]]:
+    return [n for n in graph["nodes"] if n["kind"] == "call"]
+
+
+def args_of(node: dict[str, Any]) -> list[tuple[str, Any]]:
+    """[(name, ref or value)] in schema order."""
+    return [(a["name"], a.get("ref", a.get("value"))) for a in node["args"]]
+
+
+def load_graph(worker: WorkerProcess, tmp_path: Path, problem: str) -> dict[str, Any]:
+    result = worker.call("load_problem", load_params(PROBLEMS_DIR / f"{problem}.py", tmp_path, seeds=[0],
+                                                     overrides=SMALL))
+    assert result["graph_error"] is None
+    return result["graph"]
+
+
+def test_softsign_is_abs_add_div(worker: WorkerProcess, tmp_path: Path) -> None:
+    graph = load_graph(worker, tmp_path, "softsign")
+    placeholder = graph["nodes"][0]
+    assert placeholder == {"name": "arg0_1", "kind": "placeholder", "abi_index": 0, "shape": [2, 8], "dtype": "float32"}
+    abs_, add, div = calls(graph)
+    assert [abs_["target"], add["target"], div["target"]] == ["aten.abs.default", "aten.add.Tensor", "aten.div.Tensor"]
+    assert args_of(abs_) == [("self", "arg0_1")]
+    assert args_of(add) == [("self", abs_["name"]), ("other", 1), ("alpha", 1)]
+    assert args_of(div) == [("self", "arg0_1"), ("other", add["name"])]
+    assert graph["outputs"] == [div["name"]]
+    assert div["shape"] == [2, 8] and div["dtype"] == "float32"
+
+
+def test_selu_is_elu_with_selu_constants(worker: WorkerProcess, tmp_path: Path) -> None:
+    (elu,) = calls(load_graph(worker, tmp_path, "selu"))
+    assert elu["target"] == "aten.elu.default"
+    args = dict(args_of(elu))
+    assert list(args) == ["self", "alpha", "scale", "input_scale"]
+    assert args["alpha"] == pytest.approx(1.6732632423543772)
+    assert args["scale"] == pytest.approx(1.0507009873554805)
+    assert args["input_scale"] == 1
+
+
+def test_elu_fills_schema_defaults(worker: WorkerProcess, tmp_path: Path) -> None:
+    (elu,) = calls(load_graph(worker, tmp_path, "elu"))
+    assert args_of(elu) == [("self", "arg0_1"), ("alpha", 1.0), ("scale", 1), ("input_scale", 1)]
+
+
+def test_softmax_and_log_softmax_dims(worker: WorkerProcess, tmp_path: Path) -> None:
+    (softmax,) = calls(load_graph(worker, tmp_path, "softmax"))
+    assert softmax["target"] == "aten._softmax.default"
+    assert args_of(softmax) == [("self", "arg0_1"), ("dim", 1), ("half_to_float", False)]
+    (log_softmax,) = calls(load_graph(worker, tmp_path, "log_softmax"))
+    assert log_softmax["target"] == "aten._log_softmax.default"
+    assert args_of(log_softmax) == [("self", "arg0_1"), ("dim", 1), ("half_to_float", False)]
+
+
+def test_keyword_only_and_init_args(worker: WorkerProcess, tmp_path: Path) -> None:
+    (gelu,) = calls(load_graph(worker, tmp_path, "gelu_tanh"))
+    assert args_of(gelu) == [("self", "arg0_1"), ("approximate", "tanh")]
+    (gelu_exact,) = calls(load_graph(worker, tmp_path, "gelu"))
+    assert args_of(gelu_exact) == [("self", "arg0_1"), ("approximate", "none")]
+    (leaky,) = calls(load_graph(worker, tmp_path, "leaky_relu"))
+    assert args_of(leaky) == [("self", "arg0_1"), ("negative_slope", 0.01)]
+    (hardtanh,) = calls(load_graph(worker, tmp_path, "hardtanh"))
+    assert args_of(hardtanh) == [("self", "arg0_1"), ("min_val", -1.0), ("max_val", 1.0)]
+
+
+# ---- direct captures of shapes the problem set does not cover -----------------------------
+
+
+class _Fn(nn.Module):
+    def __init__(self, fn: Any) -> None:
+        super().__init__()
+        self.fn = fn
+
+    def forward(self, *xs: torch.Tensor) -> Any:
+        return self.fn(*xs)
+
+
+def test_list_args_getitem_nonfinite_and_dtype_constants() -> None:
+    def fn(x: torch.Tensor) -> Any:
+        values, indices = torch.max(x, dim=1)
+        return torch.cat([values, x.sum(1)]), indices, x.masked_fill(x > 0, -math.inf), x.to(torch.float64)
+
+    graph, error = capture_graph(_Fn(fn), [torch.randn(3, 4)])
+    assert error is None
+    by_target = {n["target"]: n for n in calls(graph)}
+    assert by_target["aten.max.dim"]["output_shapes"] == [[3], [3]]
+    assert by_target["aten.max.dim"]["output_dtypes"] == ["float32", "int64"]
+    getitems = [n for n in calls(graph) if n["target"] == "getitem"]
+    assert [args_of(n)[1] for n in getitems] == [("index", 0), ("index", 1)]
+    cat_tensors = by_target["aten.cat.default"]["args"][0]
+    assert cat_tensors["name"] == "tensors"
+    assert cat_tensors["value"] == [{"ref": getitems[0]["name"]}, {"ref": "sum_1"}]
+    assert dict(args_of(by_target["aten.masked_fill.Scalar"]))["value"] == "-inf"
+    assert dict(args_of(by_target["aten._to_copy.default"]))["dtype"] == "float64"
+    assert len(graph["outputs"]) == 4
+
+
+def test_tensor_constant_outside_state_dict_is_reported() -> None:
+    class WithConstant(nn.Module):
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return x + torch.tensor([1.0, 2.0])
+
+    graph, error = capture_graph(WithConstant(), [torch.randn(3, 2)])
+    assert graph is None
+    assert "not in state_dict()" in error and "register_buffer" in error
+
+
+def test_capture_does_not_mutate_inputs() -> None:
+    x = torch.randn(2, 3)
+    before = x.clone()
+    graph, error = capture_graph(_Fn(lambda t: t.relu_()), [x])
+    assert error is None and graph is not None
+    assert torch.equal(x, before)

@@ -1,0 +1,265 @@
+// Builds and runs real candidate kernels through CpuPlatform (g++ + sandboxed harness)
+// on ReLU fixtures written from C++.
+#include "platforms/cpu/cpu_platform.h"
+
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <memory>
+#include <random>
+
+#include "eval/fixture_manifest.h"
+#include "eval/safetensors.h"
+
+namespace kernelevolve::platforms::cpu {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Shared preamble of every candidate: the ABI header and a flat element count.
+constexpr const char* kPrelude = R"(
+#include <dlpack/dlpack.h>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <stdexcept>
+#include <vector>
+static int64_t Numel(const DLTensor& t) {
+  int64_t n = 1;
+  for (int i = 0; i < t.ndim; ++i) n *= t.shape[i];
+  return n;
+}
+)";
+
+// Wraps `body` (which sees x, y, n) in the entry point.
+std::string Kernel(const std::string& body) {
+  return std::string(kPrelude) + R"(
+extern "C" int kernelevolve_entry(const DLTensor* in, int32_t n_in, DLTensor* out, int32_t n_out) {
+  if (n_in != 1 || n_out != 1) return 1;
+  const float* x = static_cast<const float*>(in[0].data);
+  float* y = static_cast<float*>(out[0].data);
+  const int64_t n = Numel(in[0]);
+  )" + body + R"(
+  return 0;
+}
+)";
+}
+
+const std::string kCorrectRelu = Kernel(R"(
+  static bool said = false;
+  if (!said) { std::printf("chatty kernel {not json\n"); std::fflush(stdout); said = true; }
+  for (int64_t i = 0; i < n; ++i) y[i] = x[i] > 0.0f ? x[i] : 0.0f;)");
+
+core::Candidate Source(const std::string& source) {
+  core::Candidate candidate;
+  candidate.source = source;
+  candidate.operator_name = "test";
+  return candidate;
+}
+
+class CpuPlatformTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    root_ = fs::temp_directory_path() / ("ke-cpu-platform-test-" + std::to_string(getpid()));
+    fs::create_directories(root_ / "fixtures");
+    problem_ = std::make_unique<core::Problem>(WriteReluFixtures(root_ / "fixtures"));
+    platform_ = std::make_unique<CpuPlatform>(root_ / "cache", KE_HARNESS_PATH);
+  }
+  static void TearDownTestSuite() {
+    platform_.reset();
+    problem_.reset();
+    fs::remove_all(root_);
+  }
+
+  // ReLU over float32 [8, 1000]: seeds 0, 1, 2 of standard normal inputs.
+  static core::Problem WriteReluFixtures(const fs::path& dir) {
+    core::Problem problem;
+    problem.name = "relu";
+    problem.fixtures_dir = dir;
+    problem.seeds = {0, 1, 2};
+    problem.inputs = {{"input.0", core::TensorRole::kInput, {8, 1000}, core::DType::kFloat32}};
+    problem.outputs = {{"output.0", core::TensorRole::kOutput, {8, 1000}, core::DType::kFloat32}};
+    eval::FixtureManifest manifest;
+    manifest.problem = "relu";
+    manifest.inputs = problem.inputs;
+    manifest.outputs = problem.outputs;
+    manifest.seeds = problem.seeds;
+    for (int seed : problem.seeds) {
+      std::mt19937 rng(static_cast<unsigned>(seed));
+      std::normal_distribution<float> normal(0.0f, 1.0f);
+      eval::HostTensor x{"input.0", core::DType::kFloat32, {8, 1000}, {}};
+      x.bytes.resize(8000 * sizeof(float));
+      eval::HostTensor y = x;
+      y.name = "output.0";
+      for (int i = 0; i < 8000; ++i) {
+        float v = normal(rng);
+        x.MutableData<float>()[i] = v;
+        y.MutableData<float>()[i] = v > 0 ? v : 0;
+      }
+      fs::path file = dir / ("seed_" + std::to_string(seed) + ".safetensors");
+      eval::WriteSafetensors(file, {x, y}, {{"seed", std::to_string(seed)}});
+      manifest.files.push_back(file);
+      problem.fixture_files.push_back(file);
+    }
+    std::ofstream(dir / "manifest.json") << eval::FixtureManifestToJson(manifest, dir).dump(2);
+    return problem;
+  }
+
+  static RunOptions QuickOptions() {
+    RunOptions options;
+    options.warmup_seconds = 0.005;
+    options.min_time_seconds = 0.02;
+    options.min_repetitions = 5;
+    options.max_repetitions = 200;
+    options.timeout_seconds = 20;
+    options.memory_limit_bytes = 1LL << 30;
+    return options;
+  }
+
+  static RunResult BuildAndRun(const std::string& source, const RunOptions& options = QuickOptions()) {
+    BuildResult build = platform_->Build(Source(source));
+    EXPECT_EQ(build.status, core::Status::kOk) << build.message << "\n" << build.log;
+    return platform_->Run(build, *problem_, options);
+  }
+
+  static inline fs::path root_;
+  static inline std::unique_ptr<core::Problem> problem_;
+  static inline std::unique_ptr<CpuPlatform> platform_;
+};
+
+TEST_F(CpuPlatformTest, CorrectKernelIsOkAndTimed) {
+  RunResult result = BuildAndRun(kCorrectRelu);
+  ASSERT_EQ(result.status, core::Status::kOk) << result.message << "\n" << result.log_excerpt;
+  EXPECT_TRUE(result.correct);
+  EXPECT_EQ(result.message, "ok");
+  ASSERT_EQ(result.checks.size(), 3u);
+  for (int k = 0; k < 3; ++k) {
+    EXPECT_EQ(result.checks[k].seed_index, k);
+    EXPECT_EQ(result.checks[k].output, "output.0");
+    EXPECT_TRUE(result.checks[k].passed);
+  }
+  EXPECT_GE(result.latency.n, 5);
+  EXPECT_GE(result.kernel_only.n, 5);
+  EXPECT_GT(result.latency.median_us, 0);
+  EXPECT_GT(result.kernel_only.median_us, 0);
+  EXPECT_LE(result.latency.ci_low_us, result.latency.median_us);
+  // The kernel's printf went to the log, not into the verdict line.
+  EXPECT_NE(result.log_excerpt.find("chatty kernel"), std::string::npos);
+  EXPECT_GT(result.seconds, 0);
+}
+
+TEST_F(CpuPlatformTest, NoMeasureSkipsTiming) {
+  RunOptions options = QuickOptions();
+  options.measure = false;
+  RunResult result = BuildAndRun(kCorrectRelu, options);
+  ASSERT_EQ(result.status, core::Status::kOk) << result.message;
+  EXPECT_FALSE(result.latency.Measured());
+  EXPECT_FALSE(result.kernel_only.Measured());
+}
+
+TEST_F(CpuPlatformTest, RebuildIsACacheHit) {
+  BuildResult first = platform_->Build(Source(kCorrectRelu + "// cache test\n"));
+  BuildResult second = platform_->Build(Source(kCorrectRelu + "// cache test\n"));
+  ASSERT_EQ(first.status, core::Status::kOk) << first.message;
+  EXPECT_FALSE(first.cache_hit);
+  EXPECT_GT(first.seconds, 0);
+  EXPECT_TRUE(second.cache_hit);
+  EXPECT_EQ(second.seconds, 0);
+  EXPECT_EQ(first.artifact, second.artifact);
+  EXPECT_EQ(first.source_hash, second.source_hash);
+  EXPECT_EQ(first.artifact.filename(), first.source_hash + ".so");
+}
+
+TEST_F(CpuPlatformTest, WrongResultIsIncorrect) {
+  RunResult result = BuildAndRun(Kernel("for (int64_t i = 0; i < n; ++i) y[i] = x[i];"));
+  EXPECT_EQ(result.status, core::Status::kIncorrect) << result.message;
+  EXPECT_FALSE(result.correct);
+  ASSERT_EQ(result.checks.size(), 3u);
+  EXPECT_FALSE(result.checks[0].passed);
+  EXPECT_GT(result.checks[0].mismatches, 0);
+  EXPECT_NE(result.message.find("output.0 differs from the reference on seed 0"), std::string::npos)
+      << result.message;
+  EXPECT_FALSE(result.latency.Measured());
+}
+
+TEST_F(CpuPlatformTest, UnwrittenOutputIsIncorrect) {
+  RunResult result = BuildAndRun(Kernel("for (int64_t i = 0; i < n / 2; ++i) y[i] = x[i] > 0 ? x[i] : 0;"));
+  EXPECT_EQ(result.status, core::Status::kIncorrect) << result.message;
+  ASSERT_FALSE(result.checks.empty());
+  EXPECT_EQ(result.checks[0].mismatches, 4000);
+  EXPECT_EQ(result.checks[0].first_mismatch, 4000);
+}
+
+TEST_F(CpuPlatformTest, SegfaultIsACrash) {
+  // The address comes from runtime data so the compiler cannot turn it into a trap.
+  RunResult result = BuildAndRun(Kernel("*reinterpret_cast<volatile int*>(in[0].byte_offset + 16) = 1;"));
+  EXPECT_EQ(result.status, core::Status::kCrash) << result.message;
+  EXPECT_EQ(result.message, "killed by SIGSEGV");
+}
+
+TEST_F(CpuPlatformTest, InfiniteLoopTimesOut) {
+  RunOptions options = QuickOptions();
+  options.timeout_seconds = 2;
+  RunResult result = BuildAndRun(Kernel("volatile int spin = 0; for (;;) { spin = spin + 1; }"), options);
+  EXPECT_EQ(result.status, core::Status::kTimeout) << result.message;
+  EXPECT_LT(result.seconds, 5);
+}
+
+TEST_F(CpuPlatformTest, HugeAllocationIsOutOfMemoryOrCrash) {
+  RunResult result = BuildAndRun(Kernel(R"(
+  std::vector<char> big(size_t(100) << 30);
+  for (size_t i = 0; i < big.size(); i += 4096) big[i] = 1;
+  y[0] = big[4096];)"));
+  EXPECT_TRUE(result.status == core::Status::kOutOfMemory || result.status == core::Status::kCrash)
+      << core::StatusName(result.status) << ": " << result.message;
+  EXPECT_LT(result.seconds, 10);
+}
+
+TEST_F(CpuPlatformTest, NonZeroReturnIsARuntimeError) {
+  RunResult result = BuildAndRun(Kernel("return 5;"));
+  EXPECT_EQ(result.status, core::Status::kRuntimeError);
+  EXPECT_NE(result.message.find("kernel returned 5"), std::string::npos) << result.message;
+}
+
+TEST_F(CpuPlatformTest, ThrownExceptionIsARuntimeError) {
+  RunResult result = BuildAndRun(Kernel("throw std::runtime_error(\"no kernel today\");"));
+  EXPECT_EQ(result.status, core::Status::kRuntimeError);
+  EXPECT_NE(result.message.find("std::runtime_error: no kernel today"), std::string::npos) << result.message;
+}
+
+TEST_F(CpuPlatformTest, CompileErrorCarriesTheFirstErrorLine) {
+  BuildResult build = platform_->Build(Source("int broken() { return undeclared_name; }\n"));
+  EXPECT_EQ(build.status, core::Status::kCompileError);
+  EXPECT_NE(build.message.find("error:"), std::string::npos) << build.message;
+  EXPECT_NE(build.message.find("undeclared_name"), std::string::npos) << build.message;
+  EXPECT_LE(build.log.size(), 16u * 1024u);
+  EXPECT_TRUE(build.artifact.empty());
+  RunResult result = platform_->Run(build, *problem_, QuickOptions());
+  EXPECT_EQ(result.status, core::Status::kCompileError);
+}
+
+TEST_F(CpuPlatformTest, MissingEntryPointIsRejected) {
+  RunResult result = BuildAndRun(std::string(kPrelude) + "extern \"C\" int some_other_name() { return 0; }\n");
+  EXPECT_EQ(result.status, core::Status::kRejectedByCheck);
+  EXPECT_NE(result.message.find("kernelevolve_entry"), std::string::npos) << result.message;
+}
+
+TEST_F(CpuPlatformTest, WritingToAnInputIsRejected) {
+  RunResult result = BuildAndRun(Kernel(R"(
+  for (int64_t i = 0; i < n; ++i) y[i] = x[i] > 0 ? x[i] : 0;
+  const_cast<float*>(x)[0] = 42.0f;)"));
+  EXPECT_EQ(result.status, core::Status::kRejectedByCheck);
+  EXPECT_EQ(result.message, "mutated input input.0");
+}
+
+TEST_F(CpuPlatformTest, MachineReportsTheCompiler) {
+  core::MachineContext machine = platform_->Machine();
+  EXPECT_EQ(machine.compiler, platform_->Builder().CompilerVersion());
+  EXPECT_FALSE(machine.compiler.empty());
+  EXPECT_GT(machine.logical_cores, 0);
+}
+
+}  // namespace
+}  // namespace kernelevolve::platforms::cpu

@@ -1,0 +1,136 @@
+// The CPU harness's pure parts: arguments, verdict JSON, outcome mapping, manifest.
+#include "platforms/cpu/harness.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "core/error.h"
+#include "eval/fixture_manifest.h"
+#include "platforms/cpu/cpu_platform.h"
+
+namespace kernelevolve::platforms::cpu {
+namespace {
+
+namespace fs = std::filesystem;
+
+TEST(HarnessArgsTest, ParsesEveryFlag) {
+  HarnessOptions o = ParseHarnessArgs({"--kernel", "k.so", "--manifest", "m.json", "--warmup-seconds", "0.5",
+                                       "--min-time-seconds", "2", "--min-reps", "7", "--max-reps", "9",
+                                       "--no-measure"});
+  EXPECT_EQ(o.kernel, "k.so");
+  EXPECT_EQ(o.manifest, "m.json");
+  EXPECT_EQ(o.warmup_seconds, 0.5);
+  EXPECT_EQ(o.min_time_seconds, 2);
+  EXPECT_EQ(o.min_repetitions, 7);
+  EXPECT_EQ(o.max_repetitions, 9);
+  EXPECT_FALSE(o.measure);
+}
+
+TEST(HarnessArgsTest, RejectsBadArguments) {
+  EXPECT_THROW(ParseHarnessArgs({"--kernel", "k.so"}), core::InvalidInputError);
+  EXPECT_THROW(ParseHarnessArgs({"--kernel", "k.so", "--manifest", "m", "--bogus", "1"}), core::InvalidInputError);
+  EXPECT_THROW(ParseHarnessArgs({"--kernel", "k.so", "--manifest", "m", "--min-reps", "x"}),
+               core::InvalidInputError);
+  EXPECT_THROW(ParseHarnessArgs({"--kernel"}), core::InvalidInputError);
+}
+
+TEST(HarnessVerdictTest, RoundTrips) {
+  RunResult r;
+  r.status = core::Status::kIncorrect;
+  r.message = "output.0 differs";
+  r.checks.push_back({1, "output.0", false, 0.5, 1.0, 3, 10, 1e-4, 1e-4, ""});
+  r.latency.n = 4;
+  r.latency.median_us = 2.5;
+  RunResult back = HarnessVerdictFromJson(nlohmann::json::parse(HarnessVerdictToJson(r).dump()));
+  EXPECT_EQ(back.status, core::Status::kIncorrect);
+  EXPECT_EQ(back.message, r.message);
+  ASSERT_EQ(back.checks.size(), 1u);
+  EXPECT_EQ(back.checks[0].mismatches, 3);
+  EXPECT_EQ(back.latency.median_us, 2.5);
+  EXPECT_THROW(HarnessVerdictFromJson({{"status", "splendid"}}), core::InvalidInputError);
+}
+
+eval::SandboxResult Exited(int code, std::string out = "", std::string err = "") {
+  eval::SandboxResult r;
+  r.exit_code = code;
+  r.stdout_text = std::move(out);
+  r.stderr_text = std::move(err);
+  return r;
+}
+
+TEST(HarnessOutcomeTest, MapsChildEndingsToStatuses) {
+  std::string ok_line = HarnessVerdictToJson(RunResult{core::Status::kOk, "ok", "", true, {}, {}, {}, 0}).dump();
+  EXPECT_EQ(InterpretHarnessOutcome(Exited(0, "noise\n" + ok_line + "\n"), 5).status, core::Status::kOk);
+
+  auto timed_out = Exited(-1);
+  timed_out.timed_out = true;
+  timed_out.signal = SIGKILL;
+  EXPECT_EQ(InterpretHarnessOutcome(timed_out, 5).status, core::Status::kTimeout);
+
+  auto xcpu = Exited(-1);
+  xcpu.signal = SIGXCPU;
+  EXPECT_EQ(InterpretHarnessOutcome(xcpu, 5).status, core::Status::kTimeout);
+
+  EXPECT_EQ(InterpretHarnessOutcome(Exited(3, "", "out of memory\n"), 5).status, core::Status::kOutOfMemory);
+  auto abort_bad_alloc = Exited(-1, "", "terminate called after throwing an instance of 'std::bad_alloc'\n");
+  abort_bad_alloc.signal = SIGABRT;
+  EXPECT_EQ(InterpretHarnessOutcome(abort_bad_alloc, 5).status, core::Status::kOutOfMemory);
+
+  auto segv = Exited(-1, "", "boom");
+  segv.signal = SIGSEGV;
+  RunResult crash = InterpretHarnessOutcome(segv, 5);
+  EXPECT_EQ(crash.status, core::Status::kCrash);
+  EXPECT_EQ(crash.message, "killed by SIGSEGV");
+  EXPECT_EQ(crash.log_excerpt, "boom");
+
+  RunResult lost = InterpretHarnessOutcome(Exited(2, "", "kernelevolve-cpu-harness: bad manifest\n"), 5);
+  EXPECT_EQ(lost.status, core::Status::kWorkerLost);
+  EXPECT_NE(lost.message.find("bad manifest"), std::string::npos);
+}
+
+TEST(HarnessOutcomeTest, LogExcerptIsTheStderrTail) {
+  std::string err(10000, 'a');
+  err += "THE END";
+  RunResult r = InterpretHarnessOutcome(Exited(1, "", err), 5);
+  EXPECT_LE(r.log_excerpt.size(), 4096u);
+  EXPECT_TRUE(r.log_excerpt.ends_with("THE END"));
+}
+
+TEST(FixtureManifestTest, ReadsWhatItWritesAndNamesBadFields) {
+  fs::path dir = fs::temp_directory_path() / ("ke-manifest-test-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  eval::FixtureManifest m;
+  m.problem = "linear";
+  m.inputs = {{"input.0", core::TensorRole::kInput, {4, 3}, core::DType::kFloat32},
+              {"param.weight", core::TensorRole::kParameter, {2, 3}, core::DType::kFloat32}};
+  m.outputs = {{"output.0", core::TensorRole::kOutput, {4, 2}, core::DType::kFloat32}};
+  m.seeds = {5};
+  m.files = {dir / "seed_5.safetensors"};
+  m.tolerance_overrides[core::DType::kFloat32] = {1e-3, 2e-3};
+  nlohmann::json doc = eval::FixtureManifestToJson(m, dir);
+  EXPECT_EQ(doc["files"][0], "seed_5.safetensors");
+  std::ofstream(dir / "manifest.json") << doc.dump();
+  eval::FixtureManifest back = eval::ReadFixtureManifest(dir / "manifest.json");
+  EXPECT_EQ(back.inputs.size(), 2u);
+  EXPECT_EQ(back.inputs[1].role, core::TensorRole::kParameter);
+  EXPECT_EQ(back.files[0], dir / "seed_5.safetensors");
+  EXPECT_EQ(back.ToleranceFor(core::DType::kFloat32).rtol, 2e-3);
+  EXPECT_EQ(back.ToleranceFor(core::DType::kFloat64).atol, 1e-7);
+
+  doc["inputs"][0]["role"] = "weight";
+  std::ofstream(dir / "bad.json") << doc.dump();
+  try {
+    eval::ReadFixtureManifest(dir / "bad.json");
+    ADD_FAILURE() << "expected InvalidInputError";
+  } catch (const core::InvalidInputError& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown role 'weight'"), std::string::npos) << e.what();
+  }
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace kernelevolve::platforms::cpu

@@ -1,0 +1,183 @@
+"""ATen-level op graph of the reference, captured with make_fx (real tensors).
+
+The JSON document (parsed by src/core/op_graph.cpp)::
+
+    {"nodes": [
+       {"name": "arg0_1", "kind": "placeholder", "abi_index": 0, "shape": [..], "dtype": "float32"},
+       {"name": "_param_constant0", "kind": "parameter", "abi_index": 1, "shape": .., "dtype": ..},
+       {"name": "elu", "kind": "call", "target": "aten.elu.default",
+        "args": [{"name": "self", "ref": "arg0_1"}, {"name": "alpha", "value": 1.0}, ...],
+        "shape": [..], "dtype": ".."}],
+     "outputs": ["elu"]}
+
+Call args follow the op schema's argument order with defaults filled in. Constant
+values are JSON numbers, bools, strings, null or lists; torch dtypes are written as
+names ("float32"), devices/layouts/memory formats as strings, non-finite floats as
+"inf", "-inf", "nan". A node inside a list argument (e.g. aten.cat's tensors) is
+written as {"ref": "<node name>"} inside the value list. operator.getitem on a
+multi-output op is a call with target "getitem" and args self (ref) and index.
+A node producing several tensors carries the first one's shape/dtype plus
+"output_shapes"/"output_dtypes" for all of them.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from typing import Any
+
+import torch
+from torch.fx import Node
+from torch.fx.experimental.proxy_tensor import make_fx
+from torch.utils._pytree import tree_leaves
+
+from .problem_loader import dtype_name, exception_line
+
+
+class GraphCaptureError(Exception):
+    """The graph could not be captured or expressed; the message says why."""
+
+
+def _json_value(value: Any) -> Any:
+    """A schema argument value as JSON (see module docstring)."""
+    if isinstance(value, Node):
+        return {"ref": value.name}
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    if isinstance(value, float):
+        if math.isfinite(value):
+            return value
+        return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
+    if isinstance(value, torch.dtype):
+        return dtype_name(value)
+    if isinstance(value, (list, tuple)):
+        return [_json_value(v) for v in value]
+    if isinstance(value, (torch.device, torch.layout, torch.memory_format)):
+        return str(value)
+    raise GraphCaptureError(f"constant argument of type {type(value).__name__} ({value!r}) "
+                            "cannot be written as JSON")
+
+
+def _arg_entry(name: str, value: Any) -> dict[str, Any]:
+    if isinstance(value, Node):
+        return {"name": name, "ref": value.name}
+    return {"name": name, "value": _json_value(value)}
+
+
+def _schema_args(node: Node) -> list[dict[str, Any]]:
+    """One entry per schema argument of an OpOverload call, schema order, defaults filled."""
+    schema = node.target._schema
+    entries = []
+    positional = list(node.args)
+    for index, arg in enumerate(schema.arguments):
+        if not arg.kwarg_only and index < len(positional):
+            value = positional[index]
+        elif arg.name in node.kwargs:
+            value = node.kwargs[arg.name]
+        elif arg.has_default_value():
+            value = arg.default_value
+        else:
+            raise GraphCaptureError(f"{node.target}: no value for schema argument '{arg.name}'")
+        entries.append(_arg_entry(arg.name, value))
+    return entries
+
+
+def _meta(value: Any, what: str) -> dict[str, Any]:
+    """shape/dtype of a node's value (a tensor, or a tuple of tensors)."""
+    if isinstance(value, torch.Tensor):
+        return {"shape": list(value.shape), "dtype": dtype_name(value.dtype)}
+    if isinstance(value, (list, tuple)) and value and all(isinstance(v, torch.Tensor) for v in value):
+        return {"shape": list(value[0].shape), "dtype": dtype_name(value[0].dtype),
+                "output_shapes": [list(v.shape) for v in value],
+                "output_dtypes": [dtype_name(v.dtype) for v in value]}
+    raise GraphCaptureError(f"{what} produces a {type(value).__name__}, not a tensor")
+
+
+def _find_parameter(tensor: torch.Tensor, state: list[torch.Tensor]) -> int | None:
+    """Index in ``state`` of the same tensor: by identity, else by data_ptr + shape +
+    stride + dtype (state_dict() returns detached aliases of the parameters)."""
+    for index, candidate in enumerate(state):
+        if candidate is tensor:
+            return index
+    for index, candidate in enumerate(state):
+        if (candidate.data_ptr() == tensor.data_ptr() and candidate.shape == tensor.shape
+                and candidate.stride() == tensor.stride() and candidate.dtype == tensor.dtype):
+            return index
+    return None
+
+
+def _node_entry(gm: torch.fx.GraphModule, node: Node, state: list[torch.Tensor],
+                num_inputs: int, placeholder_index: int) -> dict[str, Any]:
+    if node.op == "placeholder":
+        return {"name": node.name, "kind": "placeholder", "abi_index": placeholder_index,
+                **_meta(node.meta.get("val"), f"placeholder {node.name}")}
+    if node.op == "get_attr":
+        tensor = getattr(gm, node.target)
+        index = _find_parameter(tensor, state) if isinstance(tensor, torch.Tensor) else None
+        if index is None:
+            shape = list(tensor.shape) if isinstance(tensor, torch.Tensor) else "?"
+            raise GraphCaptureError(
+                f"forward() uses a tensor constant ({node.name}, shape {shape}) that is not in "
+                "state_dict(); register it with self.register_buffer() to make it an ABI input")
+        return {"name": node.name, "kind": "parameter", "abi_index": num_inputs + index,
+                **_meta(tensor, node.name)}
+    if node.op == "call_function":
+        if node.target is operator.getitem:
+            source, index = node.args
+            args = [_arg_entry("self", source), _arg_entry("index", index)]
+            return {"name": node.name, "kind": "call", "target": "getitem", "args": args,
+                    **_meta(node.meta.get("val"), node.name)}
+        if not hasattr(node.target, "_schema"):
+            raise GraphCaptureError(f"call to {node.target} is not an ATen operator")
+        return {"name": node.name, "kind": "call", "target": str(node.target),
+                "args": _schema_args(node), **_meta(node.meta.get("val"), node.name)}
+    raise GraphCaptureError(f"unexpected FX node {node.name} of kind {node.op}")
+
+
+def graph_to_json(gm: torch.fx.GraphModule, state: list[torch.Tensor], num_inputs: int) -> dict[str, Any]:
+    """The JSON document (module docstring) of a make_fx GraphModule.
+
+    Args:
+        gm: the traced module.
+        state: the model's state_dict() tensors, in state_dict() order.
+        num_inputs: number of forward() inputs (parameters' abi_index starts there).
+    Raises:
+        GraphCaptureError: a node that cannot be expressed (tensor constants outside
+            state_dict, non-ATen calls, unserializable constants).
+    """
+    nodes: list[dict[str, Any]] = []
+    outputs: list[str] = []
+    placeholders = 0
+    for node in gm.graph.nodes:
+        if node.op == "output":
+            for leaf in tree_leaves(node.args[0]):
+                if not isinstance(leaf, Node):
+                    raise GraphCaptureError(f"forward() output {leaf!r} is not a traced tensor")
+                outputs.append(leaf.name)
+            continue
+        nodes.append(_node_entry(gm, node, state, num_inputs, placeholders))
+        placeholders += node.op == "placeholder"
+    if placeholders != num_inputs:
+        raise GraphCaptureError(f"traced graph has {placeholders} placeholders for {num_inputs} inputs")
+    return {"nodes": nodes, "outputs": outputs}
+
+
+def capture_graph(model: torch.nn.Module, inputs: list[torch.Tensor]) -> tuple[dict[str, Any] | None, str | None]:
+    """Traces ``model(*inputs)`` with make_fx (real mode, no_grad) and converts it.
+
+    Args:
+        model: the reference, eval mode.
+        inputs: seed-0 inputs (copied before tracing, so in-place ops cannot change them).
+    Returns:
+        (graph document, None) on success, (None, "<reason>") on any failure:
+        capture problems are never fatal to loading.
+    """
+    try:
+        state = list(model.state_dict().values())
+        with torch.no_grad():
+            gm = make_fx(model)(*[t.clone() for t in inputs])
+        return graph_to_json(gm, state, len(inputs)), None
+    except GraphCaptureError as exc:
+        return None, str(exc)
+    except Exception as exc:  # make_fx can fail in many ways on user code
+        return None, f"make_fx failed: {exception_line(exc)}"

@@ -1,0 +1,176 @@
+"""The worker's state (the problem loaded last) and the methods it serves.
+
+Methods: hello, load_problem, time_baseline, shutdown (see protocol.py for framing).
+Each method takes the request's params and returns the result object, or raises a
+WorkerError subclass that the loop answers as ``ok: false``.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from . import problem_loader as loader
+from .baseline import BaselineConfig, time_model
+from .fixtures import build_manifest, write_manifest, write_seed_file
+from .graph_capture import capture_graph
+from .memory_check import check_memory
+from .protocol import ProblemError, ProtocolError, get_param
+
+DEFAULT_SEEDS = [0, 1, 2]
+
+
+@dataclass
+class LoadedProblem:
+    """The problem loaded last: its module, model and seed-0 inputs (for timing)."""
+
+    path: str
+    module: Any
+    model: torch.nn.Module
+    inputs: list[torch.Tensor]
+    threads: int
+
+
+def _seeds_param(params: dict[str, Any]) -> list[int]:
+    seeds = get_param(params, "load_problem", "seeds", list, DEFAULT_SEEDS)
+    if not seeds or not all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in seeds):
+        raise ProtocolError(f"load_problem: param 'seeds' must be a non-empty list of integers >= 0, got {seeds!r}")
+    if len(set(seeds)) != len(seeds):
+        raise ProtocolError(f"load_problem: param 'seeds' has duplicates: {seeds!r}")
+    return list(seeds)
+
+
+def _same_specs(first: list[dict[str, Any]], other: list[dict[str, Any]], seed: int, path: str) -> None:
+    """Raises ProblemError when seed ``seed`` gives other shapes/dtypes than seed 0."""
+    if first != other:
+        raise ProblemError(f"{path}: seed {seed} gives tensors of other shapes or dtypes than the "
+                           f"first seed ({other} vs {first}); get_inputs() must not depend on the seed's shapes")
+
+
+class WorkerSession:
+    """Serves requests; holds at most one loaded problem."""
+
+    def __init__(self) -> None:
+        self.loaded: LoadedProblem | None = None
+
+    def hello(self, params: dict[str, Any]) -> dict[str, Any]:
+        """{"torch_version", "python_version", "pid", "num_threads"}."""
+        return {"torch_version": torch.__version__, "python_version": platform.python_version(),
+                "pid": os.getpid(), "num_threads": torch.get_num_threads()}
+
+    def load_problem(self, params: dict[str, Any]) -> dict[str, Any]:
+        """Imports the problem, applies overrides, checks memory, writes fixtures,
+        captures the graph and times the eager baseline.
+
+        Params: path, overrides {NAME: "VALUE"}, seeds [int], fixtures_dir, threads,
+        memory_budget_bytes, baseline {warmup_seconds, min_time_seconds,
+        min_repetitions, max_repetitions}.
+        Returns: {"name", "inputs", "outputs" (ABI specs), "graph" | None, "graph_error",
+        "fixtures_dir", "manifest_path", "fixture_files" (absolute), "seeds",
+        "baseline_samples_us" (µs per call), "threads", "torch_version",
+        "memory_check" ("ok" | "skipped: <reason>")}.
+
+        Raises:
+            ProtocolError: bad params, or the fixtures folder cannot be written.
+            ProblemError: anything the problem file gets wrong (one line naming it).
+        """
+        method = "load_problem"
+        path = get_param(params, method, "path", str)
+        overrides = get_param(params, method, "overrides", dict, {})
+        seeds = _seeds_param(params)
+        fixtures_dir = Path(get_param(params, method, "fixtures_dir", str))
+        threads = get_param(params, method, "threads", int, torch.get_num_threads())
+        if threads < 1:
+            raise ProtocolError(f"{method}: param 'threads' must be >= 1, got {threads}")
+        budget = get_param(params, method, "memory_budget_bytes", int, None)
+        baseline = BaselineConfig.from_params(get_param(params, method, "baseline", dict, {}), method)
+
+        if self.loaded is not None:  # free the previous problem's tensors first
+            loader.forget_problem(self.loaded.module)
+            self.loaded = None
+        module = loader.import_problem(path)
+        try:
+            result, loaded = self._load(module, path, overrides, seeds, fixtures_dir, threads, budget, baseline)
+        except BaseException:
+            loader.forget_problem(module)
+            raise
+        self.loaded = loaded
+        return result
+
+    def _load(self, module: Any, path: str, overrides: dict[str, Any], seeds: list[int], fixtures_dir: Path,
+              threads: int, budget: int | None, baseline: BaselineConfig) -> tuple[dict[str, Any], LoadedProblem]:
+        loader.apply_overrides(module, overrides, path)
+        memory = check_memory(module, path, len(seeds), budget)
+        torch.set_num_threads(threads)
+        model = loader.build_model(module, path)
+        params = loader.abi_parameters(model, path)
+        try:
+            fixtures_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise ProtocolError(f"load_problem: cannot create fixtures_dir {fixtures_dir}: {exc}") from exc
+
+        input_specs: list[dict[str, Any]] = []
+        output_specs: list[dict[str, Any]] = []
+        files: list[str] = []
+        first_inputs: list[torch.Tensor] = []
+        for seed in seeds:
+            inputs = loader.make_inputs(module, seed, path)
+            outputs = loader.run_reference(model, inputs, path)
+            named = [(f"input.{i}", t) for i, t in enumerate(inputs)] + params
+            specs_in = [loader.tensor_spec(n, "input" if n.startswith("input.") else "parameter", t) for n, t in named]
+            specs_out = [loader.tensor_spec(f"output.{i}", "output", t) for i, t in enumerate(outputs)]
+            if not files:
+                input_specs, output_specs, first_inputs = specs_in, specs_out, inputs
+            else:
+                _same_specs(input_specs + output_specs, specs_in + specs_out, seed, path)
+            named += [(f"output.{i}", t) for i, t in enumerate(outputs)]
+            try:
+                files.append(str(write_seed_file(fixtures_dir, seed, named)))
+            except OSError as exc:
+                raise ProtocolError(f"load_problem: cannot write fixtures to {fixtures_dir}: {exc}") from exc
+            del inputs, outputs, named
+
+        stem = Path(path).stem
+        manifest = build_manifest(stem, Path(path), input_specs, output_specs, seeds, overrides)
+        try:
+            manifest_path = write_manifest(fixtures_dir, manifest)
+        except OSError as exc:
+            raise ProtocolError(f"load_problem: cannot write {fixtures_dir}/manifest.json: {exc}") from exc
+
+        graph, graph_error = capture_graph(model, first_inputs)
+        samples = self._time(model, first_inputs, baseline, path)
+        result = {
+            "name": stem, "inputs": input_specs, "outputs": output_specs,
+            "graph": graph, "graph_error": graph_error,
+            "fixtures_dir": str(fixtures_dir.resolve()), "manifest_path": str(manifest_path),
+            "fixture_files": files, "seeds": seeds, "baseline_samples_us": samples,
+            "threads": threads, "torch_version": torch.__version__, "memory_check": memory,
+        }
+        return result, LoadedProblem(path, module, model, first_inputs, threads)
+
+    @staticmethod
+    def _time(model: torch.nn.Module, inputs: list[torch.Tensor], config: BaselineConfig, path: str) -> list[float]:
+        try:
+            return time_model(model, inputs, config)
+        except (Exception, SystemExit) as exc:  # user code
+            raise ProblemError(f"{path}: the reference raised {loader.exception_line(exc)} "
+                               "(while timing the baseline)", traceback.format_exc()) from exc
+
+    def time_baseline(self, params: dict[str, Any]) -> dict[str, Any]:
+        """{"samples_us": [...]} for the problem loaded last, same thread count.
+
+        Raises:
+            ProtocolError: no problem loaded, or bad params.
+            ProblemError: forward() raised while timing.
+        """
+        if self.loaded is None:
+            raise ProtocolError("time_baseline: no problem loaded (call load_problem first)")
+        config = BaselineConfig.from_params(params, "time_baseline")
+        torch.set_num_threads(self.loaded.threads)
+        return {"samples_us": self._time(self.loaded.model, self.loaded.inputs, config, self.loaded.path)}
