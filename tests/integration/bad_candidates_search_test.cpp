@@ -105,8 +105,9 @@ TEST(BadCandidatesSearchTest, EveryFailureIsRecordedAndTheSearchGoesOn) {
   FixedOperator op({
       Named("segfault", Kernel("  volatile float* p = nullptr; *p = x[0];")),
       Named("hang", Kernel("  for (volatile int64_t i = 0;; ++i) {}")),
-      Named("huge_alloc", Kernel("  size_t bytes = size_t(100) << 30; char* p = static_cast<char*>(std::malloc(bytes));\n"
-                                 "  for (size_t i = 0; i < bytes; i += 4096) p[i] = 1;")),
+      Named("huge_alloc", Kernel("  size_t bytes = size_t(100) << 30; volatile char* p = static_cast<char*>(std::malloc(bytes));\n"
+                                 "  for (size_t i = 0; i < bytes; i += 4096) p[i] = 1;\n"
+                                 "  for (int64_t i = 0; i < n; ++i) y[i] = p[i * 4096];")),
       Named("compile_error", Kernel("  this is not C++;")),
       Named("wrong", Kernel("  for (int64_t i = 0; i < n; ++i) y[i] = x[i];")),
       Named("correct", Kernel("  for (int64_t i = 0; i < n; ++i) y[i] = x[i] > 0 ? x[i] : 0.0f;")),

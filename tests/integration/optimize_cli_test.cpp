@@ -103,6 +103,8 @@ struct BadProblem {
   const char* expected_fragment;  // in the one-line error
 };
 
+void PrintTo(const BadProblem& p, std::ostream* os) { *os << p.file; }
+
 class BadProblemTest : public OptimizeCliTest, public ::testing::WithParamInterface<BadProblem> {};
 
 TEST_P(BadProblemTest, EndsWithOneLineExitCode2AndALog) {

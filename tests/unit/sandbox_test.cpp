@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <thread>
 
@@ -70,6 +71,25 @@ bool ProcessDead(pid_t pid) {
   if (!std::getline(stat, text)) return true;
   auto paren = text.rfind(')');
   return paren != std::string::npos && paren + 2 < text.size() && text[paren + 2] == 'Z';
+}
+
+// Pids of this process's children, zombies included (scans /proc/<pid>/stat for the
+// parent pid, field 4).
+std::string OwnChildren() {
+  std::string found;
+  for (const auto& entry : fs::directory_iterator("/proc")) {
+    std::ifstream stat(entry.path() / "stat");
+    std::string text;
+    if (!std::getline(stat, text)) continue;
+    auto paren = text.rfind(')');
+    if (paren == std::string::npos) continue;
+    std::istringstream fields(text.substr(paren + 2));
+    std::string state;
+    pid_t ppid = 0;
+    fields >> state >> ppid;
+    if (ppid == getpid()) found += entry.path().filename().string() + "(" + state + ") ";
+  }
+  return found;
 }
 
 pid_t ReadPid(const fs::path& file) {
@@ -132,6 +152,7 @@ TEST_F(SandboxTest, TimeoutKillsTheWholeProcessGroupIncludingGrandchildren) {
   // SIGKILL delivery is asynchronous; give the kernel a moment.
   for (int i = 0; i < 50 && !ProcessDead(grandchild); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   EXPECT_TRUE(ProcessDead(grandchild)) << "grandchild sleep " << grandchild << " survived";
+  EXPECT_EQ(OwnChildren(), "") << "the sandboxed child was not reaped";
 }
 
 TEST_F(SandboxTest, NormalExitStillKillsLeftoverBackgroundWork) {
@@ -147,6 +168,7 @@ TEST_F(SandboxTest, NormalExitStillKillsLeftoverBackgroundWork) {
   ASSERT_GT(leftover, 0);
   for (int i = 0; i < 50 && !ProcessDead(leftover); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   EXPECT_TRUE(ProcessDead(leftover)) << "background sleep " << leftover << " survived";
+  EXPECT_EQ(OwnChildren(), "") << "the sandboxed child was not reaped";
 }
 
 TEST_F(SandboxTest, MemoryLimitMakesLargeAllocationFail) {

@@ -34,12 +34,19 @@ const std::vector<ActivationCase>& Activations() {
       {"relu", [](auto& g, auto& x) { return Unary(g, x, "aten.relu.default"); },
        [](double x) { return x < 0 ? 0.0 : x; }},
       {"leaky_relu",
-       [](auto& g, auto& x) { return Unary(g, x, "aten.leaky_relu.default", {Val("negative_slope", 0.01)}); },
+       [](auto& g, auto& x) {
+         return Unary(g, x, "aten.leaky_relu.default", {Val("negative_slope", 0.01)});
+       },
        [](double x) { return x > 0 ? x : 0.01 * x; }},
-      {"gelu", [](auto& g, auto& x) { return Unary(g, x, "aten.gelu.default", {Val("approximate", "none")}); },
+      {"gelu",
+       [](auto& g, auto& x) {
+         return Unary(g, x, "aten.gelu.default", {Val("approximate", "none")});
+       },
        [](double x) { return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0))); }},
       {"gelu_tanh",
-       [](auto& g, auto& x) { return Unary(g, x, "aten.gelu.default", {Val("approximate", "tanh")}); },
+       [](auto& g, auto& x) {
+         return Unary(g, x, "aten.gelu.default", {Val("approximate", "tanh")});
+       },
        [](double x) {
          return 0.5 * x * (1 + std::tanh(std::sqrt(2.0 / M_PI) * (x + 0.044715 * x * x * x)));
        }},
@@ -101,25 +108,33 @@ core::Problem BuildProblem(const ActivationCase& c) {
   return g.Finish(out);
 }
 
-/// Compiles `candidates` and checks each against `ref` on TestValues (two seeds).
-void CheckCandidates(const std::string& name, const std::vector<core::Candidate>& candidates,
-                     const std::function<double(double)>& ref) {
+/// Compiles every candidate (two compilers at a time) and checks candidate k
+/// against cases[k]->ref on TestValues with two seeds (scale 2 and scale 30). With
+/// `check_vectorized`, also expects every `omp simd` loop of the vectorized variants
+/// to be vectorized.
+void CheckCandidates(const std::vector<core::Candidate>& candidates,
+                     const std::vector<const ActivationCase*>& cases,
+                     bool check_vectorized = false) {
   std::vector<std::string> sources;
   for (const auto& c : candidates) sources.push_back(c.source);
-  const auto kernels = CompileAll(sources);
+  const auto kernels = CompileAll(sources, check_vectorized ? kVectorizeReport : "");
   for (size_t k = 0; k < kernels.size(); ++k) {
-    SCOPED_TRACE(name + " " + candidates[k].knobs.dump());
+    SCOPED_TRACE(cases[k]->name + " " + candidates[k].knobs.dump());
     ASSERT_NE(kernels[k]->entry, nullptr) << kernels[k]->log;
+    if (check_vectorized && candidates[k].knobs["variant"] == "vectorized") {
+      ExpectSimdLoopsVectorized(candidates[k].source, kernels[k]->log);
+    }
     for (uint32_t seed : {1u, 2u}) {
       std::vector<std::vector<float>> in = {TestValues(3 * 4133, seed, seed == 1 ? 2.0f : 30.0f)};
       std::vector<float> out(in[0].size(), -12345.0f);
       ASSERT_EQ(RunKernel(kernels[k]->entry, in, kShape, out), 0);
       int failures = 0;
       for (size_t i = 0; i < out.size() && failures < 3; ++i) {
-        const double want = ref(in[0][i]);
+        const double want = cases[k]->ref(in[0][i]);
         if (!Close(out[i], want)) {
           ++failures;
-          ADD_FAILURE() << "x=" << in[0][i] << " got " << out[i] << " want " << want << " (i=" << i << ")";
+          ADD_FAILURE() << "x=" << in[0][i] << " got " << out[i] << " want " << want << " (i=" << i
+                        << ")";
         }
       }
     }
@@ -135,15 +150,20 @@ std::vector<core::Candidate> Drafts(const core::Problem& problem, int n) {
 }
 
 /// Draft `index` of every activation (0: the scalar std:: baseline, 1: vectorized
-/// prelude with all threads), compiled and checked.
+/// prelude with all threads), compiled and checked; vectorized drafts must also
+/// really vectorize (the reason the prelude exists).
 void CheckDraftOfEveryActivation(size_t index, const std::string& variant) {
+  std::vector<core::Candidate> candidates;
+  std::vector<const ActivationCase*> cases;
   for (const auto& a : Activations()) {
     const core::Problem p = BuildProblem(a);
     const auto drafts = Drafts(p, static_cast<int>(index) + 1);
     ASSERT_EQ(drafts.size(), index + 1) << a.name;
     EXPECT_EQ(drafts[index].knobs["variant"], variant) << a.name;
-    CheckCandidates(a.name, {drafts[index]}, a.ref);
+    candidates.push_back(drafts[index]);
+    cases.push_back(&a);
   }
+  CheckCandidates(candidates, cases, variant == "vectorized");
 }
 
 TEST(TemplatePointwiseKernel, ScalarBaselineMatchesReferenceForEveryActivation) {
@@ -175,7 +195,7 @@ TEST(TemplatePointwiseKernel, AllDraftsAndNeighboursMatchReference) {
   context.seen_hashes = &seen;
   for (auto& nb : op.Propose(context, 3)) candidates.push_back(std::move(nb));
   ASSERT_EQ(candidates.size(), 11u);
-  CheckCandidates(gelu.name, candidates, gelu.ref);
+  CheckCandidates(candidates, std::vector<const ActivationCase*>(candidates.size(), &gelu), true);
 }
 
 // A two-input graph with scalar operands, comparisons and where: multi-input ABI.
@@ -188,8 +208,10 @@ TEST(TemplatePointwiseKernel, TwoInputGraphWithWhereAndScalars) {
   g.Call("gt", "aten.gt.Scalar", {Ref("self", "x"), Val("other", 0)}, core::DType::kBool);
   g.Call("maximum", "aten.maximum.default", {Ref("self", "sub"), Ref("other", "y")});
   g.Call("exp", "aten.exp.default", {Ref("self", "y")});
-  g.Call("clamp", "aten.clamp.default", {Ref("self", "exp"), Val("min", nullptr), Val("max", 10.0)});
-  g.Call("where", "aten.where.self", {Ref("condition", "gt"), Ref("self", "maximum"), Ref("other", "clamp")});
+  g.Call("clamp", "aten.clamp.default",
+         {Ref("self", "exp"), Val("min", nullptr), Val("max", 10.0)});
+  g.Call("where", "aten.where.self",
+         {Ref("condition", "gt"), Ref("self", "maximum"), Ref("other", "clamp")});
   const core::Problem p = g.Finish("where");
   const auto candidates = Drafts(p, 2);
   ASSERT_EQ(candidates.size(), 2u);
@@ -203,8 +225,8 @@ TEST(TemplatePointwiseKernel, TwoInputGraphWithWhereAndScalars) {
     for (size_t i = 0; i < out.size(); ++i) {
       const double x = in[0][i], y = in[1][i];
       const double want = x > 0 ? std::max(x * y - 1.0, y) : std::min(std::exp(y), 10.0);
-      ASSERT_TRUE(Close(out[i], want)) << candidates[k].knobs << " x=" << x << " y=" << y
-                                       << " got " << out[i] << " want " << want;
+      ASSERT_TRUE(Close(out[i], want)) << candidates[k].knobs << " x=" << x << " y=" << y << " got "
+                                       << out[i] << " want " << want;
     }
   }
 }
@@ -251,7 +273,9 @@ TEST(TemplatePointwiseKernel, WholeKnobSpaceForEveryActivation_Slow) {
   if (!SlowTestsEnabled()) GTEST_SKIP() << "set KE_SLOW_TESTS=1 to run";
   for (const auto& a : Activations()) {
     const core::Problem p = BuildProblem(a);
-    CheckCandidates(a.name, Drafts(p, 100), a.ref);
+    const auto all = Drafts(p, 100);
+    EXPECT_EQ(all.size(), 24u) << a.name;
+    CheckCandidates(all, std::vector<const ActivationCase*>(all.size(), &a), true);
   }
 }
 

@@ -13,6 +13,7 @@
 #include <fstream>
 #include <memory>
 #include <random>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -56,8 +57,8 @@ class GraphBuilder {
     return name;
   }
   /// Adds a call node of the builder's shape; returns its name.
-  std::string Call(const std::string& name, const std::string& target, std::vector<core::OpArg> args,
-                   core::DType dtype = core::DType::kFloat32) {
+  std::string Call(const std::string& name, const std::string& target,
+                   std::vector<core::OpArg> args, core::DType dtype = core::DType::kFloat32) {
     core::OpNode n;
     n.name = name;
     n.target = target;
@@ -115,9 +116,9 @@ inline std::unique_ptr<LoadedKernel> CompileAndLoad(const std::string& source, i
   const auto so = dir / "candidate.so";
   const auto log = dir / "build.log";
   std::ofstream(src) << source;
-  const std::string cmd = "g++ -std=c++17 -O3 -march=native -fopenmp -fPIC -shared " +
-                          extra_flags + " -o '" +
-                          so.string() + "' '" + src.string() + "' > '" + log.string() + "' 2>&1";
+  const std::string cmd = "g++ -std=c++17 -O3 -march=native -fopenmp -fPIC -shared " + extra_flags +
+                          " -o '" + so.string() + "' '" + src.string() + "' > '" + log.string() +
+                          "' 2>&1";
   const int rc = std::system(cmd.c_str());
   {
     std::ifstream in(log);
@@ -138,12 +139,13 @@ inline std::unique_ptr<LoadedKernel> CompileAndLoad(const std::string& source, i
 }
 
 /// Compiles every source, two compiler processes at a time (the machine has 2 cores).
-inline std::vector<std::unique_ptr<LoadedKernel>> CompileAll(const std::vector<std::string>& sources) {
+inline std::vector<std::unique_ptr<LoadedKernel>> CompileAll(
+    const std::vector<std::string>& sources, const std::string& extra_flags = "") {
   std::vector<std::unique_ptr<LoadedKernel>> out(sources.size());
   std::atomic<size_t> next{0};
   auto worker = [&] {
     for (size_t i = next.fetch_add(1); i < sources.size(); i = next.fetch_add(1)) {
-      out[i] = CompileAndLoad(sources[i], static_cast<int>(i));
+      out[i] = CompileAndLoad(sources[i], static_cast<int>(i), extra_flags);
     }
   };
   std::thread a(worker);
@@ -151,6 +153,35 @@ inline std::vector<std::unique_ptr<LoadedKernel>> CompileAll(const std::vector<s
   a.join();
   b.join();
   return out;
+}
+
+/// The flag that makes GCC report vectorized loops in the build log.
+inline constexpr const char* kVectorizeReport = "-fopt-info-vec-optimized";
+
+/// Expects every loop under a `#pragma omp simd` line of `source` to be reported as
+/// vectorized with 64-byte (AVX-512) vectors in `log` (built with kVectorizeReport),
+/// at one of the three lines after the pragma.
+inline void ExpectSimdLoopsVectorized(const std::string& source, const std::string& log) {
+  std::istringstream lines(source);
+  std::string line;
+  int loops = 0;
+  for (int number = 1; std::getline(lines, line); ++number) {
+    if (line.rfind("#pragma omp simd", 0) != 0) continue;
+    ++loops;
+    // GCC reports a loop at its `for` line or, for a braced body, at a body line.
+    bool vectorized = false;
+    for (int at = number + 1; at <= number + 3; ++at) {
+      const std::string where = "candidate.cpp:" + std::to_string(at) + ":";
+      std::istringstream report(log);
+      for (std::string l; std::getline(report, l);) {
+        vectorized =
+            vectorized || (l.find(where) != std::string::npos &&
+                           l.find("loop vectorized using 64 byte vectors") != std::string::npos);
+      }
+    }
+    EXPECT_TRUE(vectorized) << "loop at line " << number + 1 << " not vectorized; report:\n" << log;
+  }
+  EXPECT_GT(loops, 0) << "no `#pragma omp simd` loop in the source";
 }
 
 inline DLTensor FloatTensor(float* data, std::vector<int64_t>& shape) {
@@ -182,9 +213,9 @@ inline std::vector<float> TestValues(size_t n, uint32_t seed, float scale = 2.0f
   std::normal_distribution<float> dist(0.0f, 1.0f);
   std::vector<float> v(n);
   for (auto& x : v) x = dist(gen) * scale;
-  const float specials[] = {0.0f, 1e-6f, -1e-6f, 1.0f, -1.0f, 3.0f, -3.0f, 20.5f, -20.5f,
-                            50.0f, -50.0f, 88.5f, -88.5f, 89.0f, -89.0f, 100.0f, -100.0f,
-                            1e4f, -1e4f};
+  const float specials[] = {0.0f,   1e-6f,  -1e-6f,  1.0f,   -1.0f, 3.0f,   -3.0f,
+                            20.5f,  -20.5f, 50.0f,   -50.0f, 88.5f, -88.5f, 89.0f,
+                            -89.0f, 100.0f, -100.0f, 1e4f,   -1e4f};
   const size_t k = std::size(specials);
   for (size_t i = 0; n >= k && i < k; ++i) v[n - k + i] = specials[i];
   return v;

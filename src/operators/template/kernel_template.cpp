@@ -8,9 +8,9 @@ namespace kernelevolve::operators::templates {
 TemplateMatch MatchTemplate(const core::Problem& problem, int threads) {
   const core::OpGraph& graph = problem.graph;
   if (graph.nodes.empty()) {
-    return {nullptr, "unsupported_graph: the problem has no captured op graph" +
-                         (problem.graph_error.empty() ? std::string()
-                                                      : " (" + problem.graph_error + ")")};
+    return {nullptr,
+            "unsupported_graph: the problem has no captured op graph" +
+                (problem.graph_error.empty() ? std::string() : " (" + problem.graph_error + ")")};
   }
   const bool multithread = threads > 1;
   const auto calls = graph.Calls();

@@ -150,18 +150,31 @@ namespace {
 KnobDim ThreadsDim(bool multithread) {
   std::vector<nlohmann::json> values = {"1"};
   if (multithread) values.push_back("all");
-  return {"threads", values, "1", "1", multithread ? nlohmann::json("all") : nlohmann::json(),
-          "", nullptr, "threads={}"};
+  return {
+      "threads", values,  "1",         "1", multithread ? nlohmann::json("all") : nlohmann::json(),
+      "",        nullptr, "threads={}"};
 }
 
 }  // namespace
 
 KnobSpace PointwiseKnobSpace(bool multithread) {
   return KnobSpace({
-      {"variant", {"scalar", "vectorized"}, "scalar", "scalar", "vectorized", "", nullptr,
+      {"variant",
+       {"scalar", "vectorized"},
+       "scalar",
+       "scalar",
+       "vectorized",
+       "",
+       nullptr,
        "{} variant"},
       ThreadsDim(multithread),
-      {"block", {4096, 16384, 65536}, 16384, nullptr, nullptr, "threads", "all",
+      {"block",
+       {4096, 16384, 65536},
+       16384,
+       nullptr,
+       nullptr,
+       "threads",
+       "all",
        "{}-element blocks"},
       {"unroll", {1, 2, 4}, 1, 1, nullptr, "", nullptr, "{}x unroll"},
   });
@@ -169,8 +182,14 @@ KnobSpace PointwiseKnobSpace(bool multithread) {
 
 KnobSpace SoftmaxKnobSpace(bool multithread) {
   return KnobSpace({
-      {"variant", {"three_pass", "online", "two_pass_store"}, "three_pass", "three_pass", nullptr,
-       "", nullptr, "{} variant"},
+      {"variant",
+       {"three_pass", "online", "two_pass_store"},
+       "three_pass",
+       "three_pass",
+       nullptr,
+       "",
+       nullptr,
+       "{} variant"},
       {"math", {"libm", "vectorized"}, "libm", "libm", "vectorized", "", nullptr, "{} math"},
       ThreadsDim(multithread),
       {"rows_per_chunk", {1, 4, 16}, 4, nullptr, nullptr, "threads", "all", "{}-row chunks"},

@@ -31,9 +31,9 @@ struct KnobDim {
 
 /// A one-knob change of a setting.
 struct KnobMove {
-  std::string dim;         // knob name
-  nlohmann::json value;    // its new value
-  nlohmann::json knobs;    // the whole canonical setting after the move
+  std::string dim;       // knob name
+  nlohmann::json value;  // its new value
+  nlohmann::json knobs;  // the whole canonical setting after the move
 };
 
 /// The finite space of settings of one template. Settings are JSON objects
@@ -84,8 +84,9 @@ class KnobSpace {
 KnobSpace PointwiseKnobSpace(bool multithread);
 
 /// Knobs of the "softmax_lastdim" template: variant {"three_pass" (max; sum of exp;
-/// normalize), "online" (one pass with a running max, Milakov & Gimelshein 2018;
-/// normalize), "two_pass_store" (max; exp stored to the output and summed; scale)},
+/// normalize), "online" (one sweep keeping a running max and rescaled sum, merged per
+/// L1-resident block, Milakov & Gimelshein 2018; normalize), "two_pass_store" (max;
+/// exp stored to the output and summed; scale)},
 /// math {"libm", "vectorized"} (exp from <cmath> or from the math prelude), threads
 /// {"1", "all"} over rows, rows_per_chunk {1, 4, 16} (only with threads "all").
 KnobSpace SoftmaxKnobSpace(bool multithread);

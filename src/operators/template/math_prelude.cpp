@@ -12,7 +12,8 @@ struct PreludeSection {
   const char* text;
 };
 
-constexpr const char* kHeader = R"PRELUDE(// ---- kernelevolve math prelude (float32, branch-free, vectorizable) ----------
+constexpr const char* kHeader =
+    R"PRELUDE(// ---- kernelevolve math prelude (float32, branch-free, vectorizable) ----------
 // Straight-line code only (selects, no libm calls, no tables), so GCC inlines these
 // into `#pragma omp simd` loops and vectorizes them without -ffast-math.
 // Error bounds on finite inputs, measured against double-precision libm
@@ -38,7 +39,16 @@ const std::vector<PreludeSection>& Sections() {
   return bits;
 }
 )PRELUDE"},
-      {"ke_exp", {"ke_bits_to_float"}, R"PRELUDE(// e^x. Range reduction after Cody & Waite ("Software Manual for the Elementary
+      {"ke_select",
+       {},
+       R"PRELUDE(// cond ? a : b with both operands already evaluated. A plain ternary whose branch
+// calls a function containing a division is not if-converted by GCC under the
+// default -ftrapping-math, which blocks vectorization; this spelling is.
+static inline float ke_select(bool cond, float a, float b) { return cond ? a : b; }
+)PRELUDE"},
+      {"ke_exp",
+       {"ke_bits_to_float"},
+       R"PRELUDE(// e^x. Range reduction after Cody & Waite ("Software Manual for the Elementary
 // Functions", 1980): x = n*ln2 + r, |r| <= ln2/2, ln2 split into a head exact in 9
 // bits (0.693359375) and a tail, so n*ln2_hi is exact for |n| < 2^15. e^r by its
 // degree-7 Taylor polynomial (coefficients 1/k!, truncation < 5.2e-9 relative on
@@ -51,7 +61,8 @@ static inline float ke_exp(float x) {
   float xc = x < -104.0f ? -104.0f : x;
   xc = xc > 88.8f ? 88.8f : xc;
   xc = is_nan ? 0.0f : xc;
-  const float n = (xc * 1.44269504088896341f + 12582912.0f) - 12582912.0f;  // rint via 1.5*2^23
+  // n = round(x / ln2): adding and subtracting 1.5 * 2^23 rounds to the nearest integer.
+  const float n = (xc * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
   const float r = (xc - n * 0.693359375f) - n * -2.12194440e-4f;
   float p = 1.0f / 5040.0f;
   p = p * r + 1.0f / 720.0f;
@@ -69,7 +80,9 @@ static inline float ke_exp(float x) {
   return is_nan ? x : y;
 }
 )PRELUDE"},
-      {"ke_expm1", {"ke_exp"}, R"PRELUDE(// e^x - 1 without cancellation near 0: for |x| < ln2/2 the Taylor series
+      {"ke_expm1",
+       {"ke_exp"},
+       R"PRELUDE(// e^x - 1 without cancellation near 0: for |x| < ln2/2 the Taylor series
 // x + x^2/2! + ... + x^7/7! (truncation < 5.2e-9 relative); elsewhere e^x - 1,
 // whose result is then >= 0.29 in magnitude, so the subtraction loses < 2 ulp.
 static inline float ke_expm1(float x) {
@@ -86,7 +99,9 @@ static inline float ke_expm1(float x) {
   return ax < 0.34657359f ? small : large;
 }
 )PRELUDE"},
-      {"ke_log", {"ke_bits_to_float", "ke_float_to_bits"}, R"PRELUDE(// log(x). Exponent/mantissa split x = 2^e * m with m in [sqrt(1/2), sqrt(2)), then
+      {"ke_log",
+       {"ke_bits_to_float", "ke_float_to_bits"},
+       R"PRELUDE(// log(x). Exponent/mantissa split x = 2^e * m with m in [sqrt(1/2), sqrt(2)), then
 // log(m) = 2*atanh(s), s = (m-1)/(m+1), |s| <= 0.1716, by the odd series
 // 2*(s + s^3/3 + ... + s^9/9) (truncation < 7e-10). e*ln2 uses the Cody-Waite split.
 // Denormals are scaled by 2^23 first. log(0) = -inf, log(x<0) = NaN, log(inf) = inf.
@@ -114,9 +129,11 @@ static inline float ke_log(float x) {
   return y;
 }
 )PRELUDE"},
-      {"ke_log1p", {"ke_log"}, R"PRELUDE(// log(1 + u) accurate near u = 0: with w = 1 + u rounded, log1p(u) = log(w) * u / (w - 1)
-// (Goldberg, "What Every Computer Scientist Should Know About Floating-Point
-// Arithmetic", 1991, Theorem 4).
+      {"ke_log1p",
+       {"ke_log"},
+       R"PRELUDE(// log(1 + u), accurate near u = 0:
+// with w = 1 + u rounded, log1p(u) = log(w) * u / (w - 1) (Goldberg, "What Every
+// Computer Scientist Should Know About Floating-Point Arithmetic", 1991, Theorem 4).
 static inline float ke_log1p(float u) {
   const float w = 1.0f + u;
   const float d = w - 1.0f;
@@ -124,11 +141,16 @@ static inline float ke_log1p(float u) {
   return d == 0.0f ? u : (w == INFINITY ? w : y);
 }
 )PRELUDE"},
-      {"ke_sigmoid", {"ke_exp"}, R"PRELUDE(// 1 / (1 + e^-x): saturates to 1 for large x and to 0 (via e^-x = +inf) for very negative x.
+      {"ke_sigmoid",
+       {"ke_exp"},
+       R"PRELUDE(// 1 / (1 + e^-x):
+// saturates to 1 for large x and to 0 (via e^-x = +inf) for very negative x.
 static inline float ke_sigmoid(float x) { return 1.0f / (1.0f + ke_exp(-x)); }
 )PRELUDE"},
-      {"ke_tanh", {"ke_expm1"}, R"PRELUDE(// tanh(x) = sign(x) * -expm1(-2|x|) / (2 + expm1(-2|x|)): no overflow (the argument is
-// <= 0), no cancellation near 0, saturates to +-1.
+      {"ke_tanh",
+       {"ke_expm1"},
+       R"PRELUDE(// tanh(x) = sign(x) * -expm1(-2|x|) / (2 + expm1(-2|x|)):
+// no overflow (the argument is <= 0), no cancellation near 0, saturates to +-1.
 static inline float ke_tanh(float x) {
   const float ax = x < 0.0f ? -x : x;
   const float em = ke_expm1(-2.0f * ax);
@@ -136,14 +158,19 @@ static inline float ke_tanh(float x) {
   return x < 0.0f ? -t : t;
 }
 )PRELUDE"},
-      {"ke_softplus", {"ke_exp", "ke_log1p"}, R"PRELUDE(// log(1 + e^z) = max(z, 0) + log1p(e^-|z|): never overflows.
+      {"ke_softplus",
+       {"ke_exp", "ke_log1p"},
+       R"PRELUDE(// log(1 + e^z) = max(z, 0) + log1p(e^-|z|): never overflows.
 static inline float ke_softplus(float z) {
   const float az = z < 0.0f ? -z : z;
   return (z > 0.0f ? z : 0.0f) + ke_log1p(ke_exp(-az));
 }
 )PRELUDE"},
-      {"ke_erf", {"ke_exp"}, R"PRELUDE(// erf(x) by Abramowitz & Stegun, Handbook of Mathematical Functions (1964), formula
-// 7.1.26: erf(a) = 1 - (a1 t + a2 t^2 + a3 t^3 + a4 t^4 + a5 t^5) e^(-a^2),
+      {"ke_erf",
+       {"ke_exp"},
+       R"PRELUDE(// erf(x) by Abramowitz & Stegun,
+// Handbook of Mathematical Functions (1964), formula 7.1.26:
+// erf(a) = 1 - (a1 t + a2 t^2 + a3 t^3 + a4 t^4 + a5 t^5) e^(-a^2),
 // t = 1 / (1 + p a), a = |x|, |error| <= 1.5e-7; odd symmetry for x < 0. Below
 // a = 0.5, where 1 - (...) cancels, the Maclaurin series (2/sqrt(pi)) * sum_k
 // (-1)^k a^(2k+1) / (k! (2k+1)) up to a^13 is used instead (truncation < 5e-10).

@@ -7,9 +7,10 @@
 namespace kernelevolve::operators::templates {
 
 /// Names of the prelude's functions, callees first: ke_bits_to_float,
-/// ke_float_to_bits, ke_exp, ke_expm1, ke_log, ke_log1p, ke_sigmoid, ke_tanh,
-/// ke_softplus, ke_erf. Each is `static inline float f(float)` (the two bit casts
-/// convert between float and int32_t).
+/// ke_float_to_bits, ke_select, ke_exp, ke_expm1, ke_log, ke_log1p, ke_sigmoid,
+/// ke_tanh, ke_softplus, ke_erf. Each is `static inline float f(float)` except the
+/// two bit casts (float <-> int32_t) and ke_select(bool, float, float), a select
+/// whose operands are both evaluated (so GCC can if-convert and vectorize it).
 std::vector<std::string> MathPreludeFunctions();
 
 /// C++17 source text defining the functions in `used` and everything they call,

@@ -20,14 +20,15 @@ std::string ShapeText(const std::vector<int64_t>& shape) {
 /// A C++ identifier for a graph node name, unique within `used`.
 std::string Identifier(const std::string& name, std::set<std::string>& used) {
   static const std::set<std::string> kReserved = {
-      "and", "or", "not", "xor", "bitand", "bitor", "compl", "and_eq", "or_eq", "not_eq",
-      "xor_eq", "auto", "bool", "break", "case", "char", "class", "const", "continue",
-      "default", "delete", "do", "double", "else", "enum", "explicit", "extern", "false",
-      "float", "for", "friend", "goto", "if", "inline", "int", "long", "new", "operator",
-      "private", "protected", "public", "register", "return", "short", "signed", "sizeof",
-      "static", "struct", "switch", "template", "this", "throw", "true", "try", "typedef",
-      "union", "unsigned", "using", "virtual", "void", "volatile", "while", "std", "errno",
-      "INFINITY", "NAN", "NULL", "assert"};
+      "and",      "or",       "not",      "xor",     "bitand",   "bitor",    "compl",   "and_eq",
+      "or_eq",    "not_eq",   "xor_eq",   "auto",    "bool",     "break",    "case",    "char",
+      "class",    "const",    "continue", "default", "delete",   "do",       "double",  "else",
+      "enum",     "explicit", "extern",   "false",   "float",    "for",      "friend",  "goto",
+      "if",       "inline",   "int",      "long",    "new",      "operator", "private", "protected",
+      "public",   "register", "return",   "short",   "signed",   "sizeof",   "static",  "struct",
+      "switch",   "template", "this",     "throw",   "true",     "try",      "typedef", "union",
+      "unsigned", "using",    "virtual",  "void",    "volatile", "while",    "std",     "errno",
+      "INFINITY", "NAN",      "NULL",     "assert"};
   std::string id;
   for (char c : name) id += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
   if (id.empty() || std::isdigit(static_cast<unsigned char>(id[0])) || kReserved.count(id) > 0 ||
@@ -60,23 +61,28 @@ std::optional<std::string> CheckInputs(const core::OpGraph& graph,
   for (const auto& n : graph.nodes) {
     if (!IsInput(n)) continue;
     if (n.dtype != core::DType::kFloat32) {
-      return fmt::format("unsupported_dtype: input '{}' is {} (the pointwise template handles "
-                         "float32)", n.name, core::DTypeName(n.dtype));
+      return fmt::format(
+          "unsupported_dtype: input '{}' is {} (the pointwise template handles "
+          "float32)",
+          n.name, core::DTypeName(n.dtype));
     }
     if (n.shape != shape) {
-      return fmt::format("unsupported_graph: input '{}' has shape {} but the output has {} "
-                         "(broadcasting is not templated)", n.name, ShapeText(n.shape),
-                         ShapeText(shape));
+      return fmt::format(
+          "unsupported_graph: input '{}' has shape {} but the output has {} "
+          "(broadcasting is not templated)",
+          n.name, ShapeText(n.shape), ShapeText(shape));
     }
     inputs.push_back(&n);
   }
-  std::sort(inputs.begin(), inputs.end(),
-            [](const core::OpNode* a, const core::OpNode* b) { return a->abi_index < b->abi_index; });
+  std::sort(inputs.begin(), inputs.end(), [](const core::OpNode* a, const core::OpNode* b) {
+    return a->abi_index < b->abi_index;
+  });
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (inputs[i]->abi_index != static_cast<int>(i)) {
-      return fmt::format("unsupported_graph: input '{}' has abi_index {}, expected {} (inputs must "
-                         "be numbered 0..{})", inputs[i]->name, inputs[i]->abi_index, i,
-                         inputs.size() - 1);
+      return fmt::format(
+          "unsupported_graph: input '{}' has abi_index {}, expected {} (inputs must "
+          "be numbered 0..{})",
+          inputs[i]->name, inputs[i]->abi_index, i, inputs.size() - 1);
     }
   }
   if (inputs.empty()) return std::string("unsupported_graph: the graph has no tensor input");
@@ -102,16 +108,20 @@ PointwiseBuild BuildPointwiseExpr(const core::OpGraph& graph, MathFlavor flavor)
     if (!IsPointwiseTarget(call->target)) return Fail("unsupported_op: " + call->target);
   }
   if (graph.outputs.size() != 1) {
-    return Fail(fmt::format("unsupported_graph: {} outputs (the pointwise template writes exactly "
-                            "one)", graph.outputs.size()));
+    return Fail(
+        fmt::format("unsupported_graph: {} outputs (the pointwise template writes exactly "
+                    "one)",
+                    graph.outputs.size()));
   }
   const core::OpNode* out = graph.Find(graph.outputs[0]);
   if (out == nullptr) {
     return Fail("unsupported_graph: output '" + graph.outputs[0] + "' is not a node of the graph");
   }
   if (out->dtype != core::DType::kFloat32) {
-    return Fail(fmt::format("unsupported_dtype: output '{}' is {} (the pointwise template "
-                            "handles float32)", out->name, core::DTypeName(out->dtype)));
+    return Fail(
+        fmt::format("unsupported_dtype: output '{}' is {} (the pointwise template "
+                    "handles float32)",
+                    out->name, core::DTypeName(out->dtype)));
   }
   PointwiseExpr expr;
   expr.shape = out->shape;
@@ -133,9 +143,10 @@ PointwiseBuild BuildPointwiseExpr(const core::OpGraph& graph, MathFlavor flavor)
                               call->target, core::DTypeName(call->dtype), core::DTypeName(want)));
     }
     if (call->shape != expr.shape) {
-      return Fail(fmt::format("unsupported_graph: node '{}' ({}) has shape {} but the output has "
-                              "{} (broadcasting is not templated)", call->name, call->target,
-                              ShapeText(call->shape), ShapeText(expr.shape)));
+      return Fail(
+          fmt::format("unsupported_graph: node '{}' ({}) has shape {} but the output has "
+                      "{} (broadcasting is not templated)",
+                      call->name, call->target, ShapeText(call->shape), ShapeText(expr.shape)));
     }
     RuleContext context(*call, vars, flavor);
     std::string rhs = rule->emit(context);

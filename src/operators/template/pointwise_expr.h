@@ -19,19 +19,20 @@ enum class MathFlavor {
 
 /// `const <float|bool> var = expr;  // origin`
 struct ExprStatement {
-  std::string var;     // C++ identifier derived from the graph node name
+  std::string var;  // C++ identifier derived from the graph node name
   bool is_bool = false;
-  std::string expr;    // right-hand side, in terms of earlier vars and float literals
-  std::string origin;  // the ATen call it implements, e.g. "aten.add.Tensor(self=abs_1, other=1, alpha=1)"
+  std::string expr;  // right-hand side, in terms of earlier vars and float literals
+  std::string
+      origin;  // the ATen call it implements, e.g. "aten.add.Tensor(self=abs_1, other=1, alpha=1)"
 };
 
 /// A whole elementwise graph as straight-line code over one element per input.
 struct PointwiseExpr {
-  std::vector<std::string> input_vars;   // parameter names, in ABI input order
-  std::vector<std::string> input_nodes;  // the graph nodes they stand for, same order
-  std::vector<ExprStatement> statements; // graph order
-  std::string result_var;                // the variable written to the output element
-  std::vector<int64_t> shape;            // of every input and of the output
+  std::vector<std::string> input_vars;    // parameter names, in ABI input order
+  std::vector<std::string> input_nodes;   // the graph nodes they stand for, same order
+  std::vector<ExprStatement> statements;  // graph order
+  std::string result_var;                 // the variable written to the output element
+  std::vector<int64_t> shape;             // of every input and of the output
 };
 
 /// Result of BuildPointwiseExpr: either an expression or why none exists.

@@ -47,7 +47,8 @@ std::optional<double> RuleContext::OptionalNumber(const std::string& name) {
 
 std::string RuleContext::Text(const std::string& name) {
   const core::OpArg* arg = Need(name);
-  if (arg != nullptr && !arg->IsRef() && arg->value.is_string()) return arg->value.get<std::string>();
+  if (arg != nullptr && !arg->IsRef() && arg->value.is_string())
+    return arg->value.get<std::string>();
   if (arg != nullptr) Fail("argument '" + name + "' must be a string");
   return "";
 }
@@ -81,6 +82,12 @@ std::string RuleContext::Sigmoid(const std::string& a) const {
 }
 std::string RuleContext::Softplus(const std::string& a) const {
   return Prelude(flavor_) ? "ke_softplus(" + a + ")" : "std::log1p(std::exp(" + a + "))";
+}
+
+std::string RuleContext::Select(const std::string& cond, const std::string& a,
+                                const std::string& b) const {
+  if (Prelude(flavor_)) return "ke_select(" + cond + ", " + a + ", " + b + ")";
+  return cond + " ? " + a + " : " + b;
 }
 
 namespace {
@@ -127,20 +134,20 @@ std::string Softplus(RuleContext& c) {  // x*beta > threshold ? x : log1p(exp(x*
   const std::string z = Scaled(a, beta);
   std::string soft = c.Softplus(z);
   if (beta != 1.0) soft += " / " + FloatLiteral(beta);
-  return z + " > " + FloatLiteral(c.Number("threshold")) + " ? " + a + " : " + soft;
+  return c.Select(z + " > " + FloatLiteral(c.Number("threshold")), a, soft);
 }
 std::string Elu(RuleContext& c) {  // x <= 0 ? expm1(x*input_scale) * alpha*scale : x*scale
   const auto a = Self(c);
   const double alpha = c.Number("alpha");
   const double scale = c.Number("scale");
   const double input_scale = c.Number("input_scale");
-  return a + " <= 0.0f ? " + Scaled(c.Expm1(Scaled(a, input_scale)), alpha * scale) + " : " +
-         Scaled(a, scale);
+  return c.Select(a + " <= 0.0f", Scaled(c.Expm1(Scaled(a, input_scale)), alpha * scale),
+                  Scaled(a, scale));
 }
 std::string Celu(RuleContext& c) {  // elu(x, alpha, scale=1, input_scale=1/alpha)
   const auto a = Self(c);
   const double alpha = c.Number("alpha");
-  return a + " <= 0.0f ? " + Scaled(c.Expm1(Scaled(a, 1.0 / alpha)), alpha) + " : " + a;
+  return c.Select(a + " <= 0.0f", Scaled(c.Expm1(Scaled(a, 1.0 / alpha)), alpha), a);
 }
 std::string Hardtanh(RuleContext& c) {
   const auto a = Self(c);
@@ -172,8 +179,8 @@ std::string Hardshrink(RuleContext& c) {
 std::string Softshrink(RuleContext& c) {
   const auto a = Self(c);
   const std::string l = FloatLiteral(c.Number("lambd"));
-  return a + " > " + l + " ? " + a + " - " + l + " : (" + a + " < -" + l + " ? " + a + " + " +
-         l + " : 0.0f)";
+  return a + " > " + l + " ? " + a + " - " + l + " : (" + a + " < -" + l + " ? " + a + " + " + l +
+         " : 0.0f)";
 }
 
 // ---- unary math -------------------------------------------------------------

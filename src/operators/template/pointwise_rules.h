@@ -40,6 +40,9 @@ class RuleContext {
   std::string Sigmoid(const std::string& arg) const;
   /// log(1 + e^arg), without softplus's threshold.
   std::string Softplus(const std::string& arg) const;
+  /// `cond ? a : b`; with the prelude `ke_select(cond, a, b)`, which evaluates both
+  /// operands so the select vectorizes even when a branch calls the prelude.
+  std::string Select(const std::string& cond, const std::string& a, const std::string& b) const;
 
   /// Records a problem (kept only if it is the first).
   void Fail(const std::string& why) {

@@ -26,7 +26,8 @@ std::string PointerParams(const PointwiseExpr& expr) {
 /// "ke_fused(in0[i], in1[i])" for index variable `index`.
 std::string FusedCall(const PointwiseExpr& expr, const std::string& index) {
   std::vector<std::string> parts;
-  for (size_t k = 0; k < expr.input_vars.size(); ++k) parts.push_back(fmt::format("in{}[{}]", k, index));
+  for (size_t k = 0; k < expr.input_vars.size(); ++k)
+    parts.push_back(fmt::format("in{}[{}]", k, index));
   return fmt::format("ke_fused({})", fmt::join(parts, ", "));
 }
 
@@ -39,7 +40,9 @@ std::string InputList(const PointwiseExpr& expr) {
 }  // namespace
 
 PointwiseTemplate::PointwiseTemplate(PointwiseExpr libm, PointwiseExpr prelude, bool multithread)
-    : libm_(std::move(libm)), prelude_(std::move(prelude)), space_(PointwiseKnobSpace(multithread)) {}
+    : libm_(std::move(libm)),
+      prelude_(std::move(prelude)),
+      space_(PointwiseKnobSpace(multithread)) {}
 
 std::vector<nlohmann::json> PointwiseTemplate::Drafts() const {
   const std::vector<nlohmann::json> curated = {
@@ -62,8 +65,8 @@ std::vector<nlohmann::json> PointwiseTemplate::Drafts() const {
 }
 
 std::string PointwiseTemplate::Summary(const nlohmann::json& knobs) const {
-  std::string out = knobs.at("variant") == "vectorized" ? "vectorized math prelude"
-                                                        : "scalar std:: math";
+  std::string out =
+      knobs.at("variant") == "vectorized" ? "vectorized math prelude" : "scalar std:: math";
   if (knobs.at("threads") == "all") {
     out += fmt::format(", all threads, {}-element blocks", knobs.at("block").get<int64_t>());
   } else {
@@ -91,7 +94,8 @@ std::string PointwiseTemplate::MapRangeFunction(const PointwiseExpr& expr, bool 
                                                 int unroll) const {
   std::string out = fmt::format(
       "// out[i] = {} for i in [begin, end).\n"
-      "static void ke_map_range({}, float* __restrict out, int64_t begin, int64_t end) {{\n",
+      "static void ke_map_range({}, float* __restrict out,\n"
+      "                         int64_t begin, int64_t end) {{\n",
       FusedCall(expr, "i"), PointerParams(expr));
   if (!vectorized) {
     if (unroll > 1) out += fmt::format("#pragma GCC unroll {}\n", unroll);
@@ -172,8 +176,10 @@ std::string PointwiseTemplate::Generate(const nlohmann::json& knobs_in) const {
     abi += fmt::format("//   inputs[{}] = {} (float32 {})\n", i, expr.input_nodes[i],
                        ShapeText(expr.shape));
   }
-  abi += fmt::format("//   outputs[0] = result (float32 {}); any shape with the same element\n"
-                     "//   count works.\n", ShapeText(expr.shape));
+  abi += fmt::format(
+      "//   outputs[0] = result (float32 {}); any shape with the same element\n"
+      "//   count works.\n",
+      ShapeText(expr.shape));
 
   const std::string kernel =
       "// ---- kernel --------------------------------------------------------------------\n" +

@@ -22,7 +22,8 @@ std::string WithExp(std::string code, const std::string& exp_fn) {
   return code;
 }
 
-constexpr const char* kRowMax = R"(// Largest element of a row (the shift that keeps exp from overflowing).
+constexpr const char* kRowMax =
+    R"(// Largest element of a row (the shift that keeps exp from overflowing).
 static inline float ke_row_max(const float* __restrict x, int64_t cols) {
   float m = -INFINITY;
 #pragma omp simd reduction(max : m)
@@ -32,43 +33,33 @@ static inline float ke_row_max(const float* __restrict x, int64_t cols) {
 )";
 
 // Milakov & Gimelshein, "Online normalizer calculation for softmax" (arXiv:1805.02867,
-// 2018), algorithm 3, kept per SIMD lane and merged at the end.
-constexpr const char* kOnlineMaxSum = R"(// Row max m and sum of exp(x - m) in one read of the row: Milakov & Gimelshein,
-// "Online normalizer calculation for softmax" (2018). Each of 16 lanes keeps a
-// running max and a sum rescaled by exp(old_max - new_max) when its max grows;
-// the lanes are merged at the end, then the tail is folded in the same way.
+// 2018): partial (max, sum) pairs merge as (m1, d1) + (m2, d2) = (M, d1 e^(m1-M) +
+// d2 e^(m2-M)), M = max(m1, m2). Applied per L1-resident block so that both inner
+// loops are plain vectorizable reductions (a per-element update needs two exps and a
+// loop-carried select that GCC does not vectorize).
+constexpr const char* kOnlineMaxSum =
+    R"(// Row max m and sum of exp(x - m) in one sweep over memory (Milakov & Gimelshein,
+// "Online normalizer calculation for softmax", 2018). The row is cut into blocks of
+// 1024 floats (4 KiB, stays in L1); each block's max and sum of exp(x - block max)
+// are vectorized reductions, and the running (max, sum) absorbs the block's pair by
+// their merge rule: sum = sum * exp(max - new_max) + block_sum * exp(block_max - new_max).
 static inline void ke_online_max_sum(const float* __restrict x, int64_t cols, float* max_out,
                                      float* sum_out) {
-  constexpr int64_t kLanes = 16;
-  float lane_max[kLanes];
-  float lane_sum[kLanes];
-  for (int64_t l = 0; l < kLanes; ++l) {
-    lane_max[l] = -INFINITY;
-    lane_sum[l] = 0.0f;
-  }
-  int64_t j = 0;
-  for (; j + kLanes <= cols; j += kLanes) {
-#pragma omp simd
-    for (int64_t l = 0; l < kLanes; ++l) {
-      const float v = x[j + l];
-      const float m_old = lane_max[l];
-      const float m_new = v > m_old ? v : m_old;
-      const float rescale = m_old == m_new ? 1.0f : EXP(m_old - m_new);
-      const float term = v == m_new ? 1.0f : EXP(v - m_new);
-      lane_sum[l] = lane_sum[l] * rescale + term;
-      lane_max[l] = m_new;
-    }
-  }
+  constexpr int64_t kBlock = 1024;
   float m = -INFINITY;
-  for (int64_t l = 0; l < kLanes; ++l) m = lane_max[l] > m ? lane_max[l] : m;
   float s = 0.0f;
-  for (int64_t l = 0; l < kLanes; ++l) {
-    s += lane_sum[l] == 0.0f ? 0.0f : lane_sum[l] * EXP(lane_max[l] - m);
-  }
-  for (; j < cols; ++j) {
-    const float v = x[j];
-    const float m_new = v > m ? v : m;
-    s = s * (m == m_new ? 1.0f : EXP(m - m_new)) + (v == m_new ? 1.0f : EXP(v - m_new));
+  for (int64_t b = 0; b < cols; b += kBlock) {
+    const float* xb = x + b;
+    const int64_t len = cols - b < kBlock ? cols - b : kBlock;
+    float bm = -INFINITY;
+#pragma omp simd reduction(max : bm)
+    for (int64_t j = 0; j < len; ++j) bm = xb[j] > bm ? xb[j] : bm;
+    if (bm == -INFINITY) continue;  // an all -inf block adds nothing
+    float bs = 0.0f;
+#pragma omp simd reduction(+ : bs)
+    for (int64_t j = 0; j < len; ++j) bs += EXP(xb[j] - bm);
+    const float m_new = bm > m ? bm : m;
+    s = (s == 0.0f ? 0.0f : s * EXP(m - m_new)) + bs * EXP(bm - m_new);
     m = m_new;
   }
   *max_out = m;
@@ -102,13 +93,16 @@ SoftmaxMatch MatchSoftmax(const core::OpGraph& graph) {
   int inputs = 0;
   for (const auto& n : graph.nodes) inputs += n.kind != core::OpNodeKind::kCall ? 1 : 0;
   if (inputs != 1 || input->abi_index != 0) {
-    return Unsupported(fmt::format("unsupported_graph: {} tensor inputs (the softmax template "
-                                   "takes exactly one, at ABI index 0)", inputs));
+    return Unsupported(
+        fmt::format("unsupported_graph: {} tensor inputs (the softmax template "
+                    "takes exactly one, at ABI index 0)",
+                    inputs));
   }
   if (input->dtype != core::DType::kFloat32 || call.dtype != core::DType::kFloat32) {
-    return Unsupported(fmt::format("unsupported_dtype: {} on {} -> {} (the softmax template "
-                                   "handles float32)", t, core::DTypeName(input->dtype),
-                                   core::DTypeName(call.dtype)));
+    return Unsupported(
+        fmt::format("unsupported_dtype: {} on {} -> {} (the softmax template "
+                    "handles float32)",
+                    t, core::DTypeName(input->dtype), core::DTypeName(call.dtype)));
   }
   const core::OpArg* half = call.Arg("half_to_float");
   if (half && !half->IsRef() && half->value.is_boolean() && half->value.get<bool>()) {
@@ -116,8 +110,8 @@ SoftmaxMatch MatchSoftmax(const core::OpGraph& graph) {
   }
   const core::OpArg* dtype = call.Arg("dtype");
   if (dtype && (dtype->IsRef() || !dtype->value.is_null())) {
-    return Unsupported("unsupported_op: " + t + " (dtype=" +
-                       (dtype->IsRef() ? dtype->ref : dtype->value.dump()) + ")");
+    return Unsupported("unsupported_op: " + t +
+                       " (dtype=" + (dtype->IsRef() ? dtype->ref : dtype->value.dump()) + ")");
   }
   const core::OpArg* dim_arg = call.Arg("dim");
   if (dim_arg == nullptr || dim_arg->IsRef() || !dim_arg->value.is_number_integer()) {
@@ -145,8 +139,14 @@ SoftmaxTemplate::SoftmaxTemplate(SoftmaxSpec spec, bool multithread)
 std::vector<nlohmann::json> SoftmaxTemplate::Drafts() const {
   const std::vector<nlohmann::json> curated = {
       {{"variant", "three_pass"}, {"math", "libm"}, {"threads", "1"}},
-      {{"variant", "three_pass"}, {"math", "vectorized"}, {"threads", "all"}, {"rows_per_chunk", 1}},
-      {{"variant", "two_pass_store"}, {"math", "vectorized"}, {"threads", "all"}, {"rows_per_chunk", 4}},
+      {{"variant", "three_pass"},
+       {"math", "vectorized"},
+       {"threads", "all"},
+       {"rows_per_chunk", 1}},
+      {{"variant", "two_pass_store"},
+       {"math", "vectorized"},
+       {"threads", "all"},
+       {"rows_per_chunk", 4}},
       {{"variant", "online"}, {"math", "vectorized"}, {"threads", "all"}, {"rows_per_chunk", 4}},
       {{"variant", "three_pass"}, {"math", "vectorized"}, {"threads", "1"}},
       {{"variant", "two_pass_store"}, {"math", "libm"}, {"threads", "all"}, {"rows_per_chunk", 16}},
@@ -180,14 +180,19 @@ std::string SoftmaxTemplate::RowFunction(const std::string& variant,
   if (variant == "online") {
     body = "  float m = 0.0f;\n  float s = 0.0f;\n  ke_online_max_sum(x, cols, &m, &s);\n";
   } else {
-    body = "  const float m = ke_row_max(x, cols);\n  float s = 0.0f;\n#pragma omp simd reduction(+ : s)\n";
+    body =
+        "  const float m = ke_row_max(x, cols);\n  float s = 0.0f;\n#pragma omp simd reduction(+ : "
+        "s)\n";
     if (variant == "three_pass") {
       body += "  for (int64_t j = 0; j < cols; ++j) s += EXP(x[j] - m);\n";
     } else if (spec_.log) {  // two_pass_store: keep x - m in y
-      body += "  for (int64_t j = 0; j < cols; ++j) {\n    y[j] = x[j] - m;\n    s += EXP(y[j]);\n  }\n";
+      body +=
+          "  for (int64_t j = 0; j < cols; ++j) {\n    y[j] = x[j] - m;\n    s += EXP(y[j]);\n  "
+          "}\n";
     } else {  // two_pass_store: keep exp(x - m) in y
-      body += "  for (int64_t j = 0; j < cols; ++j) {\n    const float e = EXP(x[j] - m);\n"
-              "    y[j] = e;\n    s += e;\n  }\n";
+      body +=
+          "  for (int64_t j = 0; j < cols; ++j) {\n    const float e = EXP(x[j] - m);\n"
+          "    y[j] = e;\n    s += e;\n  }\n";
     }
   }
   const bool stored = variant == "two_pass_store";
@@ -201,9 +206,10 @@ std::string SoftmaxTemplate::RowFunction(const std::string& variant,
                    : "  for (int64_t j = 0; j < cols; ++j) y[j] = EXP(x[j] - m) * inv;\n";
   }
   std::string out = variant == "online" ? kOnlineMaxSum : kRowMax;
-  out += fmt::format("\n// One row: y = {} over x[0..cols).\n", spec_.log ? "log_softmax" : "softmax");
-  out += fmt::format("static void {}(const float* __restrict x, float* __restrict y, int64_t cols) {{\n",
-                     name);
+  out +=
+      fmt::format("\n// One row: y = {} over x[0..cols).\n", spec_.log ? "log_softmax" : "softmax");
+  out += fmt::format(
+      "static void {}(const float* __restrict x, float* __restrict y, int64_t cols) {{\n", name);
   out += body + "}\n";
   return WithExp(out, exp_fn);
 }
@@ -224,8 +230,8 @@ std::string SoftmaxTemplate::EntryFunction(bool threaded, int64_t rows_per_chunk
       "  const float* x = ke_float_data(inputs[0]);\n"
       "  float* y = ke_float_data(outputs[0]);\n";
   if (!threaded) {
-    out += fmt::format("  for (int64_t r = 0; r < rows; ++r) {}(x + r * cols, y + r * cols, cols);\n",
-                       row_fn);
+    out += fmt::format(
+        "  for (int64_t r = 0; r < rows; ++r) {}(x + r * cols, y + r * cols, cols);\n", row_fn);
   } else {
     out += fmt::format(
         "  constexpr int64_t kRowsPerChunk = {};  // rows handed to a thread at a time\n"
@@ -233,7 +239,9 @@ std::string SoftmaxTemplate::EntryFunction(bool threaded, int64_t rows_per_chunk
         "#pragma omp parallel for schedule(static) if (num_chunks > 1)\n"
         "  for (int64_t c = 0; c < num_chunks; ++c) {{\n"
         "    const int64_t end = std::min(rows, c * kRowsPerChunk + kRowsPerChunk);\n"
-        "    for (int64_t r = c * kRowsPerChunk; r < end; ++r) {}(x + r * cols, y + r * cols, cols);\n"
+        "    for (int64_t r = c * kRowsPerChunk; r < end; ++r) {{\n"
+        "      {}(x + r * cols, y + r * cols, cols);\n"
+        "    }}\n"
         "  }}\n",
         rows_per_chunk, row_fn);
   }
@@ -248,7 +256,8 @@ std::string SoftmaxTemplate::Generate(const nlohmann::json& knobs_in) const {
   const int64_t rows_per_chunk = threaded ? knobs.at("rows_per_chunk").get<int64_t>() : 0;
 
   std::string what = fmt::format(
-      "{} over the last dim of a float32 tensor of shape {} ({}; captured as {}):\n"
+      "{} over the last dim of a float32 tensor of shape {}\n"
+      "(input {}; captured as {}):\n"
       "  rows = product of the leading dims ({}), cols = last dim ({}), per row\n",
       spec_.log ? "log_softmax" : "softmax", ShapeText(spec_.shape), spec_.input_node, spec_.target,
       spec_.rows, spec_.cols);

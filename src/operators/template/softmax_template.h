@@ -14,12 +14,12 @@ namespace kernelevolve::operators::templates {
 
 /// What the graph asks for.
 struct SoftmaxSpec {
-  bool log = false;             // log_softmax
-  std::string target;           // "aten._softmax.default", ...
-  std::string input_node;       // the graph input it reads
-  std::vector<int64_t> shape;   // input (= output) shape
-  int64_t rows = 1;             // product of the leading dims
-  int64_t cols = 1;             // last dim (1 for a 0-d tensor)
+  bool log = false;            // log_softmax
+  std::string target;          // "aten._softmax.default", ...
+  std::string input_node;      // the graph input it reads
+  std::vector<int64_t> shape;  // input (= output) shape
+  int64_t rows = 1;            // product of the leading dims
+  int64_t cols = 1;            // last dim (1 for a 0-d tensor)
 };
 
 /// Result of MatchSoftmax: a spec, or why the graph is not a lone last-dim softmax.

@@ -94,8 +94,8 @@ void AddNeighbours(const KernelTemplate& tmpl, const search::Node& parent,
   };
   for (const auto& m : moves) {
     if (!preferred(m)) continue;
-    collector.Add(m.knobs, outcome + (failed ? "; move to safer " : "; try ") +
-                               space.Phrase(m.dim, m.value));
+    collector.Add(
+        m.knobs, outcome + (failed ? "; move to safer " : "; try ") + space.Phrase(m.dim, m.value));
   }
   for (const auto& m : moves) {
     if (preferred(m)) continue;

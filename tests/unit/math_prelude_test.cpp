@@ -1,0 +1,185 @@
+// Measures the vectorizable math prelude against double-precision libm, and checks
+// that GCC really vectorizes loops calling it (the point of the prelude).
+#include "operators/template/math_prelude.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "template_test_util.h"
+
+namespace kernelevolve::template_test {
+namespace {
+
+using operators::templates::MathPreludeFor;
+using operators::templates::MathPreludeFunctions;
+using operators::templates::MathPreludeSource;
+
+const std::vector<std::string> kFunctions = {"ke_exp",     "ke_expm1", "ke_log",      "ke_log1p",
+                                             "ke_sigmoid", "ke_tanh",  "ke_softplus", "ke_erf"};
+
+/// A candidate-ABI shared object: outputs[k][i] = kFunctions[k](inputs[0][i]), one
+/// `omp simd` loop per function.
+std::string HarnessSource() {
+  std::string src =
+      "#include <dlpack/dlpack.h>\n#include <cmath>\n#include <cstdint>\n#include <cstring>\n";
+  src += MathPreludeSource();
+  src +=
+      "extern \"C\" int kernelevolve_entry(const DLTensor* in, int32_t, DLTensor* out, int32_t) {\n"
+      "  const float* x = static_cast<const float*>(in[0].data);\n"
+      "  const int64_t n = in[0].shape[0];\n";
+  for (size_t k = 0; k < kFunctions.size(); ++k) {
+    src += "  {\n    float* __restrict y = static_cast<float*>(out[" + std::to_string(k) +
+           "].data);\n";
+    src += "#pragma omp simd\n    for (int64_t i = 0; i < n; ++i) y[i] = " + kFunctions[k] +
+           "(x[i]);\n  }\n";
+  }
+  return src + "  return 0;\n}\n";
+}
+
+struct Results {
+  std::vector<float> x;
+  std::vector<std::vector<float>> y;  // one per function
+};
+
+class MathPreludeTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    source_ = new std::string(HarnessSource());
+    kernel_ = CompileAndLoad(*source_, 0, kVectorizeReport).release();
+  }
+  static void TearDownTestSuite() {
+    delete kernel_;
+    delete source_;
+  }
+
+  static Results Run(std::vector<float> x) {
+    Results r{std::move(x), {}};
+    std::vector<int64_t> shape = {static_cast<int64_t>(r.x.size())};
+    DLTensor in = FloatTensor(r.x.data(), shape);
+    std::vector<DLTensor> outs;
+    r.y.assign(kFunctions.size(), std::vector<float>(r.x.size()));
+    for (auto& y : r.y) outs.push_back(FloatTensor(y.data(), shape));
+    EXPECT_EQ(kernel_->entry(&in, 1, outs.data(), static_cast<int32_t>(outs.size())), 0);
+    return r;
+  }
+
+  /// A grid over [-110, 110], small magnitudes down to 1e-8 and special values.
+  static std::vector<float> Grid() {
+    std::vector<float> x;
+    for (int i = -11000; i <= 11000; ++i) x.push_back(i * 0.01f);
+    for (float m = 1e-8f; m < 1.0f; m *= 1.37f) {
+      x.push_back(m);
+      x.push_back(-m);
+    }
+    for (float v : {1e-40f, -1e-40f, 88.72f, 88.73f, -87.33f, -87.34f, -103.9f, 1e30f, -1e30f})
+      x.push_back(v);
+    return x;
+  }
+
+  static std::string* source_;
+  static LoadedKernel* kernel_;
+};
+
+std::string* MathPreludeTest::source_ = nullptr;
+LoadedKernel* MathPreludeTest::kernel_ = nullptr;
+
+/// Largest |got - want| / (abs_floor + |want|) over finite references.
+double WorstError(const Results& r, size_t k, double (*ref)(double), double abs_floor,
+                  bool (*domain)(float) = nullptr) {
+  double worst = 0;
+  for (size_t i = 0; i < r.x.size(); ++i) {
+    if (domain != nullptr && !domain(r.x[i])) continue;
+    const double want = ref(r.x[i]);
+    if (!std::isfinite(want) || std::fabs(want) > 3.4e38) continue;
+    if (std::fabs(want) < 1.2e-38 && std::fabs(want) > 0) continue;  // denormal results
+    worst = std::max(worst, std::fabs(r.y[k][i] - want) / (abs_floor + std::fabs(want)));
+  }
+  return worst;
+}
+
+double Sigmoid(double x) { return 1 / (1 + std::exp(-x)); }
+double Softplus(double x) { return std::max(x, 0.0) + std::log1p(std::exp(-std::fabs(x))); }
+double Exp(double x) { return std::exp(x); }
+double Expm1(double x) { return std::expm1(x); }
+double Log(double x) { return std::log(x); }
+double Log1p(double x) { return std::log1p(x); }
+double Tanh(double x) { return std::tanh(x); }
+double Erf(double x) { return std::erf(x); }
+
+TEST_F(MathPreludeTest, CompilesAndEveryLoopVectorizes) {
+  ASSERT_NE(kernel_->entry, nullptr) << kernel_->log;
+  ExpectSimdLoopsVectorized(*source_, kernel_->log);
+}
+
+TEST_F(MathPreludeTest, ErrorsAgainstDoubleLibm) {
+  ASSERT_NE(kernel_->entry, nullptr) << kernel_->log;
+  const Results r = Run(Grid());
+  EXPECT_LT(WorstError(r, 0, Exp, 0), 3e-7);    // relative
+  EXPECT_LT(WorstError(r, 1, Expm1, 0), 5e-7);  // relative, also near 0
+  EXPECT_LT(WorstError(r, 3, Log1p, 0, [](float x) { return x > -1; }), 5e-7);
+  EXPECT_LT(WorstError(r, 4, Sigmoid, 1), 3e-7);  // ~absolute
+  EXPECT_LT(WorstError(r, 5, Tanh, 0), 5e-7);     // relative, also near 0
+  EXPECT_LT(WorstError(r, 6, Softplus, 1), 5e-7);
+  EXPECT_LT(WorstError(r, 7, Erf, 1), 3e-7);  // A&S 7.1.26: 1.5e-7 + rounding
+  std::vector<float> positive = Grid();
+  for (auto& v : positive) v = std::fabs(v);
+  const Results p = Run(positive);
+  EXPECT_LT(WorstError(p, 2, Log, 1e-30, [](float x) { return x > 0; }), 3e-7);
+}
+
+TEST_F(MathPreludeTest, SaturatesAndKeepsSpecialValues) {
+  ASSERT_NE(kernel_->entry, nullptr) << kernel_->log;
+  const Results r =
+      Run({100.0f, -100.0f, 89.0f, -105.0f, 0.0f, INFINITY, -INFINITY, NAN, 1e-40f, -1.0f});
+  const auto& exp = r.y[0];
+  EXPECT_EQ(exp[0], INFINITY);  // overflow gives inf, like std::exp
+  EXPECT_GT(exp[1], 0.0f);      // gradual underflow: e^-100 ~ 3.7e-44 is a denormal
+  EXPECT_NEAR(exp[1], std::exp(-100.0), 3e-45);
+  EXPECT_EQ(exp[2], INFINITY);
+  EXPECT_EQ(exp[3], 0.0f);
+  EXPECT_EQ(exp[4], 1.0f);
+  EXPECT_EQ(exp[6], 0.0f);
+  EXPECT_TRUE(std::isnan(exp[7]));
+  const auto& log = r.y[2];
+  EXPECT_EQ(log[4], -INFINITY);
+  EXPECT_EQ(log[5], INFINITY);
+  EXPECT_TRUE(std::isnan(log[9]));
+  EXPECT_NEAR(log[8], std::log(1e-40), 1e-4);  // denormal input
+  const auto& sigmoid = r.y[4];
+  EXPECT_EQ(sigmoid[0], 1.0f);
+  EXPECT_EQ(sigmoid[1], 0.0f);
+  const auto& tanh = r.y[5];
+  EXPECT_EQ(tanh[0], 1.0f);
+  EXPECT_EQ(tanh[1], -1.0f);
+  EXPECT_EQ(tanh[5], 1.0f);
+  EXPECT_EQ(tanh[6], -1.0f);
+  const auto& softplus = r.y[6];
+  EXPECT_EQ(softplus[0], 100.0f);
+  EXPECT_NEAR(softplus[1], std::exp(-100.0), 1e-30);
+  const auto& erf = r.y[7];
+  EXPECT_EQ(erf[0], 1.0f);
+  EXPECT_EQ(erf[1], -1.0f);
+  for (size_t k = 0; k < kFunctions.size(); ++k)
+    EXPECT_TRUE(std::isnan(r.y[k][7])) << kFunctions[k];
+}
+
+TEST(MathPrelude, IncludesOnlyWhatTheCodeCallsPlusDependencies) {
+  EXPECT_EQ(MathPreludeFor("return x + 1.0f;"), "");
+  const std::string tanh = MathPreludeFor("y = ke_tanh(x);");
+  EXPECT_NE(tanh.find("ke_tanh("), std::string::npos);
+  EXPECT_NE(tanh.find("ke_expm1("), std::string::npos);
+  EXPECT_NE(tanh.find("ke_exp("), std::string::npos);
+  EXPECT_NE(tanh.find("ke_bits_to_float("), std::string::npos);
+  EXPECT_EQ(tanh.find("ke_log("), std::string::npos);
+  EXPECT_EQ(tanh.find("ke_erf("), std::string::npos);
+  const std::string all = MathPreludeSource();
+  for (const auto& f : MathPreludeFunctions()) EXPECT_NE(all.find(f + "("), std::string::npos) << f;
+  // Callees come before callers.
+  EXPECT_LT(all.find("static inline float ke_exp("), all.find("static inline float ke_expm1("));
+  EXPECT_LT(all.find("static inline float ke_log1p("),
+            all.find("static inline float ke_softplus("));
+}
+
+}  // namespace
+}  // namespace kernelevolve::template_test
