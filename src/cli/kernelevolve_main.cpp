@@ -3,6 +3,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/kb_command.h"
 #include "cli/optimize_command.h"
 #include "core/error.h"
 #include "problem/worker_client.h"
@@ -29,6 +30,8 @@ void AddOptimize(CLI::App& app, OptimizeOptions& o) {
   cmd->add_option("--candidate-memory-mb", o.candidate_memory_mb, "address-space limit per candidate, MiB (0: from problem size)")->default_val(0);
   cmd->add_option("--cache-dir", o.cache_dir, "build cache (default ~/.cache/kernelevolve)");
   cmd->add_flag("--quiet", o.quiet, "no progress line");
+  cmd->add_option("--kb", o.kb_path, "knowledge base (default $KERNELEVOLVE_KB or <cache dir>/knowledge.db)");
+  cmd->add_flag("--no-kb", o.no_kb, "no warm start from, and no record in, the knowledge base");
 }
 
 }  // namespace
@@ -38,6 +41,8 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   OptimizeOptions optimize;
   AddOptimize(app, optimize);
+  kernelevolve::cli::KbOptions kb;  // knowledge base (issue 8)
+  kernelevolve::cli::AddKbCommand(app, kb);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -46,6 +51,7 @@ int main(int argc, char** argv) {
   }
   try {
     if (app.got_subcommand("optimize")) return kernelevolve::cli::RunOptimize(optimize);
+    if (app.got_subcommand("kb")) return kernelevolve::cli::RunKbCommand(*app.get_subcommand("kb"), kb);
   } catch (const kernelevolve::core::InvalidInputError& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 2;

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "cli/knowledge_hooks.h"
 #include "cli/paths.h"
 #include "core/error.h"
 #include "eval/timing_stats.h"
@@ -105,6 +106,20 @@ platforms::RunOptions MakeRunOptions(const OptimizeOptions& o, const core::Probl
   return r;
 }
 
+/// Times eager PyTorch once through the worker, for the same time as a candidate.
+exec::BaselineTimer MakeBaselineTimer(problem::WorkerClient& worker, const OptimizeOptions& o) {
+  return [&worker, min_time = o.min_time_seconds]() {
+    problem::BaselineTiming bt;
+    nlohmann::json r = worker.Call("time_baseline",
+                                   {{"warmup_seconds", 0.05},
+                                    {"min_time_seconds", min_time},
+                                    {"min_repetitions", bt.min_repetitions},
+                                    {"max_repetitions", bt.max_repetitions}},
+                                   120);
+    return eval::Summarize(r.at("samples_us").get<std::vector<double>>());
+  };
+}
+
 }  // namespace
 
 int RunOptimize(const OptimizeOptions& options_in) {
@@ -168,13 +183,19 @@ int RunOptimize(const OptimizeOptions& options_in) {
   }
 
   platforms::RunOptions run_options = MakeRunOptions(o, problem);
-  exec::LocalEvaluator evaluator(platform, problem, run_options);
+  exec::BaselineTimer time_baseline = MakeBaselineTimer(worker, o);
+  exec::LocalEvaluator evaluator(platform, problem, run_options, time_baseline);
   auto policy = search::MakePolicy(o.policy);
   search::SearchOptions sopts;
   sopts.termination.budget = o.budget;
   sopts.termination.time_limit_seconds = o.time_limit_seconds;
   sopts.drafts = o.drafts;
   sopts.threads = o.threads;
+  // Knowledge base (issue 8): start from prior kernels; never fails the run.
+  KnowledgeSession knowledge = StartKnowledge(
+      {o.kb_path, o.no_kb, o.cache_dir, o.quiet, o.target, s.machine.cpu_model}, problem);
+  sopts.seed_candidates = knowledge.plan.seeds;
+  sopts.experiences = knowledge.plan.notes;
   report::ConsoleProgress progress(o.budget, o.time_limit_seconds);
   search::SearchLoop loop(problem, op, *policy, evaluator, store, run_id, sopts,
                           o.quiet ? nullptr : &progress);
@@ -193,16 +214,6 @@ int RunOptimize(const OptimizeOptions& options_in) {
     if (o.confirm_rounds > 0) {
       if (!o.quiet) fmt::print(stderr, "confirming node {} against eager: {} interleaved rounds...\n",
                                s.best->id, o.confirm_rounds);
-      problem::BaselineTiming bt;
-      auto time_baseline = [&]() {
-        nlohmann::json r = worker.Call("time_baseline",
-                                       {{"warmup_seconds", 0.05},
-                                        {"min_time_seconds", o.min_time_seconds},
-                                        {"min_repetitions", bt.min_repetitions},
-                                        {"max_repetitions", bt.max_repetitions}},
-                                       120);
-        return eval::Summarize(r.at("samples_us").get<std::vector<double>>());
-      };
       s.confirmation = exec::ConfirmSpeedup(time_baseline, platform, problem, s.best->candidate,
                                             run_options, o.confirm_rounds);
     }
@@ -210,6 +221,8 @@ int RunOptimize(const OptimizeOptions& options_in) {
     s.status = "no_correct_candidate";
   }
   store.FinishRun(run_id, s.status, s.stop_reason);
+  s.warm_start = FinishKnowledge(knowledge, problem, s.nodes,  // knowledge base (issue 8)
+                                 s.confirmation.done ? s.confirmation.speedup.value : 0.0, o.out_dir);
   report::WriteJsonAtomic(o.out_dir / "result.json", report::ResultJson(s));
   std::cout << report::SummaryTable(s);
   std::cout << fmt::format("run directory: {}\n", o.out_dir.string());

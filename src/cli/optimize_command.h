@@ -25,6 +25,8 @@ struct OptimizeOptions {
   int64_t candidate_memory_mb = 0;    // 0: derived from the problem size
   std::filesystem::path cache_dir;    // build cache; default ~/.cache/kernelevolve
   bool quiet = false;                 // no progress line
+  std::filesystem::path kb_path;      // knowledge base (issue 8); default <cache_dir>/knowledge.db
+  bool no_kb = false;                 // --no-kb: no warm start, nothing recorded
 };
 
 /// Runs the search and writes OUT/{result.json, best_kernel.cpp, kernelevolve.db,

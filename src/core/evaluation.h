@@ -31,6 +31,9 @@ struct Evaluation {
   std::vector<OutputCheck> checks;
   TimingStats latency;       // drop-in: outputs allocated per call (headline)
   TimingStats kernel_only;   // outputs preallocated
+  /// Eager PyTorch timed right after this candidate (same thread count), so machine
+  /// drift hits both alike; unmeasured (n == 0) when no baseline timer was given.
+  TimingStats paired_baseline;
   Speedup speedup_vs_eager;  // eager drop-in median / candidate drop-in median
   double fitness = 0;        // 0 for any failure; speedup when correct (search/fitness.h)
   double build_seconds = 0;

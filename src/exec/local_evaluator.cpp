@@ -5,8 +5,11 @@
 namespace kernelevolve::exec {
 
 LocalEvaluator::LocalEvaluator(platforms::Platform& platform, const core::Problem& problem,
-                               platforms::RunOptions run_options)
-    : platform_(platform), problem_(problem), run_options_(run_options) {}
+                               platforms::RunOptions run_options, BaselineTimer baseline_timer)
+    : platform_(platform),
+      problem_(problem),
+      run_options_(run_options),
+      baseline_timer_(std::move(baseline_timer)) {}
 
 core::Evaluation LocalEvaluator::Evaluate(const core::Candidate& candidate) {
   core::Evaluation evaluation;
@@ -28,7 +31,11 @@ core::Evaluation LocalEvaluator::Evaluate(const core::Candidate& candidate) {
   evaluation.latency = run.latency;
   evaluation.kernel_only = run.kernel_only;
   evaluation.run_seconds = run.seconds;
-  eval::ScoreEvaluation(evaluation, problem_.eager_baseline);
+  const bool timed = run.status == core::Status::kOk && run.correct && run.latency.Measured();
+  if (timed && baseline_timer_) evaluation.paired_baseline = baseline_timer_();
+  eval::ScoreEvaluation(evaluation, evaluation.paired_baseline.Measured()
+                                        ? evaluation.paired_baseline
+                                        : problem_.eager_baseline);
   return evaluation;
 }
 

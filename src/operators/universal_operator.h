@@ -22,6 +22,9 @@ struct OperatorContext {
   /// Source hashes already in the tree: a proposal with one of these is wasted.
   const std::unordered_set<std::string>* seen_hashes = nullptr;
   int threads = 1;
+  /// Knowledge base (issue 8): one-line summaries of prior experiences on matching
+  /// problems (knowledge::Experience::Summary), best first; empty when none.
+  std::vector<std::string> experiences;
 };
 
 class UniversalOperator {

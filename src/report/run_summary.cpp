@@ -23,7 +23,8 @@ nlohmann::json BestJson(const RunSummary& s) {
       {"rationale", n.candidate.rationale},
       {"latency_us", eval::TimingStatsToJson(e.latency)},
       {"kernel_only_us", eval::TimingStatsToJson(e.kernel_only)},
-      {"baseline_eager_us", eval::TimingStatsToJson(s.eager_baseline)},
+      {"baseline_eager_us", eval::TimingStatsToJson(e.paired_baseline.Measured() ? e.paired_baseline
+                                                                                  : s.eager_baseline)},
       {"speedup_vs_eager", e.speedup_vs_eager.value},
       {"speedup_vs_eager_ci95", {e.speedup_vs_eager.ci_low, e.speedup_vs_eager.ci_high}},
       {"source_path", s.best_source_path.string()},
@@ -57,6 +58,7 @@ nlohmann::json ResultJson(const RunSummary& s) {
   };
   if (!s.error.empty()) doc["error"] = {{"message", s.error}, {"log", s.error_log}};
   doc["best"] = s.best ? BestJson(s) : nlohmann::json(nullptr);
+  if (!s.warm_start.is_null()) doc["warm_start"] = s.warm_start;  // knowledge base (issue 8)
   return doc;
 }
 

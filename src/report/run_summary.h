@@ -33,6 +33,7 @@ struct RunSummary {
   std::filesystem::path database_path;
   core::MachineContext machine;
   std::vector<search::Node> nodes;     // all nodes, for the table
+  nlohmann::json warm_start;           // knowledge base (issue 8): cli/knowledge_hooks.h; null: omitted
 };
 
 /// The result.json document (schema in docs/result_json.md).

@@ -35,9 +35,13 @@ bool SearchLoop::NextCandidate(core::Candidate& candidate, int64_t& parent_id) {
   context.problem = &problem_;
   context.seen_hashes = &tree_.SeenHashes();
   context.threads = options_.threads;
+  context.experiences = options_.experiences;  // knowledge base (issue 8)
   if (!drafts_requested_) {
     drafts_requested_ = true;
     draft_queue_ = op_.Propose(context, options_.drafts);
+    // Knowledge base (issue 8): warm-start seeds go before the operator's drafts.
+    draft_queue_.insert(draft_queue_.begin(), options_.seed_candidates.begin(),
+                        options_.seed_candidates.end());
     std::reverse(draft_queue_.begin(), draft_queue_.end());  // pop from the back in order
   }
   while (!draft_queue_.empty()) {

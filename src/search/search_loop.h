@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "core/problem.h"
 #include "exec/evaluator.h"
@@ -31,6 +32,10 @@ struct SearchOptions {
   TerminationOptions termination;
   int drafts = 0;  // independent first candidates; 0: max(3, budget / 10)
   int threads = 1;
+  // Knowledge base (issue 8): prior kernels evaluated first, as drafts before the
+  // operator's; and experience summaries copied into every OperatorContext.
+  std::vector<core::Candidate> seed_candidates;
+  std::vector<std::string> experiences;
 };
 
 struct SearchOutcome {

@@ -1,0 +1,131 @@
+#include "cli/knowledge_hooks.h"
+
+#include <fmt/format.h>
+
+#include <exception>
+
+#include "core/candidate.h"
+#include "knowledge/knowledge_paths.h"
+
+namespace kernelevolve::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+void Warn(KnowledgeSession& session, const std::string& what, const std::exception& e) {
+  std::string line = fmt::format("{}: {}", what, e.what());
+  fmt::print(stderr, "kernelevolve: warning: knowledge base {}; the run goes on without it\n", line);
+  session.warnings.push_back(std::move(line));
+}
+
+nlohmann::json PriorJson(const knowledge::ExperienceMatch& m) {
+  const knowledge::Experience& x = m.experience;
+  return {{"experience_id", x.id},
+          {"problem", x.problem},
+          {"run_dir", x.run_dir},
+          {"source_path", x.run_dir.empty() ? "" : (fs::path(x.run_dir) / "best_kernel.cpp").string()},
+          {"source_hash", x.source_hash},
+          {"template", x.template_name},
+          {"knobs", x.knobs},
+          {"shape_class", x.shape_class},
+          {"shape_distance", m.shape_distance},
+          {"same_machine", m.same_machine},
+          {"fitness", x.fitness},
+          {"speedup", x.speedup},
+          {"evaluations", x.evaluations},
+          {"evaluations_to_best", x.evaluations_to_best},
+          {"why", m.why}};
+}
+
+/// Fills the fields that compare this run with the prior best.
+void CompareWithPrior(const knowledge::ExperienceMatch& prior, const std::vector<search::Node>& nodes,
+                      nlohmann::json& doc) {
+  const std::string prior_hash = prior.experience.source_hash;
+  doc["first_evaluated_is_prior"] =
+      !nodes.empty() && core::ContentHash(nodes.front().candidate.source) == prior_hash;
+  doc["prior_node_id"] = nullptr;
+  doc["prior_node_fitness"] = nullptr;
+  doc["evaluations_to_reach_prior_best"] = nullptr;
+  const double target = kReachTolerance * prior.experience.fitness;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const search::Node& n = nodes[i];
+    if (doc["prior_node_id"].is_null() && core::ContentHash(n.candidate.source) == prior_hash) {
+      doc["prior_node_id"] = n.id;
+      doc["prior_node_fitness"] = n.evaluation.fitness;
+    }
+    if (doc["evaluations_to_reach_prior_best"].is_null() && n.evaluation.correct &&
+        n.evaluation.fitness >= target) {
+      doc["evaluations_to_reach_prior_best"] = static_cast<int>(i + 1);
+    }
+  }
+}
+
+}  // namespace
+
+KnowledgeSession StartKnowledge(const KnowledgeHookOptions& options, const core::Problem& problem) {
+  KnowledgeSession session;
+  session.options = options;
+  if (options.disabled) return session;
+  session.kb_path = options.kb_path.empty() ? knowledge::DefaultKnowledgeDbPath(options.cache_dir)
+                                            : options.kb_path;
+  try {
+    session.kb = std::make_unique<knowledge::KnowledgeBase>(
+        knowledge::KnowledgeBase::Open(session.kb_path, knowledge::DefaultCorpusDirs()));
+  } catch (const std::exception& e) {
+    Warn(session, fmt::format("'{}' cannot be opened", session.kb_path.string()), e);
+    return session;
+  }
+  try {
+    auto key = knowledge::ExperienceKeyFor(problem, options.platform, options.machine);
+    session.plan = knowledge::PlanWarmStart(*session.kb, key);
+  } catch (const std::exception& e) {
+    Warn(session, fmt::format("'{}': cannot look up experiences", session.kb_path.string()), e);
+  }
+  if (!options.quiet && !session.plan.seed_sources.empty()) {
+    const auto& x = session.plan.seed_sources.front().experience;
+    fmt::print(stderr, "warm start: evaluating the best prior kernel first (experience {}, {:.2f}x, {})\n",
+               x.id, x.speedup, session.plan.seed_sources.front().why);
+  }
+  return session;
+}
+
+nlohmann::json FinishKnowledge(KnowledgeSession& session, const core::Problem& problem,
+                               const std::vector<search::Node>& nodes, double confirmed_speedup,
+                               const fs::path& run_dir) {
+  nlohmann::json doc = {{"enabled", session.kb != nullptr}, {"kb", session.kb_path.string()}};
+  if (session.options.disabled) doc["disabled_by"] = "--no-kb";
+  try {
+    doc["op_signature"] = knowledge::OpSignature(problem);
+    doc["shape_class"] = knowledge::ShapeClassOf(knowledge::InputShapes(problem)).Text();
+    doc["matches"] = session.plan.matches.size();
+    doc["seeded"] = !session.plan.seeds.empty();
+    doc["reach_tolerance"] = kReachTolerance;
+    doc["prior"] = nullptr;
+    if (!session.plan.seed_sources.empty()) {
+      const auto& prior = session.plan.seed_sources.front();
+      doc["prior"] = PriorJson(prior);
+      CompareWithPrior(prior, nodes, doc);
+    }
+  } catch (const std::exception& e) {
+    Warn(session, "cannot summarize the warm start", e);
+  }
+  doc["recorded_experience_id"] = nullptr;
+  if (session.kb) {
+    try {
+      knowledge::DistillContext context;
+      context.platform = session.options.platform;
+      context.machine = session.options.machine;
+      context.run_dir = fs::absolute(run_dir).lexically_normal().string();
+      context.confirmed_speedup = confirmed_speedup;
+      if (auto x = knowledge::DistillExperience(problem, nodes, context)) {
+        doc["recorded_experience_id"] = session.kb->RecordExperience(*x);
+      }
+    } catch (const std::exception& e) {
+      Warn(session, fmt::format("'{}': cannot record the experience", session.kb_path.string()), e);
+    }
+  }
+  doc["warnings"] = session.warnings;
+  return doc;
+}
+
+}  // namespace kernelevolve::cli
