@@ -3,8 +3,10 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/compare_command.h"
 #include "cli/kb_command.h"
 #include "cli/optimize_command.h"
+#include "cli/resume_command.h"
 #include "core/error.h"
 #include "problem/worker_client.h"
 
@@ -30,8 +32,28 @@ void AddOptimize(CLI::App& app, OptimizeOptions& o) {
   cmd->add_option("--candidate-memory-mb", o.candidate_memory_mb, "address-space limit per candidate, MiB (0: from problem size)")->default_val(0);
   cmd->add_option("--cache-dir", o.cache_dir, "build cache (default ~/.cache/kernelevolve)");
   cmd->add_flag("--quiet", o.quiet, "no progress line");
+  cmd->add_option("--load-timeout", o.load_timeout_seconds,
+                  "limit for loading the problem (import, reference runs, eager timing), seconds")
+      ->default_val(300)
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--omp-wait-policy", o.omp_wait_policy,
+                  "OMP_WAIT_POLICY for eager PyTorch and candidates alike: passive suits a busy "
+                  "or oversubscribed machine (default: OpenMP's own, as PyTorch runs)")
+      ->check(CLI::IsMember({"passive", "active"}));
   cmd->add_option("--kb", o.kb_path, "knowledge base (default $KERNELEVOLVE_KB or <cache dir>/knowledge.db)");
   cmd->add_flag("--no-kb", o.no_kb, "no warm start from, and no record in, the knowledge base");
+  // Search engine (issue 3; docs/search.md).
+  cmd->add_option("--jobs", o.jobs, "candidates in flight (builds in parallel, timed runs one at a time)")->default_val(1);
+  cmd->add_option("--seed", o.seed, "seed of every random choice of the search")->default_val(0);
+  cmd->add_option("--ucb-c", o.ucb_c, "exploration weight of ucb1 and mcts")->default_val(1.4142135623730951);
+  cmd->add_option("--islands", o.islands, "islands of the evolutionary policy")->default_val(2);
+  cmd->add_option("--migration-interval", o.migration_interval, "evolutionary: generations between migrations of the best")->default_val(5);
+  cmd->add_option("--stall", o.stall, "stop after K evaluations without improvement (0: off)")->default_val(0);
+  cmd->add_option("--stall-min-improvement", o.stall_min_improvement_pct, "percent gain that counts as an improvement")->default_val(1.0);
+  cmd->add_option("--target-speedup", o.target_speedup, "stop once a kernel reaches this speedup (0: off)")->default_val(0);
+  cmd->add_option("--context", o.context, "what a new candidate sees: inherit | siblings | both | clean")->default_val("both");
+  cmd->add_option("--clean-slate-after", o.clean_slate_after, "fresh draft after N evaluations without improvement (0: auto, -1: never)")->default_val(0);
+  cmd->add_option("--timing-isolation", o.timing_isolation, "exclusive (no compile during a timed run) | runs-only")->default_val("exclusive");
 }
 
 }  // namespace
@@ -43,6 +65,10 @@ int main(int argc, char** argv) {
   AddOptimize(app, optimize);
   kernelevolve::cli::KbOptions kb;  // knowledge base (issue 8)
   kernelevolve::cli::AddKbCommand(app, kb);
+  kernelevolve::cli::ResumeOptions resume;  // search engine (issue 3)
+  kernelevolve::cli::AddResumeCommand(app, resume);
+  kernelevolve::cli::CompareOptions compare;
+  kernelevolve::cli::AddCompareCommand(app, compare);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -52,6 +78,8 @@ int main(int argc, char** argv) {
   try {
     if (app.got_subcommand("optimize")) return kernelevolve::cli::RunOptimize(optimize);
     if (app.got_subcommand("kb")) return kernelevolve::cli::RunKbCommand(*app.get_subcommand("kb"), kb);
+    if (app.got_subcommand("resume")) return kernelevolve::cli::RunResume(resume);
+    if (app.got_subcommand("compare")) return kernelevolve::cli::RunCompare(compare);
   } catch (const kernelevolve::core::InvalidInputError& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 2;

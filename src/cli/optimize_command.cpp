@@ -10,11 +10,14 @@
 #include <fmt/format.h>
 
 #include "cli/knowledge_hooks.h"
+#include "cli/interrupt.h"
 #include "cli/paths.h"
+#include "cli/run_config.h"
 #include "core/error.h"
 #include "eval/timing_stats.h"
 #include "exec/confirm_speedup.h"
 #include "exec/local_evaluator.h"
+#include "exec/measurement_gate.h"
 #include "operators/template/template_operator.h"
 #include "platforms/cpu/cpu_platform.h"
 #include "problem/problem_loader.h"
@@ -43,22 +46,71 @@ double UnixNow() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
+/// Whether `out_dir` holds only the result of a run whose problem failed to load.
+bool PreviousLoadFailed(const fs::path& out_dir) {
+  std::ifstream in(out_dir / "result.json");
+  if (!in) return false;
+  try {
+    auto doc = nlohmann::json::parse(in);
+    return doc.value("status", "") == "error" && doc.value("evaluations", 0) == 0;
+  } catch (const nlohmann::json::exception&) {
+    return false;
+  }
+}
+
+/// Creates the run directory; an unusable --out is the user's input error.
+void CreateRunDirectory(const fs::path& out_dir) {
+  std::error_code ec;
+  fs::create_directories(out_dir / "logs", ec);
+  if (ec) {
+    throw core::InvalidInputError(fmt::format("--out {}: cannot create the run directory: {}",
+                                              out_dir.string(), ec.message()));
+  }
+}
+
 void ValidateOptions(OptimizeOptions& o) {
   if (o.target != "cpu") {
     throw core::InvalidInputError(fmt::format(
         "--target {}: not available in this build (available: cpu)", o.target));
   }
+  if (!o.resume && !fs::is_regular_file(o.problem_path)) {
+    throw core::InvalidInputError(fmt::format(
+        "{}: {}", o.problem_path.string(),
+        fs::is_directory(o.problem_path) ? "is a directory, not a problem file"
+                                         : "no such problem file"));
+  }
   if (o.budget < 1) throw core::InvalidInputError("--budget must be at least 1");
   if (o.time_limit_seconds <= 0) throw core::InvalidInputError("--time-limit must be positive");
   if (o.seeds < 1) throw core::InvalidInputError("--seeds must be at least 1");
-  if (o.threads <= 0) o.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int cpus = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (o.threads < 0) throw core::InvalidInputError("--threads must be 0 (all CPUs) or positive");
+  if (o.threads > cpus) {
+    throw core::InvalidInputError(fmt::format(
+        "--threads {}: this machine has {} logical CPUs; more threads only oversubscribe them "
+        "(use --threads {} or less)", o.threads, cpus, cpus));
+  }
+  if (o.threads == 0) o.threads = cpus;
+  if (o.candidate_timeout_seconds <= 0) throw core::InvalidInputError("--candidate-timeout must be positive");
+  if (o.min_time_seconds <= 0) throw core::InvalidInputError("--min-time must be positive");
+  if (o.drafts < 0) throw core::InvalidInputError("--drafts must be 0 (automatic) or positive");
+  if (o.candidate_memory_mb < 0) throw core::InvalidInputError("--candidate-memory-mb must be 0 (automatic) or positive");
+  if (o.confirm_rounds < 0) throw core::InvalidInputError("--confirm-rounds must be 0 (skip) or positive");
   if (o.out_dir.empty()) o.out_dir = fs::path("runs") / fmt::format("{}-{}", o.problem_path.stem().string(), UtcStamp());
   if (o.cache_dir.empty()) o.cache_dir = DefaultCacheDir();
-  if (fs::exists(o.out_dir / "kernelevolve.db") || fs::exists(o.out_dir / "result.json")) {
-    throw core::InvalidInputError(fmt::format(
-        "--out {}: already holds a run; choose another directory (resume comes with `kernelevolve resume`)",
-        o.out_dir.string()));
+  if (!o.resume && !fs::exists(o.out_dir / "kernelevolve.db") && PreviousLoadFailed(o.out_dir)) {
+    // A run that never got past loading the problem holds nothing worth keeping.
+    std::error_code ec;
+    fs::remove(o.out_dir / "result.json", ec);
+    fs::remove_all(o.out_dir / "logs", ec);
   }
+  if (!o.resume &&
+      (fs::exists(o.out_dir / "kernelevolve.db") || fs::exists(o.out_dir / "result.json"))) {
+    throw core::InvalidInputError(fmt::format(
+        "--out {}: already holds a run; choose another directory, or continue an interrupted "
+        "run with `kernelevolve resume {}`",
+        o.out_dir.string(), o.out_dir.string()));
+  }
+  ValidateSearchFlags(o);  // issue 3: policy, jobs, stall, context... before any work
 }
 
 int64_t CandidateMemoryLimit(const OptimizeOptions& o, const core::Problem& problem) {
@@ -100,6 +152,7 @@ int ReportProblemError(const OptimizeOptions& o, report::RunSummary& s, const st
 platforms::RunOptions MakeRunOptions(const OptimizeOptions& o, const core::Problem& problem) {
   platforms::RunOptions r;
   r.threads = o.threads;
+  r.omp_wait_policy = o.omp_wait_policy;
   r.min_time_seconds = o.min_time_seconds;
   r.timeout_seconds = o.candidate_timeout_seconds;
   r.memory_limit_bytes = CandidateMemoryLimit(o, problem);
@@ -125,7 +178,7 @@ exec::BaselineTimer MakeBaselineTimer(problem::WorkerClient& worker, const Optim
 int RunOptimize(const OptimizeOptions& options_in) {
   OptimizeOptions o = options_in;
   ValidateOptions(o);
-  fs::create_directories(o.out_dir / "logs");
+  CreateRunDirectory(o.out_dir);
   report::RunSummary s = BaseSummary(o);
   s.database_path = o.out_dir / "kernelevolve.db";
 
@@ -136,6 +189,7 @@ int RunOptimize(const OptimizeOptions& options_in) {
   problem::WorkerOptions wopts;
   wopts.log_path = o.out_dir / "logs" / "worker.log";
   wopts.threads = o.threads;
+  wopts.omp_wait_policy = o.omp_wait_policy;
   problem::WorkerClient worker(wopts);
 
   problem::LoadOptions lopts;
@@ -145,6 +199,7 @@ int RunOptimize(const OptimizeOptions& options_in) {
   for (int k = 0; k < o.seeds; ++k) lopts.seeds.push_back(k);
   lopts.fixtures_dir = o.out_dir / "fixtures";
   lopts.threads = o.threads;
+  lopts.timeout_seconds = o.load_timeout_seconds;
   if (!o.quiet) fmt::print(stderr, "loading {} (reference, {} input sets, eager baseline on {} threads)...\n",
                            o.problem_path.string(), o.seeds, o.threads);
   core::Problem problem;
@@ -152,6 +207,15 @@ int RunOptimize(const OptimizeOptions& options_in) {
     problem = problem::LoadProblem(worker, lopts);
   } catch (const problem::ProblemError& e) {
     return ReportProblemError(o, s, e.what(), e.traceback());
+  } catch (const problem::WorkerLostError& e) {
+    // The worker runs the user's reference: a crash, exit or hang there is the
+    // problem file's fault, not kernelevolve's.
+    return ReportProblemError(
+        o, s,
+        fmt::format("{}: loading the problem failed: the {} (the reference crashed, exited or "
+                    "hung; the limit is --load-timeout {:.0f} s)",
+                    o.problem_path.string(), e.what(), o.load_timeout_seconds),
+        "see " + (o.out_dir / "logs" / "worker.log").string());
   }
   s.problem = problem.name;
   s.eager_baseline = problem.eager_baseline;
@@ -164,12 +228,10 @@ int RunOptimize(const OptimizeOptions& options_in) {
   run.problem = problem.name;
   run.problem_path = o.problem_path.string();
   run.target = o.target;
-  run.config = {{"budget", o.budget}, {"time_limit_seconds", o.time_limit_seconds},
-                {"threads", o.threads}, {"seeds", o.seeds}, {"policy", o.policy},
-                {"overrides", overrides}};
+  run.config = OptionsToConfig(o, overrides);  // every flag resume needs (issue 3)
   run.machine = core::MachineToJson(s.machine);
   run.started_unix_s = UnixNow();
-  int64_t run_id = store.CreateRun(run);
+  int64_t run_id = o.resume ? o.resume_run_id : store.CreateRun(run);
 
   operators::TemplateOperator op;
   if (auto why = op.Unsupported(problem)) {
@@ -184,13 +246,15 @@ int RunOptimize(const OptimizeOptions& options_in) {
 
   platforms::RunOptions run_options = MakeRunOptions(o, problem);
   exec::BaselineTimer time_baseline = MakeBaselineTimer(worker, o);
-  exec::LocalEvaluator evaluator(platform, problem, run_options, time_baseline);
-  auto policy = search::MakePolicy(o.policy);
-  search::SearchOptions sopts;
-  sopts.termination.budget = o.budget;
-  sopts.termination.time_limit_seconds = o.time_limit_seconds;
-  sopts.drafts = o.drafts;
-  sopts.threads = o.threads;
+  // Issue 3: --jobs evaluations in flight; builds in parallel, timed runs (and their
+  // paired eager timing) one at a time through the gate (docs/search.md).
+  exec::MeasurementGate gate(exec::TimingIsolationFromName(o.timing_isolation));
+  exec::GatedPlatform gated_platform(platform, gate);
+  exec::LocalEvaluator evaluator(gated_platform, problem, run_options,
+                                 exec::GateTimer(gate, time_baseline));
+  auto policy = search::MakePolicy(o.policy, MakePolicyOptions(o));
+  search::SearchOptions sopts = MakeSearchOptions(o);
+  sopts.interrupt = InstallInterruptHandler();
   // Knowledge base (issue 8): start from prior kernels; never fails the run.
   KnowledgeSession knowledge = StartKnowledge(
       {o.kb_path, o.no_kb, o.cache_dir, o.quiet, o.target, s.machine.cpu_model}, problem);
@@ -201,6 +265,11 @@ int RunOptimize(const OptimizeOptions& options_in) {
                           o.quiet ? nullptr : &progress);
   search::SearchOutcome outcome = loop.Run();
   progress.Finish();
+  if (!o.quiet && o.resume) {
+    fmt::print(stderr, "resumed run {}: {} nodes from the store, {} pending candidates re-queued\n",
+               run_id, outcome.resumed_evaluations, outcome.requeued);
+  }
+  if (!o.quiet) fmt::print(stderr, "search stopped: {}\n", outcome.stop_reason);
 
   s.evaluations = outcome.evaluations;
   s.elapsed_seconds = outcome.elapsed_seconds;
@@ -211,21 +280,31 @@ int RunOptimize(const OptimizeOptions& options_in) {
     s.status = "ok";
     s.best_source_path = o.out_dir / "best_kernel.cpp";
     report::WriteTextAtomic(s.best_source_path, s.best->candidate.source);
-    if (o.confirm_rounds > 0) {
+    if (o.confirm_rounds > 0 && !Interrupted()) {
       if (!o.quiet) fmt::print(stderr, "confirming node {} against eager: {} interleaved rounds...\n",
                                s.best->id, o.confirm_rounds);
       s.confirmation = exec::ConfirmSpeedup(time_baseline, platform, problem, s.best->candidate,
-                                            run_options, o.confirm_rounds);
+                                            run_options, o.confirm_rounds, evaluator.FastestEager());
     }
   } else {
     s.status = "no_correct_candidate";
   }
-  store.FinishRun(run_id, s.status, s.stop_reason);
-  s.warm_start = FinishKnowledge(knowledge, problem, s.nodes,  // knowledge base (issue 8)
-                                 s.confirmation.done ? s.confirmation.speedup.value : 0.0, o.out_dir);
+  const bool interrupted = outcome.stop_reason == "interrupted";
+  // An interrupted run stays resumable: its database status says so.
+  store.FinishRun(run_id, interrupted ? "interrupted" : s.status, s.stop_reason);
+  if (!interrupted) s.warm_start = FinishKnowledge(knowledge, problem, s.nodes,  // knowledge base (issue 8)
+                                 // "confirmed" only when the interleaved interval clears 1.0
+                                 s.confirmation.done && s.confirmation.speedup.ClearlyFaster()
+                                     ? s.confirmation.speedup.value
+                                     : 0.0,
+                                 o.out_dir);
   report::WriteJsonAtomic(o.out_dir / "result.json", report::ResultJson(s));
   std::cout << report::SummaryTable(s);
   std::cout << fmt::format("run directory: {}\n", o.out_dir.string());
+  if (interrupted) {
+    std::cout << fmt::format("interrupted: continue with `kernelevolve resume {}`\n", o.out_dir.string());
+    return 130;
+  }
   return s.status == "ok" ? 0 : 1;
 }
 

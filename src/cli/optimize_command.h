@@ -2,6 +2,7 @@
 #pragma once
 
 #include <filesystem>
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -25,8 +26,24 @@ struct OptimizeOptions {
   int64_t candidate_memory_mb = 0;    // 0: derived from the problem size
   std::filesystem::path cache_dir;    // build cache; default ~/.cache/kernelevolve
   bool quiet = false;                 // no progress line
+  double load_timeout_seconds = 300;  // importing the problem, running the reference, eager timing
+  std::string omp_wait_policy;        // "" (OpenMP default), "passive" or "active", both sides
   std::filesystem::path kb_path;      // knowledge base (issue 8); default <cache_dir>/knowledge.db
   bool no_kb = false;                 // --no-kb: no warm start, nothing recorded
+  // Search engine (issue 3; docs/search.md).
+  int jobs = 1;                       // candidates in flight
+  uint64_t seed = 0;                  // every random choice of the search
+  double ucb_c = 1.4142135623730951;  // sqrt(2): exploration weight of ucb1 and mcts
+  int islands = 2;                    // evolutionary
+  int migration_interval = 5;         // evolutionary: generations between migrations
+  int stall = 0;                      // stop after this many evaluations without improvement; 0: off
+  double stall_min_improvement_pct = 1.0;  // what counts as an improvement, percent
+  double target_speedup = 0;          // stop once reached; 0: off
+  std::string context = "both";       // inherit | siblings | both | clean
+  int clean_slate_after = 0;          // 0: automatic; < 0: never
+  std::string timing_isolation = "exclusive";  // exclusive | runs-only
+  bool resume = false;                // set by `kernelevolve resume`: continue run resume_run_id
+  int64_t resume_run_id = -1;         //   of out_dir/kernelevolve.db instead of creating one
 };
 
 /// Runs the search and writes OUT/{result.json, best_kernel.cpp, kernelevolve.db,

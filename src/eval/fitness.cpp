@@ -9,7 +9,7 @@ void ScoreEvaluation(core::Evaluation& evaluation, const core::TimingStats& eage
   evaluation.speedup_vs_eager = {};
   if (evaluation.status != core::Status::kOk || !evaluation.correct) return;
   if (!evaluation.latency.Measured() || !eager_baseline.Measured()) return;
-  evaluation.speedup_vs_eager = SpeedupOf(eager_baseline, evaluation.latency);
+  evaluation.speedup_vs_eager = RobustSpeedupOf(eager_baseline, evaluation.latency);
   evaluation.fitness = evaluation.speedup_vs_eager.value;
 }
 

@@ -64,6 +64,18 @@ core::TimingStats Summarize(std::vector<double> samples_us) {
   return stats;
 }
 
+core::Speedup RobustSpeedupOf(const core::TimingStats& baseline,
+                              const core::TimingStats& candidate) {
+  if (!baseline.Measured() || !candidate.Measured() || candidate.min_us <= 0) return {};
+  core::Speedup speedup;
+  speedup.value = baseline.min_us / candidate.min_us;
+  speedup.ci_low = candidate.p10_us > 0 ? baseline.min_us / candidate.p10_us : 0.0;
+  speedup.ci_high = baseline.p10_us / candidate.min_us;
+  if (speedup.ci_low > speedup.value) speedup.ci_low = speedup.value;
+  if (speedup.ci_high < speedup.value) speedup.ci_high = speedup.value;
+  return speedup;
+}
+
 core::Speedup SpeedupOf(const core::TimingStats& baseline, const core::TimingStats& candidate) {
   if (!baseline.Measured() || !candidate.Measured() || candidate.median_us <= 0) return {};
   core::Speedup speedup;

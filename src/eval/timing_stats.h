@@ -25,6 +25,15 @@ core::TimingStats Summarize(std::vector<double> samples_us);
 /// median is 0; ci_high is +infinity when only candidate.ci_low_us is 0.
 core::Speedup SpeedupOf(const core::TimingStats& baseline, const core::TimingStats& candidate);
 
+/// Noise-robust speedup for a shared machine: interference only ever adds time, so
+/// the fastest observed call estimates the undisturbed cost best (J. Chen and
+/// J. Revels, "Robust benchmarking in noisy environments", arXiv:1608.04295, 2016).
+/// value = baseline.min / candidate.min; the interval is the spread between the
+/// minimum and the 10th percentile on each side, [baseline.min / candidate.p10,
+/// baseline.p10 / candidate.min] (a spread, not a formal confidence interval).
+/// Zero when either is unmeasured or the candidate's minimum is 0.
+core::Speedup RobustSpeedupOf(const core::TimingStats& baseline, const core::TimingStats& candidate);
+
 /// Median of the ratios baseline_i / candidate_i of interleaved rounds, with the
 /// interval from Summarize() over the ratios (used by the final confirmation).
 /// Zero when `ratios` is empty; throws InvalidInputError for a NaN, infinite or

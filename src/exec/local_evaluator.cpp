@@ -9,7 +9,21 @@ LocalEvaluator::LocalEvaluator(platforms::Platform& platform, const core::Proble
     : platform_(platform),
       problem_(problem),
       run_options_(run_options),
-      baseline_timer_(std::move(baseline_timer)) {}
+      baseline_timer_(std::move(baseline_timer)),
+      fastest_eager_(problem.eager_baseline) {}
+
+core::TimingStats LocalEvaluator::FastestEager() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return fastest_eager_;
+}
+
+core::TimingStats LocalEvaluator::RecordEager(const core::TimingStats& eager) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (eager.Measured() && (!fastest_eager_.Measured() || eager.min_us < fastest_eager_.min_us)) {
+    fastest_eager_ = eager;
+  }
+  return fastest_eager_;
+}
 
 core::Evaluation LocalEvaluator::Evaluate(const core::Candidate& candidate) {
   core::Evaluation evaluation;
@@ -33,9 +47,7 @@ core::Evaluation LocalEvaluator::Evaluate(const core::Candidate& candidate) {
   evaluation.run_seconds = run.seconds;
   const bool timed = run.status == core::Status::kOk && run.correct && run.latency.Measured();
   if (timed && baseline_timer_) evaluation.paired_baseline = baseline_timer_();
-  eval::ScoreEvaluation(evaluation, evaluation.paired_baseline.Measured()
-                                        ? evaluation.paired_baseline
-                                        : problem_.eager_baseline);
+  eval::ScoreEvaluation(evaluation, RecordEager(evaluation.paired_baseline));
   return evaluation;
 }
 

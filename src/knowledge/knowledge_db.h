@@ -15,6 +15,7 @@ inline constexpr int kKnowledgeSchemaVersion = 1;
 /// How long a connection waits for another process's write lock before failing.
 inline constexpr int kKnowledgeBusyTimeoutMs = 15000;
 
+/// Closes a connection (sqlite3_close_v2) when its DbHandle goes away.
 struct DbCloser {
   void operator()(sqlite3* db) const { sqlite3_close_v2(db); }
 };

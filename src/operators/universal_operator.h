@@ -17,8 +17,16 @@ struct OperatorContext {
   const core::Problem* problem = nullptr;
   /// The node to improve; nullptr asks for drafts (independent first candidates).
   const search::Node* parent = nullptr;
-  /// Other children of the same parent already evaluated (to avoid repeats).
+  /// Other children of the same parent already evaluated (to avoid repeats). Empty
+  /// when the search's context mode (--context) is inherit or clean.
   std::vector<const search::Node*> siblings;
+  /// The parent's trajectory: its ancestors and itself, the draft first and the parent
+  /// last (issue 3, --context inherit|both); empty for drafts and in the siblings and
+  /// clean modes. Pointers valid for the Propose call only.
+  std::vector<const search::Node*> lineage;
+  /// True when the search asks for a fresh start without history (--context clean, or
+  /// the automatic clean slate after a stall, which comes with parent == nullptr).
+  bool clean_slate = false;
   /// Source hashes already in the tree: a proposal with one of these is wasted.
   const std::unordered_set<std::string>* seen_hashes = nullptr;
   int threads = 1;

@@ -32,6 +32,10 @@ struct RunOptions {
   double timeout_seconds = 30;       // wall clock for the whole child process
   int64_t memory_limit_bytes = 4LL << 30;  // RLIMIT_AS of the child
   int threads = 1;                   // OMP_NUM_THREADS for the candidate
+  /// OMP_WAIT_POLICY for the candidate: "" leaves OpenMP's default (threads spin
+  /// between parallel regions, as in an ordinary PyTorch process); "passive" makes
+  /// idle threads sleep, which keeps timings sane on an oversubscribed machine.
+  std::string omp_wait_policy;
   bool measure = true;               // false: correctness only
 };
 

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/prctl.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -63,9 +64,15 @@ WorkerClient::WorkerClient(WorkerOptions options) : options_(std::move(options))
   }
   std::string threads = std::to_string(options_.threads);
   std::string pythonpath = options_.package_dir.string();
+  std::string wait_policy = options_.omp_wait_policy;
   pid_t pid = ::fork();
   if (pid < 0) throw core::IoError(fmt::format("worker: fork failed: {}", std::strerror(errno)));
   if (pid == 0) {
+    // Die with kernelevolve (no orphaned workers), and leave Ctrl-C to kernelevolve,
+    // which stops the search cleanly and still needs the worker (Python keeps an
+    // ignored SIGINT ignored).
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    ::signal(SIGINT, SIG_IGN);
     ::dup2(in_pipe[0], STDIN_FILENO);
     ::dup2(out_pipe[1], STDOUT_FILENO);
     ::dup2(log_fd, STDERR_FILENO);
@@ -73,6 +80,7 @@ WorkerClient::WorkerClient(WorkerOptions options) : options_(std::move(options))
     ::setenv("PYTHONUNBUFFERED", "1", 1);
     ::setenv("OMP_NUM_THREADS", threads.c_str(), 1);
     ::setenv("MKL_NUM_THREADS", threads.c_str(), 1);
+    if (!wait_policy.empty()) ::setenv("OMP_WAIT_POLICY", wait_policy.c_str(), 1);
     ::execl(options_.python.c_str(), options_.python.c_str(), "-m", "kernelevolve_worker",
             static_cast<char*>(nullptr));
     std::fprintf(stderr, "exec %s failed: %s\n", options_.python.c_str(), std::strerror(errno));
@@ -122,7 +130,7 @@ std::string WorkerClient::ReadLine(double timeout_seconds) {
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
       Kill();
-      throw WorkerLostError(fmt::format("worker exited unexpectedly (see {})",
+      throw WorkerLostError(fmt::format("worker {} (see {})", exit_description_,
                                         options_.log_path.string()));
     }
     buffer_.append(chunk, static_cast<size_t>(n));
@@ -155,8 +163,23 @@ nlohmann::json WorkerClient::Call(const std::string& method, const nlohmann::jso
 
 void WorkerClient::Kill() {
   if (pid_ > 0) {
-    ::kill(pid_, SIGKILL);
-    ::waitpid(pid_, nullptr, 0);
+    int status = 0;
+    // A worker that closed its pipe is usually exiting: give it 200 ms to report how.
+    pid_t done = 0;
+    for (int i = 0; i < 20 && done != pid_; ++i) {
+      done = ::waitpid(pid_, &status, WNOHANG);
+      if (done != pid_) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    if (done != pid_) {
+      ::kill(pid_, SIGKILL);
+      ::waitpid(pid_, &status, 0);
+    }
+    if (WIFEXITED(status)) {
+      exit_description_ = fmt::format("exited with status {}", WEXITSTATUS(status));
+    } else if (WIFSIGNALED(status)) {
+      exit_description_ = fmt::format("was killed by signal {} ({})", WTERMSIG(status),
+                                      ::strsignal(WTERMSIG(status)));
+    }
     pid_ = -1;
   }
   if (to_worker_ >= 0) ::close(to_worker_);

@@ -43,6 +43,7 @@ struct WorkerOptions {
   /// The worker's stderr (its log, tracebacks, prints from problem files) goes here.
   std::filesystem::path log_path = "/dev/null";
   int threads = 1;  // OMP/MKL thread count in the worker's environment
+  std::string omp_wait_policy;  // OMP_WAIT_POLICY for eager PyTorch; "" = OpenMP default
 };
 
 class WorkerClient {
@@ -74,6 +75,7 @@ class WorkerClient {
   int from_worker_ = -1;
   int64_t next_id_ = 1;
   std::string buffer_;
+  std::string exit_description_ = "exited unexpectedly";
 };
 
 /// Default interpreter path (see WorkerOptions::python).

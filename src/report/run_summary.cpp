@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "core/status.h"
 #include "eval/result_json.h"
+#include "eval/timing_stats.h"
 
 namespace kernelevolve::report {
 namespace {
@@ -26,7 +27,9 @@ nlohmann::json BestJson(const RunSummary& s) {
       {"baseline_eager_us", eval::TimingStatsToJson(e.paired_baseline.Measured() ? e.paired_baseline
                                                                                   : s.eager_baseline)},
       {"speedup_vs_eager", e.speedup_vs_eager.value},
-      {"speedup_vs_eager_ci95", {e.speedup_vs_eager.ci_low, e.speedup_vs_eager.ci_high}},
+      {"speedup_vs_eager_spread", {e.speedup_vs_eager.ci_low, e.speedup_vs_eager.ci_high}},
+      {"speedup_vs_eager_of_medians",
+       eval::SpeedupOf(e.paired_baseline.Measured() ? e.paired_baseline : s.eager_baseline, e.latency).value},
       {"source_path", s.best_source_path.string()},
   };
   const auto& c = s.confirmation;
@@ -86,6 +89,14 @@ std::string SummaryTable(const RunSummary& s, int max_rows) {
   out += fmt::format("eager PyTorch ({} threads): median {:.1f} us [{:.1f}, {:.1f}] (n={})\n\n",
                      s.machine.threads, s.eager_baseline.median_us, s.eager_baseline.ci_low_us,
                      s.eager_baseline.ci_high_us, s.eager_baseline.n);
+  const auto& b = s.eager_baseline;
+  if (b.Measured() && b.p10_us > 0 && b.p90_us / b.p10_us > 1.5) {
+    out += fmt::format(
+        "warning: eager timings spread widely (p90/p10 = {:.1f}); the machine looks busy, so "
+        "speedups are uncertain: rerun on a quiet machine, with --threads 1 or with "
+        "--omp-wait-policy passive, or trust only the confirmed interval\n\n",
+        b.p90_us / b.p10_us);
+  }
   std::vector<const search::Node*> rows;
   for (const auto& n : s.nodes) rows.push_back(&n);
   std::stable_sort(rows.begin(), rows.end(), [](const auto* a, const auto* b) {

@@ -1,41 +1,48 @@
 #include <algorithm>
+#include <iterator>
 
-#include "core/error.h"
 #include "search/selection_policy.h"
 
 namespace kernelevolve::search {
 
-std::vector<int64_t> GreedyPolicy::Select(const Tree& tree, int k) {
-  std::vector<const Node*> correct;
-  for (const auto& n : tree.Nodes()) {
-    if (n.evaluation.correct && n.evaluation.fitness > 0 && !tree.IsExhausted(n.id)) {
-      correct.push_back(&n);
-    }
-  }
-  std::stable_sort(correct.begin(), correct.end(), [](const Node* a, const Node* b) {
-    return a->evaluation.fitness > b->evaluation.fitness;
-  });
-  std::vector<int64_t> out;
-  for (const Node* n : correct) {
-    if (static_cast<int>(out.size()) >= k) return out;
-    out.push_back(n->id);
-  }
-  if (!out.empty()) return out;
-  // Nothing correct yet: repair the newest failure, or ask for more drafts.
+void GreedyPolicy::CatchUp(const Tree& tree) {
   const auto& nodes = tree.Nodes();
-  for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) {
-    if (!tree.IsExhausted(it->id)) {
-      out.push_back(it->id);
-      break;
-    }
+  for (; indexed_ < nodes.size(); ++indexed_) {
+    const Node& n = nodes[indexed_];
+    // Failed nodes go in too, under fitness 0: they are the repair fallback.
+    const double fitness = n.evaluation.correct ? n.evaluation.fitness : 0.0;
+    by_fitness_.insert({-std::max(0.0, fitness), n.id});
   }
-  if (static_cast<int>(out.size()) < k && !tree.IsExhausted(kRootId)) out.push_back(kRootId);
-  return out;
 }
 
-std::unique_ptr<SelectionPolicy> MakePolicy(const std::string& name) {
-  if (name == "greedy") return std::make_unique<GreedyPolicy>();
-  throw core::InvalidInputError("--policy " + name + ": unknown policy (available: greedy)");
+std::vector<int64_t> GreedyPolicy::Select(const Tree& tree, int k) {
+  CatchUp(tree);
+  std::vector<int64_t> out;
+  for (auto it = by_fitness_.begin(); it != by_fitness_.end() && it->first < 0;) {
+    if (tree.IsExhausted(it->second)) {
+      it = by_fitness_.erase(it);  // exhaustion is permanent
+      continue;
+    }
+    if (static_cast<int>(out.size()) >= k) return out;
+    out.push_back(it->second);
+    ++it;
+  }
+  if (!out.empty()) return out;
+  // Nothing correct left: repair the newest failure (highest id among fitness 0), or
+  // ask for more drafts.
+  // Zero-fitness entries sort last, by id: the newest failure is the last element.
+  while (!by_fitness_.empty() && by_fitness_.rbegin()->first >= 0) {
+    auto last = std::prev(by_fitness_.end());
+    if (tree.IsExhausted(last->second)) {
+      by_fitness_.erase(last);
+      continue;
+    }
+    out.push_back(last->second);
+    break;
+  }
+  if (static_cast<int>(out.size()) < k && !tree.IsExhausted(kRootId)) out.push_back(kRootId);
+  if (static_cast<int>(out.size()) > k) out.resize(static_cast<size_t>(std::max(0, k)));
+  return out;
 }
 
 }  // namespace kernelevolve::search

@@ -1,11 +1,17 @@
-// The search: select, propose, evaluate, commit, repeat until a stop rule fires.
+// The search: select, propose, evaluate (N in flight), commit, repeat until a stop rule
+// fires; every step is checkpointed so a killed search resumes (docs/search.md).
 #pragma once
 
+#include <atomic>
+
 #include <cstdint>
+#include <deque>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/problem.h"
+#include "exec/evaluation_pool.h"
 #include "exec/evaluator.h"
 #include "operators/universal_operator.h"
 #include "search/selection_policy.h"
@@ -15,11 +21,13 @@
 
 namespace kernelevolve::search {
 
-/// Progress callbacks (the console reporter implements them).
+/// Progress callbacks (the console reporter implements them). Called on the loop's
+/// thread only.
 class SearchObserver {
  public:
   virtual ~SearchObserver() = default;
-  /// Before a candidate is built: its number (1-based) and rationale.
+  /// When a candidate is handed to the evaluators: its number (1-based, resumed
+  /// evaluations included) and rationale.
   virtual void OnProposed(int evaluation_number, const core::Candidate& candidate) {
     (void)evaluation_number;
     (void)candidate;
@@ -28,6 +36,19 @@ class SearchObserver {
   virtual void OnEvaluated(const Node& node, const Tree& tree, double elapsed_seconds) = 0;
 };
 
+/// What a new candidate's OperatorContext carries besides its parent (--context).
+enum class ContextMode {
+  kInherit,   // the parent's trajectory (lineage, the draft first)
+  kSiblings,  // the parent's other children
+  kBoth,      // both (default)
+  kClean,     // neither; OperatorContext::clean_slate is set
+};
+/// "inherit" | "siblings" | "both" | "clean"; throws InvalidInputError naming --context.
+ContextMode ContextModeFromName(const std::string& name);
+/// Inverse of ContextModeFromName.
+std::string ContextModeName(ContextMode mode);
+
+/// How one search runs (flags of `kernelevolve optimize`, docs/search.md).
 struct SearchOptions {
   TerminationOptions termination;
   int drafts = 0;  // independent first candidates; 0: max(3, budget / 10)
@@ -36,30 +57,66 @@ struct SearchOptions {
   // operator's; and experience summaries copied into every OperatorContext.
   std::vector<core::Candidate> seed_candidates;
   std::vector<std::string> experiences;
+  int jobs = 1;                             // --jobs: candidates in flight
+  ContextMode context = ContextMode::kBoth; // --context
+  /// --clean-slate-after: after this many evaluations without improvement the next
+  /// candidate is a fresh draft proposed without history (once per such stretch).
+  /// 0: automatic, max(2, stall / 2) with --stall, else max(5, budget / 8); < 0: never.
+  int clean_slate_after = 0;
+  /// Set asynchronously (Ctrl-C): stop launching, finish what is in flight, stop with
+  /// reason "interrupted"; unlaunched candidates stay pending for `resume`.
+  const std::atomic<bool>* interrupt = nullptr;
 };
 
+/// How a search ended.
 struct SearchOutcome {
-  std::string stop_reason;   // budget | time_limit | exhausted
-  int evaluations = 0;
+  std::string stop_reason;   // budget | target_reached | stall | time_limit | exhausted | interrupted
+  int evaluations = 0;       // nodes of the run, resumed ones included
   int64_t best_node_id = -1; // -1: no correct candidate
-  double elapsed_seconds = 0;
+  double elapsed_seconds = 0;  // search time of the run, earlier sessions included
+  int resumed_evaluations = 0; // nodes found in the store when Run started
+  int requeued = 0;            // pending candidates found in the store and re-queued
 };
 
 class SearchLoop {
  public:
-  /// All references must outlive the loop. Nodes are committed to `store` under
-  /// `run_id` as soon as each is evaluated.
+  /// All references must outlive the loop. The evaluator must be thread-safe when
+  /// options.jobs > 1. Nodes are committed to `store` under `run_id` as each is
+  /// evaluated.
   SearchLoop(const core::Problem& problem, operators::UniversalOperator& op,
              SelectionPolicy& policy, exec::Evaluator& evaluator, store::Store& store,
              int64_t run_id, SearchOptions options, SearchObserver* observer = nullptr);
 
-  /// Runs to a stop rule. Candidate failures never throw; store or worker failures do.
+  /// Runs to a stop rule. Starts from what the store holds for the run: a new run
+  /// begins with its seeds and drafts; a run that was interrupted continues with its
+  /// nodes, the policy's saved state and its pending candidates re-queued first (seeds
+  /// and drafts are not asked for again). Candidate failures never throw; store or
+  /// worker failures do, and InvalidInputError when the saved state belongs to another
+  /// policy.
   SearchOutcome Run();
+  /// Every node of the run (after Run: the final tree).
   const Tree& tree() const { return tree_; }
 
  private:
-  bool NextCandidate(core::Candidate& candidate, int64_t& parent_id);
-  void EvaluateAndCommit(const core::Candidate& candidate, int64_t parent_id);
+  // search_loop_state.cpp: restoring and checkpointing.
+  void Restore();
+  void StartDrafts();
+  nlohmann::json StateJson() const;
+  store::SearchCheckpoint Checkpoint();
+  void DropLeftovers();
+
+  // search_loop.cpp: the loop.
+  std::optional<int64_t> NextToLaunch();
+  std::optional<int64_t> ProposeFromPolicy();
+  std::optional<int64_t> ProposeCleanSlate();
+  operators::OperatorContext MakeContext(int64_t parent_id) const;
+  int64_t Persist(int64_t parent_id, core::Candidate candidate);
+  void Launch(int64_t pending_id);
+  void Complete(exec::EvaluationPool::Completion done);
+  void MarkExhausted(int64_t id);
+  int CleanSlateAfter() const;
+  bool CleanSlateDue() const;
+  double Elapsed() const;
 
   const core::Problem& problem_;
   operators::UniversalOperator& op_;
@@ -70,9 +127,15 @@ class SearchLoop {
   SearchOptions options_;
   SearchObserver* observer_;
   Tree tree_;
-  std::vector<core::Candidate> draft_queue_;
+  SearchProgress progress_;
+  std::deque<int64_t> queue_;  // pending ids not launched yet, in order
+  exec::EvaluationPool* pool_ = nullptr;
   bool drafts_requested_ = false;
-  double started_ = 0;
+  int last_clean_slate_ = -1;  // evaluations at the last clean slate; -1: none
+  double elapsed_before_ = 0;  // search seconds of earlier sessions
+  double session_start_ = 0;
+  int resumed_ = 0;
+  int requeued_ = 0;
 };
 
 }  // namespace kernelevolve::search

@@ -83,7 +83,41 @@ CREATE TABLE evaluations (
 );
 )sql";
 
-constexpr std::array<const char*, kSchemaVersion> kMigrations = {kMigrationToV1};
+// Version 2 (issue 3, crash-safe resume): candidates chosen but not evaluated yet, the
+// selection policies' per-node statistics, and the search loop's and policy's state.
+// Each row is written in the same transaction as the node or pending candidate it goes
+// with, so after a crash the three tables and `nodes` agree.
+constexpr const char* kMigrationToV2 = R"sql(
+CREATE TABLE pending (
+  id             INTEGER PRIMARY KEY,
+  run_id         INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  parent_id      INTEGER REFERENCES nodes(id) ON DELETE CASCADE,
+  operator       TEXT NOT NULL,
+  template       TEXT NOT NULL,
+  knobs_json     TEXT NOT NULL DEFAULT '{}',
+  rationale      TEXT NOT NULL,
+  source_hash    TEXT NOT NULL,
+  source         TEXT NOT NULL,
+  created_unix_s REAL
+);
+CREATE INDEX pending_run ON pending(run_id, id);
+
+CREATE TABLE node_stats (
+  node_id   INTEGER PRIMARY KEY REFERENCES nodes(id) ON DELETE CASCADE,
+  visits    INTEGER NOT NULL DEFAULT 0,
+  value_sum REAL,
+  island    INTEGER NOT NULL DEFAULT -1,
+  exhausted INTEGER NOT NULL DEFAULT 0 CHECK (exhausted IN (0, 1))
+);
+
+CREATE TABLE search_state (
+  run_id         INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,
+  state_json     TEXT NOT NULL DEFAULT '{}',
+  updated_unix_s REAL
+);
+)sql";
+
+constexpr std::array<const char*, kSchemaVersion> kMigrations = {kMigrationToV1, kMigrationToV2};
 
 }  // namespace
 

@@ -6,6 +6,11 @@
 //   evaluations one row per node: status, correctness, fitness, speedup with its 95%
 //               interval, drop-in latency and kernel-only timing statistics as real
 //               columns (queryable medians), per-output checks as JSON, build/run time
+//   pending     (v2) candidates chosen but not evaluated yet: parent, operator, source
+//   node_stats  (v2) selection-policy statistics per node: MCTS visits and value sum,
+//               evolutionary island, exhausted flag
+//   search_state (v2) one JSON document per run: the search loop's and the policy's
+//               state at the last checkpoint (docs/search.md)
 #pragma once
 
 #include <sqlite3.h>
@@ -15,8 +20,8 @@
 namespace kernelevolve::store {
 
 /// The schema version this build writes and understands (PRAGMA user_version).
-/// Version 1: runs, nodes, evaluations.
-inline constexpr int kSchemaVersion = 1;
+/// Version 1: runs, nodes, evaluations. Version 2: pending, node_stats, search_state.
+inline constexpr int kSchemaVersion = 2;
 
 /// Reads PRAGMA user_version of the open database `db` (file `path`, for messages).
 /// Throws core::IoError when the file is not a database.

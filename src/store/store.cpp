@@ -50,6 +50,11 @@ void ConfigureConnection(sqlite3* db, const std::filesystem::path& path) {
   ExecSql(db, "PRAGMA foreign_keys = ON", path);
   Statement journal(db, "PRAGMA journal_mode = WAL", path);
   journal.Step();
+  // WAL with synchronous=NORMAL: a committed transaction survives the process being
+  // killed (kill -9) and the file is never corrupted; only a power cut or kernel crash
+  // may lose the last commits. FULL fsyncs every commit (~5 ms on this VM), which would
+  // dominate the search's per-node overhead (docs/search.md, bench/search_overhead).
+  ExecSql(db, "PRAGMA synchronous = NORMAL", path);
 }
 
 }  // namespace

@@ -7,9 +7,11 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "search/node.h"
@@ -28,6 +30,21 @@ struct RunRecord {
   double finished_unix_s = 0;      // 0 while running
   std::string status = "running";  // running | ok | no_correct_candidate | error
   std::string stop_reason;         // budget | time_limit | exhausted | ...
+};
+
+/// What a search checkpoint writes besides a node (schema v2; docs/search.md): written
+/// in one transaction with the node it goes with (CommitNode) or alone (SaveCheckpoint).
+struct SearchCheckpoint {
+  /// Inserted into `pending`; their ids are written back here.
+  std::vector<search::PendingCandidate> new_pending;
+  /// Deleted: the pending candidate whose node is being committed (-1: none).
+  int64_t evaluated_pending_id = -1;
+  /// Deleted without a node (duplicates found on resume, leftovers of a finished run).
+  std::vector<int64_t> dropped_pending;
+  /// node_stats rows to insert or replace, by node id (the root's stats live in `state`).
+  std::vector<std::pair<int64_t, search::NodeStats>> stats;
+  /// Replaces the run's search_state document; null leaves it as it is.
+  nlohmann::json state;
 };
 
 /// A connection to one store file. Move-only RAII (closes the connection). Not
@@ -69,6 +86,24 @@ class Store {
   /// unknown run_id or parent_id violates a foreign key), InternalError when the node
   /// was already committed (node.id >= 0).
   void CommitNode(int64_t run_id, search::Node& node);
+  /// CommitNode, plus a search checkpoint in the same transaction: after the node rows
+  /// are inserted (node.id set), `on_inserted(node)` runs (it may fill `checkpoint`:
+  /// the search adds the node to its tree and lets the policy update statistics there),
+  /// then `checkpoint` is written. On any failure everything is rolled back, node.id is
+  /// -1 again, and the error is rethrown (IoError for the database; whatever
+  /// on_inserted threw).
+  void CommitNode(int64_t run_id, search::Node& node, SearchCheckpoint& checkpoint,
+                  const std::function<void(const search::Node&)>& on_inserted = nullptr);
+  /// Writes a checkpoint without a node, in one transaction; sets the ids of
+  /// checkpoint.new_pending. Throws IoError (foreign keys: unknown run or parent).
+  void SaveCheckpoint(int64_t run_id, SearchCheckpoint& checkpoint);
+  /// The run's pending candidates in id order (the order they were chosen).
+  std::vector<search::PendingCandidate> LoadPending(int64_t run_id) const;
+  /// The run's node_stats rows, by node id order. Nodes without a row have default stats.
+  std::vector<std::pair<int64_t, search::NodeStats>> LoadNodeStats(int64_t run_id) const;
+  /// The run's search_state document, or nullopt when none was saved.
+  std::optional<nlohmann::json> LoadSearchState(int64_t run_id) const;
+
   /// All nodes of a run, in id order, with their evaluations (checks included).
   std::vector<search::Node> LoadNodes(int64_t run_id) const;
   /// One node with its evaluation, or nullopt when no node has this id.

@@ -93,6 +93,8 @@ core::Problem WriteReluFixtures(const fs::path& dir) {
   problem.eager_baseline.median_us = 5;
   problem.eager_baseline.ci_low_us = 4;
   problem.eager_baseline.ci_high_us = 6;
+  problem.eager_baseline.min_us = 4;
+  problem.eager_baseline.p10_us = 4.5;
   return problem;
 }
 

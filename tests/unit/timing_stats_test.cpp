@@ -153,3 +153,26 @@ TEST(TimingStatsTest, SpeedupFromRatios) {
 
 }  // namespace
 }  // namespace kernelevolve::eval
+
+namespace kernelevolve::eval {
+namespace {
+
+TEST(TimingStatsTest, RobustSpeedupUsesTheFastestCallsAndIgnoresSlowBursts) {
+  // Eager: fast calls of 100 us, half of them disturbed to 10 ms by a busy machine.
+  std::vector<double> eager;
+  for (int i = 0; i < 40; ++i) eager.push_back(i % 2 ? 10000.0 : 100.0 + i * 0.1);
+  std::vector<double> candidate;
+  for (int i = 0; i < 40; ++i) candidate.push_back(50.0 + i * 0.05);
+  const auto b = Summarize(eager);
+  const auto c = Summarize(candidate);
+  EXPECT_GT(SpeedupOf(b, c).value, 50.0);  // the median ratio is fooled by the bursts
+  const auto r = RobustSpeedupOf(b, c);
+  EXPECT_NEAR(r.value, 100.0 / 50.0, 1e-9);
+  EXPECT_LE(r.ci_low, r.value);
+  EXPECT_GE(r.ci_high, r.value);
+  EXPECT_LT(r.ci_high, 3.0);
+  EXPECT_EQ(RobustSpeedupOf(b, core::TimingStats{}).value, 0.0);
+}
+
+}  // namespace
+}  // namespace kernelevolve::eval

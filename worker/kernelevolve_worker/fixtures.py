@@ -5,7 +5,8 @@ Layout of ``fixtures_dir``::
     seed_<k>.safetensors   every ABI tensor of seed k under its ABI name
                            ("input.0", "param.<key>", "output.0"), metadata {"seed": "<k>"}
     manifest.json          {"problem", "source_path", "inputs", "outputs", "seeds",
-                            "files" (relative names), "overrides"}
+                            "files" (relative names), "overrides",
+                            "tolerance" (only when the problem declares TOLERANCE)}
 
 Files are written to a temporary name in the same folder and renamed into place
 (os.replace), so a reader never sees a half-written file.
@@ -92,7 +93,8 @@ def write_manifest(fixtures_dir: Path, manifest: dict[str, Any]) -> Path:
 
 def build_manifest(problem: str, source_path: Path, inputs: list[dict[str, Any]],
                    outputs: list[dict[str, Any]], seeds: list[int],
-                   overrides: dict[str, Any]) -> dict[str, Any]:
+                   overrides: dict[str, Any],
+                   tolerance: dict[str, dict[str, float]] | None = None) -> dict[str, Any]:
     """The manifest document.
 
     Args:
@@ -102,8 +104,10 @@ def build_manifest(problem: str, source_path: Path, inputs: list[dict[str, Any]]
         outputs: ABI output specs {"name", "role": "output", "shape", "dtype"}.
         seeds: one fixture file per seed, same order.
         overrides: the --set values as given.
+        tolerance: per-dtype {"atol", "rtol"} overrides from the problem's TOLERANCE;
+            written as "tolerance" only when non-empty.
     """
-    return {
+    manifest = {
         "problem": problem,
         "source_path": str(source_path.resolve()),
         "inputs": inputs,
@@ -112,3 +116,6 @@ def build_manifest(problem: str, source_path: Path, inputs: list[dict[str, Any]]
         "files": [seed_file_name(s) for s in seeds],
         "overrides": dict(overrides),
     }
+    if tolerance:
+        manifest["tolerance"] = {dtype: dict(value) for dtype, value in tolerance.items()}
+    return manifest

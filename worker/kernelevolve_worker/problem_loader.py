@@ -162,6 +162,39 @@ def apply_overrides(module: types.ModuleType, overrides: dict[str, Any], path: s
         setattr(module, name, parse_override_value(raw))
 
 
+def problem_tolerance(module: types.ModuleType, path: str) -> dict[str, dict[str, float]]:
+    """The problem's tolerance overrides: a module-level ``TOLERANCE`` such as
+    ``{"float32": {"atol": 1e-3, "rtol": 1e-3}}`` (dtype name -> atol and rtol, both
+    finite and >= 0); {} when the file defines none. The harness applies them in place
+    of its per-dtype defaults (manifest.json "tolerance", docs/fitness.md).
+
+    Raises:
+        ProblemError: TOLERANCE is not such a dict, names an unknown dtype, or has a
+            missing, negative or non-numeric atol/rtol.
+    """
+    raw = getattr(module, "TOLERANCE", None)
+    if raw is None:
+        return {}
+    known = sorted(SUPPORTED_DTYPES.values())
+    hint = 'expected e.g. TOLERANCE = {"float32": {"atol": 1e-3, "rtol": 1e-3}}'
+    if not isinstance(raw, dict):
+        raise ProblemError(f"{path}: TOLERANCE is a {type(raw).__name__}; {hint}")
+    result: dict[str, dict[str, float]] = {}
+    for dtype, entry in raw.items():
+        if dtype not in known:
+            raise ProblemError(f"{path}: TOLERANCE names dtype {dtype!r}; known dtypes: {', '.join(known)}")
+        if not isinstance(entry, dict) or set(entry) != {"atol", "rtol"}:
+            raise ProblemError(f"{path}: TOLERANCE[{dtype!r}] must have exactly 'atol' and 'rtol'; {hint}")
+        values = {}
+        for key in ("atol", "rtol"):
+            value = entry[key]
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < float("inf"):
+                raise ProblemError(f"{path}: TOLERANCE[{dtype!r}][{key!r}] = {value!r}; expected a finite number >= 0")
+            values[key] = float(value)
+        result[dtype] = values
+    return result
+
+
 def _call_stage(path: str, where: str, fn: Any, *args: Any) -> Any:
     """Calls problem code; any exception becomes ProblemError
     "<path>: the reference raised <Type>: <msg> (in <where>)"."""

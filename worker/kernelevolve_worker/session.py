@@ -106,6 +106,7 @@ class WorkerSession:
     def _load(self, module: Any, path: str, overrides: dict[str, Any], seeds: list[int], fixtures_dir: Path,
               threads: int, budget: int | None, baseline: BaselineConfig) -> tuple[dict[str, Any], LoadedProblem]:
         loader.apply_overrides(module, overrides, path)
+        tolerance = loader.problem_tolerance(module, path)
         memory = check_memory(module, path, len(seeds), budget)
         torch.set_num_threads(threads)
         model = loader.build_model(module, path)
@@ -137,7 +138,7 @@ class WorkerSession:
             del inputs, outputs, named
 
         stem = Path(path).stem
-        manifest = build_manifest(stem, Path(path), input_specs, output_specs, seeds, overrides)
+        manifest = build_manifest(stem, Path(path), input_specs, output_specs, seeds, overrides, tolerance)
         try:
             manifest_path = write_manifest(fixtures_dir, manifest)
         except OSError as exc:

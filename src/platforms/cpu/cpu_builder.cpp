@@ -11,6 +11,7 @@
 #include "core/error.h"
 #include "eval/result_json.h"
 #include "eval/sandbox.h"
+#include "platforms/cpu/symbol_check.h"
 
 namespace kernelevolve::platforms::cpu {
 namespace {
@@ -82,6 +83,16 @@ std::string FailureMessage(const eval::SandboxResult& result, const std::string&
   return "compiler exited with code " + std::to_string(result.exit_code) + " and no error line";
 }
 
+/// A built object whose undefined symbols leave the allow-list becomes kRejectedByCheck
+/// (symbol_check.h); the object stays in the cache, the verdict is recomputed on a hit.
+BuildResult RejectForbiddenSymbols(BuildResult build) {
+  if (auto reason = CheckSharedObjectSymbols(build.artifact)) {
+    build.status = core::Status::kRejectedByCheck;
+    build.message = *reason;
+  }
+  return build;
+}
+
 }  // namespace
 
 fs::path FindDLPackIncludeDir() {
@@ -150,7 +161,7 @@ BuildResult CpuBuilder::Build(const core::Candidate& candidate) const {
     build.status = core::Status::kOk;
     build.message = "ok";
     build.cache_hit = true;
-    return build;
+    return RejectForbiddenSymbols(std::move(build));
   }
   WriteFileAtomically(cache_dir_ / (stem + ".cpp"), candidate.source);
 
@@ -181,7 +192,7 @@ BuildResult CpuBuilder::Build(const core::Candidate& candidate) const {
   }
   build.status = core::Status::kOk;
   build.message = "ok";
-  return build;
+  return RejectForbiddenSymbols(std::move(build));
 }
 
 }  // namespace kernelevolve::platforms::cpu

@@ -26,7 +26,9 @@ class CpuBuilder {
 
   /// Compiles `candidate.source`. Compile failures, compiler crashes and the 120 s
   /// timeout are returned as kCompileError with the first "error:" line as message and
-  /// the compiler output (first 16 KiB) as log. Throws IoError when the cache directory
+  /// the compiler output (first 16 KiB) as log. A built object (fresh or cached) whose
+  /// undefined symbols leave the allow-list of symbol_check.h is returned as
+  /// kRejectedByCheck ("links to a forbidden symbol: cblas_sgemm; ..."). Throws IoError when the cache directory
   /// cannot be written.
   BuildResult Build(const core::Candidate& candidate) const;
 

@@ -80,6 +80,9 @@ RunResult InterpretHarnessOutcome(const eval::SandboxResult& outcome, double tim
   } else if (outcome.exit_code == kOutOfMemoryExitCode ||
              (!verdict && (outcome.signal != 0 || outcome.exit_code != 0) && MentionsOutOfMemory(outcome.stderr_text))) {
     result = Failure(core::Status::kOutOfMemory, "out of memory (allocation failed under the memory limit)");
+  } else if (outcome.signal == SIGSYS) {
+    result = Failure(core::Status::kRejectedByCheck,
+                     "killed by SIGSYS: a system call the sandbox forbids (e.g. a 32-bit int 0x80 call)");
   } else if (outcome.signal != 0) {
     result = Failure(core::Status::kCrash, "killed by " + SignalName(outcome.signal));
   } else if (verdict) {
@@ -128,6 +131,7 @@ RunResult CpuPlatform::Run(const BuildResult& build, const core::Problem& proble
   const int threads = std::max(1, options.threads);
   std::map<std::string, std::string> env = {
       {"OMP_NUM_THREADS", std::to_string(threads)}, {"OMP_PROC_BIND", "false"}, {"PATH", "/usr/bin:/bin"}};
+  if (!options.omp_wait_policy.empty()) env["OMP_WAIT_POLICY"] = options.omp_wait_policy;
 
   eval::SandboxLimits limits;
   limits.wall_timeout_seconds = options.timeout_seconds;

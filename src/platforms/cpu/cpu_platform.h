@@ -30,7 +30,8 @@ class CpuPlatform : public Platform {
   /// options.timeout_seconds, address space options.memory_limit_bytes, CPU time
   /// 2 * threads * timeout + 10 s. Outcome mapping, in order: wall timeout or SIGXCPU
   /// -> kTimeout; exit code 3, or "out of memory"/"bad_alloc" on stderr without a
-  /// verdict -> kOutOfMemory; any other signal -> kCrash ("killed by SIGSEGV"); else the
+  /// verdict -> kOutOfMemory; SIGSYS (the seccomp filter killed it) -> kRejectedByCheck;
+  /// any other signal -> kCrash ("killed by SIGSEGV"); else the
   /// verdict on the last stdout line; none -> kWorkerLost. log_excerpt: stderr tail,
   /// at most 4 KiB. A build that is not kOk is returned as its status, not run.
   /// Throws IoError only when the child cannot be spawned.

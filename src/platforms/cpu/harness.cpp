@@ -8,8 +8,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <algorithm>
+#include <chrono>
 #include <new>
 #include <set>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -17,8 +19,11 @@
 #include "eval/fixture_manifest.h"
 #include "eval/result_json.h"
 #include "eval/tolerance.h"
+#include "platforms/cpu/harness_checks.h"
+#include "platforms/cpu/harness_guard.h"
 #include "platforms/cpu/harness_tensors.h"
 #include "platforms/cpu/harness_timing.h"
+#include "platforms/cpu/syscall_filter.h"
 
 namespace kernelevolve::platforms::cpu {
 namespace {
@@ -28,7 +33,7 @@ using nlohmann::json;
 
 constexpr const char* kUsage =
     "usage: kernelevolve-cpu-harness --kernel X.so --manifest DIR/manifest.json "
-    "[--warmup-seconds S] [--min-time-seconds S] [--min-reps N] [--max-reps N] [--no-measure]";
+    "[--warmup-seconds S] [--min-time-seconds S] [--min-reps N] [--max-reps N] [--no-measure] [--no-seccomp]";
 
 double ParseNumber(const std::string& flag, const std::string& text) {
   try {
@@ -58,44 +63,141 @@ std::string MismatchMessage(const core::OutputCheck& check, int seed, int64_t el
   return text;
 }
 
+// How long after a checked call returns the harness looks again at its outputs and
+// thread count: work a kernel left running in a thread shows up within this window.
+constexpr auto kSettleTime = std::chrono::milliseconds(20);
+
+using Clock = std::chrono::steady_clock;
+
+/// Everything the checks need, read before the system-call filter is installed.
+struct CheckContext {
+  eval::FixtureManifest manifest;
+  std::vector<SeedFixture> seeds;
+  std::vector<TensorSet> input_sets;  // one per seed, loaded with that seed's inputs
+  std::vector<int> set_content;       // which seed each input set currently holds
+  TensorSet outputs;
+  ThreadCounter threads;
+  int allowed_threads = -1;           // after the first checked call (OpenMP pool)
+
+  explicit CheckContext(eval::FixtureManifest m)
+      : manifest(std::move(m)), seeds(LoadSeedFixtures(manifest)), outputs(manifest.outputs) {
+    input_sets.reserve(seeds.size());
+    set_content.resize(seeds.size());
+    for (std::size_t k = 0; k < seeds.size(); ++k) {
+      input_sets.emplace_back(manifest.inputs);
+      LoadInputs(static_cast<int>(k), static_cast<int>(k));
+    }
+  }
+
+  void LoadInputs(int set, int seed) {
+    for (int i = 0; i < input_sets[set].Count(); ++i) input_sets[set].CopyFrom(i, seeds[seed].inputs[i]);
+    set_content[set] = seed;
+  }
+};
+
+/// Checks that hold for any call: no file opened, inputs intact, nothing written
+/// outside a buffer. nullopt when all hold.
+std::optional<std::string> CallSideEffects(const CheckContext& ctx, const TensorSet& inputs, int seed) {
+  if (auto path = FileOpenAttempt()) {
+    return "tried to open a file: '" + *path + "' (candidates may not touch the file system)";
+  }
+  if (auto reason = MutatedInputReason(inputs, ctx.seeds[seed])) return reason;
+  if (auto reason = inputs.CheckCanaries()) return reason;
+  return std::nullopt;
+}
+
+/// Output checks of one call on `seed`: constant output, then tolerance, then (when out
+/// of tolerance) a result reused from another seed. Returns a rejection reason, or
+/// fills `checks` and `first_incorrect`.
+std::optional<std::string> CheckOutputs(const CheckContext& ctx, const std::vector<eval::HostTensor>& outputs,
+                                        int seed, std::vector<core::OutputCheck>* checks,
+                                        std::string* first_incorrect) {
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    const auto& spec = ctx.manifest.outputs[i];
+    const auto& reference = ctx.seeds[seed].references[i];
+    if (auto reason = ConstantOutputReason(outputs[i], reference)) return reason;
+    const core::Tolerance tolerance = ctx.manifest.ToleranceFor(spec.dtype);
+    core::OutputCheck check = eval::CompareTensors(outputs[i], reference, tolerance);
+    check.seed_index = seed;
+    check.output = spec.name;
+    if (!check.passed) {
+      if (auto reason = StaleResultReason(outputs[i], static_cast<int>(i), seed, ctx.seeds, tolerance)) return reason;
+      if (first_incorrect->empty()) *first_incorrect = MismatchMessage(check, ctx.seeds[seed].seed, spec.NumElements());
+    }
+    if (checks) checks->push_back(std::move(check));
+  }
+  return std::nullopt;
+}
+
 /// What happened on one seed.
 struct SeedOutcome {
   std::optional<RunResult> failure;  // runtime_error or rejected_by_check: stop at once
   std::string first_incorrect;       // message of the first failed output check
 };
 
-SeedOutcome CheckSeed(EntryFn entry, const eval::FixtureManifest& manifest, int k, TensorSet& inputs,
-                      TensorSet& outputs, std::vector<core::OutputCheck>* checks) {
+SeedOutcome CheckSeed(EntryFn entry, CheckContext& ctx, int k, std::vector<core::OutputCheck>* checks) {
   SeedOutcome outcome;
-  const int seed = manifest.seeds[static_cast<std::size_t>(k)];
-  eval::SafetensorsFile file = eval::ReadSafetensors(manifest.files[static_cast<std::size_t>(k)]);
-  for (int i = 0; i < inputs.Count(); ++i) inputs.CopyFrom(i, file.Get(inputs.Spec(i).name));
-  outputs.FillPoison();
+  TensorSet& inputs = ctx.input_sets[k];
+  ctx.outputs.FillPoison();
+  auto reject = [&](std::string reason) {
+    outcome.failure = Verdict(core::Status::kRejectedByCheck, std::move(reason));
+    return outcome;
+  };
 
-  if (auto error = CallEntry(entry, inputs, outputs.Views(), outputs.Count())) {
-    outcome.failure = Verdict(core::Status::kRuntimeError, *error + " on seed " + std::to_string(seed));
+  auto error = CallEntry(entry, inputs, ctx.outputs.Views(), ctx.outputs.Count());
+  const auto returned = Clock::now();
+  std::vector<eval::HostTensor> snapshot;
+  for (int i = 0; i < ctx.outputs.Count(); ++i) snapshot.push_back(ctx.outputs.ToHost(i));
+  if (auto reason = CallSideEffects(ctx, inputs, k)) return reject(*reason);
+  if (error) {
+    outcome.failure = Verdict(core::Status::kRuntimeError, *error + " on seed " + std::to_string(ctx.seeds[k].seed));
     return outcome;
   }
-  for (int i = 0; i < inputs.Count(); ++i) {
-    const auto& fixture = file.Get(inputs.Spec(i).name);
-    if (std::memcmp(inputs.Data(i), fixture.bytes.data(), inputs.NumBytes(i)) != 0) {
-      outcome.failure = Verdict(core::Status::kRejectedByCheck, "mutated input " + inputs.Spec(i).name);
-      return outcome;
+  if (auto reason = ctx.outputs.CheckCanaries()) return reject(*reason);
+
+  std::this_thread::sleep_until(returned + kSettleTime);
+  for (int i = 0; i < ctx.outputs.Count(); ++i) {
+    if (!ctx.outputs.Equals(i, snapshot[static_cast<std::size_t>(i)])) {
+      return reject(ctx.outputs.Spec(i).name +
+                    " changed after the kernel returned: work was left running in another thread");
     }
   }
-  for (int i = 0; i < outputs.Count(); ++i) {
-    const auto& spec = outputs.Spec(i);
-    core::OutputCheck check =
-        eval::CompareTensors(outputs.ToHost(i), file.Get(spec.name), manifest.ToleranceFor(spec.dtype));
-    check.seed_index = k;
-    check.output = spec.name;
-    if (!check.passed && outcome.first_incorrect.empty()) {
-      outcome.first_incorrect = MismatchMessage(check, seed, spec.NumElements());
-    }
-    checks->push_back(std::move(check));
+  const int threads = ctx.threads.Count();
+  if (ctx.allowed_threads < 0) {
+    ctx.allowed_threads = threads;  // the first call may start a thread pool (OpenMP)
+  } else if (threads > ctx.allowed_threads) {
+    return reject(fmt::format("left {} more thread(s) running after it returned (every thread must have "
+                              "finished when the entry returns)", threads - ctx.allowed_threads));
   }
+  if (auto reason = CheckOutputs(ctx, snapshot, k, checks, &outcome.first_incorrect)) return reject(*reason);
   return outcome;
 }
+
+/// The timing loop's view of the fixtures: rotation over the seeds' input sets and the
+/// checks of verified timed calls.
+class HarnessVerifier : public CallVerifier {
+ public:
+  explicit HarnessVerifier(CheckContext& ctx) : ctx_(ctx) {}
+  int NumInputSets() const override { return static_cast<int>(ctx_.input_sets.size()); }
+  TensorSet& InputSet(int set) override { return ctx_.input_sets[set]; }
+  void Refresh(int set) override {
+    ctx_.LoadInputs(set, (ctx_.set_content[set] + 1) % static_cast<int>(ctx_.seeds.size()));
+  }
+  std::optional<std::string> Verify(int set, const DLTensor* outputs) override {
+    const int seed = ctx_.set_content[set];
+    if (auto reason = CallSideEffects(ctx_, ctx_.input_sets[set], seed)) return reason;
+    if (auto reason = ctx_.outputs.CheckCanaries()) return reason;
+    std::vector<eval::HostTensor> host;
+    for (int i = 0; i < ctx_.outputs.Count(); ++i) host.push_back(ViewToHost(ctx_.outputs.Spec(i), outputs[i]));
+    std::string incorrect;
+    if (auto reason = CheckOutputs(ctx_, host, seed, nullptr, &incorrect)) return reason;
+    if (!incorrect.empty()) return "wrong result on a verified timed call (the kernel computes less when timed): " + incorrect;
+    return std::nullopt;
+  }
+
+ private:
+  CheckContext& ctx_;
+};
 
 EntryFn LoadEntry(const fs::path& kernel, std::optional<RunResult>* failure) {
   // Never dlclose'd: OpenMP worker threads of the kernel may outlive the last call.
@@ -137,6 +239,10 @@ HarnessOptions ParseHarnessArgs(const std::vector<std::string>& args) {
       options.measure = false;
       continue;
     }
+    if (flag == "--no-seccomp") {
+      options.filter_syscalls = false;
+      continue;
+    }
     static const std::set<std::string> kValueFlags = {"--kernel",   "--manifest", "--warmup-seconds",
                                                       "--min-time-seconds", "--min-reps", "--max-reps"};
     if (!kValueFlags.contains(flag)) throw core::InvalidInputError("unknown flag '" + flag + "'; " + kUsage);
@@ -163,18 +269,21 @@ HarnessOptions ParseHarnessArgs(const std::vector<std::string>& args) {
 }
 
 RunResult RunHarness(const HarnessOptions& options) {
-  eval::FixtureManifest manifest = eval::ReadFixtureManifest(options.manifest);
+  CheckContext ctx(eval::ReadFixtureManifest(options.manifest));
   std::optional<RunResult> failure;
   EntryFn entry = LoadEntry(options.kernel, &failure);
   if (failure) return *failure;
+  if (options.filter_syscalls) {
+    // Everything is read and loaded: from here on the kernel runs under the filter.
+    if (auto error = InstallSyscallFilter(options.verdict_fd)) {
+      throw core::InternalError(*error + "; pass --no-seccomp to run unfiltered");
+    }
+  }
 
-  TensorSet inputs(manifest.inputs);
-  TensorSet outputs(manifest.outputs);
   RunResult result;
   std::string first_incorrect;
-  for (int k = static_cast<int>(manifest.files.size()) - 1; k >= 0; --k) {
-    // Seed 0 last, so its inputs stay in place for timing.
-    SeedOutcome seed = CheckSeed(entry, manifest, k, inputs, outputs, &result.checks);
+  for (int k = static_cast<int>(ctx.seeds.size()) - 1; k >= 0; --k) {
+    SeedOutcome seed = CheckSeed(entry, ctx, k, &result.checks);
     if (seed.failure) {
       seed.failure->checks = std::move(result.checks);
       return *seed.failure;
@@ -195,11 +304,12 @@ RunResult RunHarness(const HarnessOptions& options) {
 
   TimingBudget budget{options.warmup_seconds, options.min_time_seconds, options.min_repetitions,
                       options.max_repetitions};
-  TimingOutcome timing = TimeKernel(entry, inputs, outputs, budget);
-  if (timing.error) {
-    result.status = core::Status::kRuntimeError;
+  HarnessVerifier verifier(ctx);
+  TimingOutcome timing = TimeKernel(entry, verifier, ctx.outputs, budget);
+  if (timing.error || timing.rejection) {
+    result.status = timing.error ? core::Status::kRuntimeError : core::Status::kRejectedByCheck;
     result.correct = false;
-    result.message = *timing.error + " while timing";
+    result.message = timing.error ? *timing.error + " while timing" : "during timing: " + *timing.rejection;
     return result;
   }
   result.latency = timing.latency;
@@ -247,9 +357,12 @@ int HarnessMain(int argc, char** argv) {
     std::perror("kernelevolve-cpu-harness: cannot redirect stdout");
     return 2;
   }
+  InstallGuardFaultHandler(verdict_fd);
   RunResult result;
   try {
-    result = RunHarness(ParseHarnessArgs(std::vector<std::string>(argv + 1, argv + argc)));
+    HarnessOptions options = ParseHarnessArgs(std::vector<std::string>(argv + 1, argv + argc));
+    options.verdict_fd = verdict_fd;
+    result = RunHarness(options);
   } catch (const std::exception& e) {  // core::Error from the manifest or fixtures
     std::fprintf(stderr, "kernelevolve-cpu-harness: %s\n", e.what());
     return 2;

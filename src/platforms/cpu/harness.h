@@ -15,7 +15,7 @@ namespace kernelevolve::platforms::cpu {
 
 /// Command line of kernelevolve-cpu-harness:
 ///   --kernel X.so --manifest DIR/manifest.json [--warmup-seconds S]
-///   [--min-time-seconds S] [--min-reps N] [--max-reps N] [--no-measure]
+///   [--min-time-seconds S] [--min-reps N] [--max-reps N] [--no-measure] [--no-seccomp]
 struct HarnessOptions {
   std::filesystem::path kernel;
   std::filesystem::path manifest;
@@ -24,14 +24,19 @@ struct HarnessOptions {
   int min_repetitions = 10;
   int max_repetitions = 2000;
   bool measure = true;
+  bool filter_syscalls = true;  // --no-seccomp turns the system-call filter off (debugging)
+  int verdict_fd = -1;          // where the fault/seccomp handlers write their verdict (HarnessMain)
 };
 
 /// Parses the arguments after the program name. Throws InvalidInputError naming the
 /// flag (unknown flag, missing value, unparsable number, missing --kernel/--manifest).
 HarnessOptions ParseHarnessArgs(const std::vector<std::string>& args);
 
-/// Checks the kernel on every seed of the manifest, then (when all pass and
-/// options.measure) times it on seed 0. Returns status ok / incorrect / runtime_error /
+/// Reads every fixture, loads the kernel, installs the system-call filter
+/// (syscall_filter.h, unless options.filter_syscalls is false), checks the kernel on
+/// every seed of the manifest with the anti-cheat checks of harness_checks.h (docs/
+/// fitness.md), then (when all pass and options.measure) times it, rotating over the
+/// seeds' inputs and verifying a random subset of the timed calls. Returns status ok / incorrect / runtime_error /
 /// rejected_by_check with message, checks and timings (log_excerpt and seconds are
 /// left empty: the parent fills them). A bad_alloc escaping the kernel ends the process
 /// with exit code 3 ("out of memory"). Throws IoError / InvalidInputError when the

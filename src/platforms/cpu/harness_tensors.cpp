@@ -47,9 +47,9 @@ std::unique_ptr<std::byte, void (*)(void*)> AllocateAligned(std::size_t bytes) {
 
 TensorSet::TensorSet(const std::vector<core::TensorSpec>& specs) : specs_(specs) {
   for (auto& spec : specs_) {
-    buffers_.push_back(AllocateAligned(static_cast<std::size_t>(spec.NumBytes())));
+    buffers_.emplace_back(static_cast<std::size_t>(spec.NumBytes()), spec.name);
     DLTensor view{};
-    view.data = buffers_.back().get();
+    view.data = buffers_.back().Data();
     view.device = DLDevice{kDLCPU, 0};
     view.ndim = static_cast<int32_t>(spec.shape.size());
     view.dtype = core::ToDLDataType(spec.dtype);
@@ -74,9 +74,11 @@ void TensorSet::CopyFrom(int i, const eval::HostTensor& tensor) {
   std::memcpy(Data(i), tensor.bytes.data(), NumBytes(i));
 }
 
-void TensorSet::FillPoison() {
+void TensorSet::FillPoison() { FillPoison(views_.data()); }
+
+void TensorSet::FillPoison(DLTensor* views) const {
   for (int i = 0; i < Count(); ++i) {
-    std::byte* data = Data(i);
+    std::byte* data = static_cast<std::byte*>(views[i].data);
     std::size_t bytes = NumBytes(i);
     switch (Spec(i).dtype) {
       case core::DType::kFloat32: FillWith(data, bytes, std::numeric_limits<float>::quiet_NaN()); break;
@@ -97,6 +99,18 @@ eval::HostTensor TensorSet::ToHost(int i) const {
   tensor.bytes.resize(NumBytes(i));
   std::memcpy(tensor.bytes.data(), views_[static_cast<std::size_t>(i)].data, NumBytes(i));
   return tensor;
+}
+
+std::optional<std::string> TensorSet::CheckCanaries() const {
+  for (const auto& buffer : buffers_) {
+    if (auto reason = buffer.CheckCanaries()) return reason;
+  }
+  return std::nullopt;
+}
+
+bool TensorSet::Equals(int i, const eval::HostTensor& tensor) const {
+  return tensor.bytes.size() == NumBytes(i) &&
+         std::memcmp(views_[static_cast<std::size_t>(i)].data, tensor.bytes.data(), NumBytes(i)) == 0;
 }
 
 std::optional<std::string> CallEntry(EntryFn entry, TensorSet& inputs, DLTensor* outputs,

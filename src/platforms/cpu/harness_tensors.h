@@ -11,6 +11,7 @@
 
 #include "core/tensor_spec.h"
 #include "eval/safetensors.h"
+#include "platforms/cpu/harness_guard.h"
 #include "platforms/cpu/candidate_abi.h"
 
 namespace kernelevolve::platforms::cpu {
@@ -23,9 +24,9 @@ inline constexpr std::size_t kBufferAlignment = 64;
 /// 0-element tensors still get a valid pointer). Throws std::bad_alloc on failure.
 std::unique_ptr<std::byte, void (*)(void*)> AllocateAligned(std::size_t bytes);
 
-/// One buffer per spec, 64-byte aligned, with DLTensor views (device kDLCPU, strides
-/// NULL, byte_offset 0). The views point into this object: keep it alive while the
-/// kernel runs.
+/// One buffer per spec, 64-byte aligned, each a GuardedBuffer (guard pages and canaries
+/// around it, harness_guard.h), with DLTensor views (device kDLCPU, strides NULL,
+/// byte_offset 0). The views point into this object: keep it alive while the kernel runs.
 class TensorSet {
  public:
   explicit TensorSet(const std::vector<core::TensorSpec>& specs);
@@ -42,12 +43,20 @@ class TensorSet {
   /// Fills every buffer with a value no correct kernel leaves behind: NaN for float
   /// dtypes, bytes 0x5A for integer and bool dtypes.
   void FillPoison();
+  /// The same poison written into `views` (Count() tensors shaped like this set's), e.g.
+  /// freshly allocated drop-in outputs.
+  void FillPoison(DLTensor* views) const;
   /// Buffer `i` as a HostTensor (a copy), for comparison with the reference.
   eval::HostTensor ToHost(int i) const;
+  /// nullopt when every buffer's canaries are intact, else the first
+  /// "wrote outside <name>: ..." reason (GuardedBuffer::CheckCanaries).
+  std::optional<std::string> CheckCanaries() const;
+  /// True when buffer `i` holds exactly `tensor`'s bytes.
+  bool Equals(int i, const eval::HostTensor& tensor) const;
 
  private:
   std::vector<core::TensorSpec> specs_;
-  std::vector<std::unique_ptr<std::byte, void (*)(void*)>> buffers_;
+  std::vector<GuardedBuffer> buffers_;
   std::vector<DLTensor> views_;
 };
 

@@ -1,5 +1,6 @@
 // Timing loop of the CPU harness: drop-in latency and kernel-only latency, measured in
-// alternating blocks so that frequency or thermal drift affects both alike.
+// alternating blocks so that frequency or thermal drift affects both alike, with a
+// random subset of the timed calls verified on fresh inputs (docs/fitness.md).
 #pragma once
 
 #include <optional>
@@ -18,17 +19,40 @@ struct TimingBudget {
   int max_repetitions = 2000;      // or at this many calls regardless of time
 };
 
+/// Where the timed calls get their inputs, and how some of them are checked.
+/// Call k of a mode runs on input set k % NumInputSets() (the sets hold different
+/// seeds, so consecutive calls never see the same inputs). A verified call (about one
+/// in kVerifyEvery, at random, and at least kMinVerifiedCalls per mode) first reloads
+/// its input set with another seed's inputs (Refresh, untimed) and pre-fills the outputs
+/// with poison, then checks the outputs (Verify, untimed).
+class CallVerifier {
+ public:
+  virtual ~CallVerifier() = default;
+  virtual int NumInputSets() const = 0;
+  virtual TensorSet& InputSet(int set) = 0;
+  /// Loads fresh contents (another seed's inputs) into input set `set`.
+  virtual void Refresh(int set) = 0;
+  /// Checks `outputs` of a call on input set `set`; nullopt when correct, else the
+  /// rejection reason.
+  virtual std::optional<std::string> Verify(int set, const DLTensor* outputs) = 0;
+};
+
+inline constexpr int kVerifyEvery = 8;
+inline constexpr int kMinVerifiedCalls = 2;
+
 struct TimingOutcome {
   core::TimingStats latency;      // drop-in: outputs posix_memalign'ed and freed per call
   core::TimingStats kernel_only;  // outputs preallocated in `outputs`
-  std::optional<std::string> error;  // the kernel failed during timing (rc != 0, threw)
+  std::optional<std::string> error;      // the kernel failed during timing (rc != 0, threw)
+  std::optional<std::string> rejection;  // a verified timed call was wrong
+  int verified_calls = 0;                // over both modes
 };
 
-/// Times the kernel on `inputs` (one seed's fixtures). Each sample is one call,
-/// std::chrono::steady_clock around it, in microseconds; drop-in samples include the
-/// allocation and release of every output, as eager PyTorch allocates its results.
-/// Statistics: eval::Summarize.
-TimingOutcome TimeKernel(EntryFn entry, TensorSet& inputs, TensorSet& outputs,
+/// Times the kernel. Each sample is one call, std::chrono::steady_clock around it, in
+/// microseconds; drop-in samples include the allocation and release of every output, as
+/// eager PyTorch allocates its results (a verified call's poisoning and checking are not
+/// timed). Statistics: eval::Summarize.
+TimingOutcome TimeKernel(EntryFn entry, CallVerifier& verifier, TensorSet& outputs,
                          const TimingBudget& budget);
 
 }  // namespace kernelevolve::platforms::cpu

@@ -1,0 +1,14 @@
+// Ctrl-C / SIGTERM: the first one asks the search to stop after the candidates in
+// flight (results are still written and the run can be resumed); a second one exits.
+#pragma once
+
+#include <atomic>
+
+namespace kernelevolve::cli {
+
+/// Installs SIGINT and SIGTERM handlers (idempotent). Returns the flag they set.
+const std::atomic<bool>* InstallInterruptHandler();
+/// Whether an interrupt arrived.
+bool Interrupted();
+
+}  // namespace kernelevolve::cli

@@ -1,0 +1,143 @@
+#include "cli/run_config.h"
+
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "core/error.h"
+#include "exec/measurement_gate.h"
+
+namespace kernelevolve::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+/// Config format version; 1 is the walking skeleton's (no resume information).
+constexpr int kConfigVersion = 2;
+
+std::string Absolute(const fs::path& path) {
+  return path.empty() ? "" : fs::absolute(path).lexically_normal().string();
+}
+
+void Require(bool ok, const std::string& message) {
+  if (!ok) throw core::InvalidInputError(message);
+}
+
+}  // namespace
+
+void ValidateSearchFlags(const OptimizeOptions& o) {
+  search::MakePolicy(o.policy, MakePolicyOptions(o));  // names the flag when wrong
+  search::ContextModeFromName(o.context);
+  exec::TimingIsolationFromName(o.timing_isolation);
+  Require(o.jobs >= 1, "--jobs must be at least 1");
+  Require(o.stall >= 0, "--stall must be 0 (off) or a number of evaluations");
+  Require(o.stall_min_improvement_pct >= 0, "--stall-min-improvement must be a percentage >= 0");
+  Require(o.target_speedup >= 0, "--target-speedup must be 0 (off) or a speedup > 0");
+  Require(o.drafts >= 0, "--drafts must be 0 (automatic) or a count");
+  Require(o.islands >= 1, "--islands must be at least 1");
+  Require(o.migration_interval >= 1, "--migration-interval must be at least 1");
+}
+
+search::PolicyOptions MakePolicyOptions(const OptimizeOptions& o) {
+  search::PolicyOptions p;
+  p.seed = o.seed;
+  p.ucb_c = o.ucb_c;
+  p.islands = o.islands;
+  p.migration_interval = o.migration_interval;
+  return p;
+}
+
+search::SearchOptions MakeSearchOptions(const OptimizeOptions& o) {
+  search::SearchOptions s;
+  s.termination.budget = o.budget;
+  s.termination.time_limit_seconds = o.time_limit_seconds;
+  s.termination.stall_evaluations = o.stall;
+  s.termination.stall_min_improvement = o.stall_min_improvement_pct / 100.0;
+  s.termination.target_speedup = o.target_speedup;
+  s.drafts = o.drafts;
+  s.threads = o.threads;
+  s.jobs = o.jobs;
+  s.context = search::ContextModeFromName(o.context);
+  s.clean_slate_after = o.clean_slate_after;
+  return s;
+}
+
+nlohmann::json OptionsToConfig(const OptimizeOptions& o,
+                               const std::map<std::string, std::string>& overrides) {
+  return {{"config_version", kConfigVersion},
+          {"problem_path", o.problem_path.string()},
+          {"problem_path_abs", Absolute(o.problem_path)},
+          {"target", o.target},
+          {"budget", o.budget},
+          {"time_limit_seconds", o.time_limit_seconds},
+          {"sets", o.sets},
+          {"overrides", overrides},
+          {"threads", o.threads},
+          {"seeds", o.seeds},
+          {"drafts", o.drafts},
+          {"policy", o.policy},
+          {"confirm_rounds", o.confirm_rounds},
+          {"min_time_seconds", o.min_time_seconds},
+          {"candidate_timeout_seconds", o.candidate_timeout_seconds},
+          {"candidate_memory_mb", o.candidate_memory_mb},
+          {"cache_dir", Absolute(o.cache_dir)},
+          {"kb_path", Absolute(o.kb_path)},
+          {"no_kb", o.no_kb},
+          {"jobs", o.jobs},
+          {"seed", o.seed},
+          {"ucb_c", o.ucb_c},
+          {"islands", o.islands},
+          {"migration_interval", o.migration_interval},
+          {"stall", o.stall},
+          {"stall_min_improvement_pct", o.stall_min_improvement_pct},
+          {"target_speedup", o.target_speedup},
+          {"context", o.context},
+          {"clean_slate_after", o.clean_slate_after},
+          {"timing_isolation", o.timing_isolation}};
+}
+
+OptimizeOptions OptionsFromRun(const store::RunRecord& run) {
+  const nlohmann::json& c = run.config;
+  if (!c.is_object() || c.value("config_version", 1) < kConfigVersion) {
+    throw core::InvalidInputError(fmt::format(
+        "run {}: runs.config_json does not record the flags needed to resume (started by an "
+        "older kernelevolve); start a new run with `kernelevolve optimize`",
+        run.id));
+  }
+  OptimizeOptions o;
+  try {
+    o.problem_path = c.at("problem_path_abs").get<std::string>();
+    o.target = c.at("target").get<std::string>();
+    o.budget = c.at("budget").get<int>();
+    o.time_limit_seconds = c.at("time_limit_seconds").get<double>();
+    o.sets = c.at("sets").get<std::vector<std::string>>();
+    o.threads = c.at("threads").get<int>();
+    o.seeds = c.at("seeds").get<int>();
+    o.drafts = c.at("drafts").get<int>();
+    o.policy = c.at("policy").get<std::string>();
+    o.confirm_rounds = c.at("confirm_rounds").get<int>();
+    o.min_time_seconds = c.at("min_time_seconds").get<double>();
+    o.candidate_timeout_seconds = c.at("candidate_timeout_seconds").get<double>();
+    o.candidate_memory_mb = c.at("candidate_memory_mb").get<int64_t>();
+    o.cache_dir = c.at("cache_dir").get<std::string>();
+    o.kb_path = c.at("kb_path").get<std::string>();
+    o.no_kb = c.at("no_kb").get<bool>();
+    o.jobs = c.at("jobs").get<int>();
+    o.seed = c.at("seed").get<uint64_t>();
+    o.ucb_c = c.at("ucb_c").get<double>();
+    o.islands = c.at("islands").get<int>();
+    o.migration_interval = c.at("migration_interval").get<int>();
+    o.stall = c.at("stall").get<int>();
+    o.stall_min_improvement_pct = c.at("stall_min_improvement_pct").get<double>();
+    o.target_speedup = c.at("target_speedup").get<double>();
+    o.context = c.at("context").get<std::string>();
+    o.clean_slate_after = c.at("clean_slate_after").get<int>();
+    o.timing_isolation = c.at("timing_isolation").get<std::string>();
+  } catch (const nlohmann::json::exception& e) {
+    throw core::InvalidInputError(
+        fmt::format("run {}: runs.config_json is incomplete or malformed: {}", run.id, e.what()));
+  }
+  return o;
+}
+
+}  // namespace kernelevolve::cli

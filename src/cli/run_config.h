@@ -1,0 +1,38 @@
+// The search flags of `kernelevolve optimize` as stored in runs.config_json, so that
+// `kernelevolve resume` continues a run with exactly the flags it was started with, and
+// their translation into search options (shared by optimize, resume and compare).
+#pragma once
+
+#include <map>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/optimize_command.h"
+#include "search/search_loop.h"
+#include "search/selection_policy.h"
+#include "store/store.h"
+
+namespace kernelevolve::cli {
+
+/// Checks the search flags before any work: policy and context names, --jobs >= 1,
+/// --stall >= 0, --stall-min-improvement >= 0, --target-speedup >= 0, --ucb-c >= 0,
+/// --islands >= 1, --migration-interval >= 1, --timing-isolation. Throws
+/// InvalidInputError naming the flag.
+void ValidateSearchFlags(const OptimizeOptions& options);
+
+search::PolicyOptions MakePolicyOptions(const OptimizeOptions& options);
+/// Termination, drafts, threads, jobs, context and clean-slate settings (seeds and
+/// experiences of the knowledge base are left empty).
+search::SearchOptions MakeSearchOptions(const OptimizeOptions& options);
+
+/// Every flag a resume needs, as JSON (runs.config_json). Paths are stored absolute
+/// (resume may run from another directory); `problem_path` keeps the path as given.
+nlohmann::json OptionsToConfig(const OptimizeOptions& options,
+                               const std::map<std::string, std::string>& overrides);
+/// The flags of a stored run (inverse of OptionsToConfig; out_dir, quiet and the resume
+/// fields are left for the caller). Throws InvalidInputError naming the database field
+/// when the run was not started by a kernelevolve that records its flags.
+OptimizeOptions OptionsFromRun(const store::RunRecord& run);
+
+}  // namespace kernelevolve::cli

@@ -1,0 +1,123 @@
+#include "platforms/cpu/harness_checks.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "eval/tolerance.h"
+
+namespace kernelevolve::platforms::cpu {
+namespace {
+
+/// Value of the first element for the message: floats printed, others as hex bytes.
+std::string ElementText(const eval::HostTensor& tensor) {
+  const std::size_t size = core::DTypeSize(tensor.dtype);
+  if (tensor.dtype == core::DType::kFloat32) return fmt::format("{:g}", tensor.Data<float>()[0]);
+  if (tensor.dtype == core::DType::kFloat64) return fmt::format("{:g}", tensor.Data<double>()[0]);
+  std::string text = "0x";
+  for (std::size_t b = size; b-- > 0;) text += fmt::format("{:02x}", static_cast<unsigned>(tensor.bytes[b]));
+  return text;
+}
+
+bool AllElementsEqual(const eval::HostTensor& tensor) {
+  const std::size_t size = core::DTypeSize(tensor.dtype);
+  const std::byte* data = tensor.bytes.data();
+  for (std::size_t off = size; off + size <= tensor.bytes.size(); off += size) {
+    if (std::memcmp(data, data + off, size) != 0) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::vector<SeedFixture> LoadSeedFixtures(const eval::FixtureManifest& manifest) {
+  std::vector<SeedFixture> seeds;
+  for (std::size_t k = 0; k < manifest.files.size(); ++k) {
+    eval::SafetensorsFile file = eval::ReadSafetensors(manifest.files[k]);
+    SeedFixture fixture;
+    fixture.seed = manifest.seeds[k];
+    for (const auto& spec : manifest.inputs) fixture.inputs.push_back(file.Get(spec.name));
+    for (const auto& spec : manifest.outputs) fixture.references.push_back(file.Get(spec.name));
+    seeds.push_back(std::move(fixture));
+  }
+  return seeds;
+}
+
+ThreadCounter::ThreadCounter() { fd_ = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC); }
+
+ThreadCounter::~ThreadCounter() {
+  if (fd_ >= 0) close(fd_);
+}
+
+int ThreadCounter::Count() const {
+  if (fd_ < 0 || lseek(fd_, 0, SEEK_SET) != 0) return -1;
+  alignas(8) char buffer[8192];
+  int count = 0;
+  while (true) {
+    long n = syscall(SYS_getdents64, fd_, buffer, sizeof(buffer));
+    if (n < 0) return -1;
+    if (n == 0) break;
+    for (long off = 0; off < n;) {
+      // struct linux_dirent64: d_ino (8), d_off (8), d_reclen (2), d_type (1), d_name
+      unsigned short reclen;
+      std::memcpy(&reclen, buffer + off + 16, sizeof(reclen));
+      const char* name = buffer + off + 19;
+      if (name[0] != '.') ++count;
+      off += reclen;
+    }
+  }
+  return count;
+}
+
+std::optional<std::string> ConstantOutputReason(const eval::HostTensor& output,
+                                                const eval::HostTensor& reference) {
+  if (output.NumElements() < 2 || output.bytes.size() != reference.bytes.size()) return std::nullopt;
+  if (!AllElementsEqual(output) || AllElementsEqual(reference)) return std::nullopt;
+  // All NaN is the harness's poison: an unwritten output, reported by the tolerance check.
+  if (output.dtype == core::DType::kFloat32 && std::isnan(output.Data<float>()[0])) return std::nullopt;
+  if (output.dtype == core::DType::kFloat64 && std::isnan(output.Data<double>()[0])) return std::nullopt;
+  return output.name + " is constant (every element equals " + ElementText(output) +
+         ") while the reference varies";
+}
+
+std::optional<std::string> StaleResultReason(const eval::HostTensor& output, int index, int seed_index,
+                                             const std::vector<SeedFixture>& seeds,
+                                             const core::Tolerance& tolerance) {
+  for (std::size_t other = 0; other < seeds.size(); ++other) {
+    if (static_cast<int>(other) == seed_index) continue;
+    const auto& reference = seeds[other].references[static_cast<std::size_t>(index)];
+    if (reference.bytes == seeds[static_cast<std::size_t>(seed_index)].references[static_cast<std::size_t>(index)].bytes) {
+      continue;  // identical references: nothing to tell apart
+    }
+    if (eval::CompareTensors(output, reference, tolerance).passed) {
+      return fmt::format("{} on seed {} is the result for seed {}: a result reused from an earlier call",
+                         output.name, seeds[static_cast<std::size_t>(seed_index)].seed, seeds[other].seed);
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> MutatedInputReason(const TensorSet& inputs, const SeedFixture& fixture) {
+  for (int i = 0; i < inputs.Count(); ++i) {
+    if (!inputs.Equals(i, fixture.inputs[static_cast<std::size_t>(i)])) return "mutated input " + inputs.Spec(i).name;
+  }
+  return std::nullopt;
+}
+
+eval::HostTensor ViewToHost(const core::TensorSpec& spec, const DLTensor& view) {
+  eval::HostTensor tensor;
+  tensor.name = spec.name;
+  tensor.dtype = spec.dtype;
+  tensor.shape = spec.shape;
+  tensor.bytes.resize(static_cast<std::size_t>(spec.NumBytes()));
+  if (!tensor.bytes.empty()) std::memcpy(tensor.bytes.data(), view.data, tensor.bytes.size());
+  return tensor;
+}
+
+}  // namespace kernelevolve::platforms::cpu

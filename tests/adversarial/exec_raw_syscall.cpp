@@ -1,0 +1,21 @@
+// Adversarial kernel: runs a program with a raw execve system call
+// Expected: rejected_by_check, tried to execute a program. ABI: docs/abi.md; run by tests/unit/adversarial_test.cpp.
+#include <dlpack/dlpack.h>
+#include <cstdint>
+
+static int64_t Numel(const DLTensor& t) {
+  int64_t n = 1;
+  for (int i = 0; i < t.ndim; ++i) n *= t.shape[i];
+  return n;
+}
+
+extern "C" int kernelevolve_entry(const DLTensor* in, int32_t, DLTensor* out, int32_t) {
+  const float* x = static_cast<const float*>(in[0].data);
+  float* y = static_cast<float*>(out[0].data);
+  const int64_t n = Numel(in[0]);
+  static const char* argv[] = {"/bin/true", nullptr};
+  long rc;
+  asm volatile("syscall" : "=a"(rc) : "0"(59L), "D"(argv[0]), "S"(argv), "d"(0L) : "rcx", "r11", "memory");
+  for (int64_t i = 0; i < n; ++i) y[i] = x[i] > 0 ? x[i] : 0;
+  return 0;
+}

@@ -1,0 +1,23 @@
+// Adversarial kernel: returns after half the work; a detached thread writes the other half after the entry returned (outside a timed region)
+// Expected: rejected_by_check, output changed after the kernel returned. ABI: docs/abi.md; run by tests/unit/adversarial_test.cpp.
+#include <dlpack/dlpack.h>
+#include <cstdint>
+#include <chrono>
+#include <thread>
+static int64_t Numel(const DLTensor& t) {
+  int64_t n = 1;
+  for (int i = 0; i < t.ndim; ++i) n *= t.shape[i];
+  return n;
+}
+
+extern "C" int kernelevolve_entry(const DLTensor* in, int32_t, DLTensor* out, int32_t) {
+  const float* x = static_cast<const float*>(in[0].data);
+  float* y = static_cast<float*>(out[0].data);
+  const int64_t n = Numel(in[0]);
+  for (int64_t i = 0; i < n / 2; ++i) y[i] = x[i] > 0 ? x[i] : 0;
+  std::thread([=] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    for (int64_t i = n / 2; i < n; ++i) y[i] = x[i] > 0 ? x[i] : 0;
+  }).detach();
+  return 0;
+}

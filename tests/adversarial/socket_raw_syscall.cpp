@@ -1,0 +1,20 @@
+// Adversarial kernel: opens a TCP socket with a raw socket system call
+// Expected: rejected_by_check, tried to open a socket. ABI: docs/abi.md; run by tests/unit/adversarial_test.cpp.
+#include <dlpack/dlpack.h>
+#include <cstdint>
+
+static int64_t Numel(const DLTensor& t) {
+  int64_t n = 1;
+  for (int i = 0; i < t.ndim; ++i) n *= t.shape[i];
+  return n;
+}
+
+extern "C" int kernelevolve_entry(const DLTensor* in, int32_t, DLTensor* out, int32_t) {
+  const float* x = static_cast<const float*>(in[0].data);
+  float* y = static_cast<float*>(out[0].data);
+  const int64_t n = Numel(in[0]);
+  long fd;
+  asm volatile("syscall" : "=a"(fd) : "0"(41L), "D"(2L), "S"(1L), "d"(0L) : "rcx", "r11", "memory");  // AF_INET, SOCK_STREAM
+  for (int64_t i = 0; i < n; ++i) y[i] = x[i] > 0 ? x[i] : 0;
+  return 0;
+}

@@ -1,0 +1,145 @@
+// kill -9 a real search mid-way, `kernelevolve resume` it, and check that no node was
+// lost or evaluated twice and that the budget holds over both sessions.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace kernelevolve {
+namespace {
+
+namespace fs = std::filesystem;
+
+/// One integer from a read-only query, or -1 when the file or table is not there yet.
+int64_t QueryInt(const fs::path& db_path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  int64_t value = -1;
+  if (sqlite3_open_v2(db_path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
+    sqlite3_busy_timeout(db, 2000);
+    sqlite3_stmt* stmt = nullptr;
+    if (sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt, nullptr) == SQLITE_OK &&
+        sqlite3_step(stmt) == SQLITE_ROW) {
+      value = sqlite3_column_int64(stmt, 0);
+    }
+    sqlite3_finalize(stmt);
+  }
+  sqlite3_close(db);
+  return value;
+}
+
+std::string QueryText(const fs::path& db_path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  std::string value;
+  if (sqlite3_open_v2(db_path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
+    sqlite3_stmt* stmt = nullptr;
+    if (sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt, nullptr) == SQLITE_OK &&
+        sqlite3_step(stmt) == SQLITE_ROW) {
+      value = reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0));
+    }
+    sqlite3_finalize(stmt);
+  }
+  sqlite3_close(db);
+  return value;
+}
+
+/// Starts the kernelevolve binary in the source tree with `args`; stdout and stderr go
+/// to `log`. Returns its pid.
+pid_t Spawn(const std::vector<std::string>& args, const fs::path& log) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    if (chdir(KE_SOURCE_DIR) != 0) _exit(127);
+    FILE* out = std::freopen(log.c_str(), "w", stdout);
+    if (out == nullptr || dup2(fileno(stdout), STDERR_FILENO) < 0) _exit(127);
+    std::vector<char*> argv;
+    argv.push_back(const_cast<char*>(KE_BINARY_PATH));
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execv(KE_BINARY_PATH, argv.data());
+    _exit(127);
+  }
+  return pid;
+}
+
+int WaitExit(pid_t pid) {
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+std::string ReadFile(const fs::path& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+TEST(ResumeKillTest, KilledRealRunResumesToTheBudgetWithoutLossOrRepeats) {
+  const fs::path dir = fs::temp_directory_path() / fmt::format("ke_resume_kill_{}", ::getpid());
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const fs::path run = dir / "run";
+  const fs::path db = run / "kernelevolve.db";
+  // A fresh build cache, so that every candidate is compiled and the run is slow enough
+  // to be killed in the middle; two in flight, so in-flight work is lost by the kill.
+  const pid_t pid = Spawn({"optimize", "problems/level1/softmax.py", "--set", "batch_size=32",
+                           "--set", "dim=512", "--min-time", "0.02", "--budget", "12",
+                           "--policy", "ucb1", "--jobs", "2", "--confirm-rounds", "0",
+                           "--no-kb", "--quiet", "--out", run.string(), "--cache-dir",
+                           (dir / "cache").string()},
+                          dir / "first.log");
+  ASSERT_GT(pid, 0);
+  int64_t nodes = -1;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(240);
+  while (std::chrono::steady_clock::now() < deadline) {
+    nodes = QueryInt(db, "SELECT COUNT(*) FROM nodes");
+    if (nodes >= 3) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_EQ(kill(pid, SIGKILL), 0);
+  WaitExit(pid);
+  ASSERT_GE(nodes, 3) << ReadFile(dir / "first.log");
+  const int64_t at_kill = QueryInt(db, "SELECT COUNT(*) FROM nodes");
+  ASSERT_LT(at_kill, 12) << "the run finished before it could be killed";
+  EXPECT_EQ(QueryText(db, "SELECT status FROM runs"), "running");
+  EXPECT_FALSE(fs::exists(run / "result.json"));
+
+  const pid_t resumed = Spawn({"resume", run.string(), "--quiet"}, dir / "resume.log");
+  ASSERT_EQ(WaitExit(resumed), 0) << ReadFile(dir / "resume.log");
+
+  EXPECT_EQ(QueryInt(db, "SELECT COUNT(*) FROM nodes"), 12);
+  EXPECT_EQ(QueryInt(db, "SELECT COUNT(DISTINCT source_hash) FROM nodes"), 12);
+  EXPECT_EQ(QueryInt(db, "SELECT COUNT(*) FROM nodes AS n WHERE n.parent_id IS NOT NULL AND "
+                         "NOT EXISTS (SELECT 1 FROM nodes AS p WHERE p.id = n.parent_id)"),
+            0);
+  EXPECT_EQ(QueryInt(db, "SELECT COUNT(*) FROM pending"), 0);
+  EXPECT_EQ(QueryInt(db, "SELECT COUNT(*) FROM runs"), 1);
+  EXPECT_EQ(QueryText(db, "SELECT status FROM runs"), "ok");
+  EXPECT_EQ(QueryText(db, "SELECT stop_reason FROM runs"), "budget");
+  // The first session's nodes are all still there, unchanged in number.
+  EXPECT_EQ(QueryInt(db, fmt::format("SELECT COUNT(*) FROM nodes WHERE id <= {}", at_kill)),
+            at_kill);
+  ASSERT_TRUE(fs::exists(run / "result.json")) << ReadFile(dir / "resume.log");
+  const auto doc = nlohmann::json::parse(ReadFile(run / "result.json"));
+  EXPECT_EQ(doc["evaluations"], 12);
+  EXPECT_EQ(doc["stop_reason"], "budget");
+  EXPECT_EQ(doc["status"], "ok");
+  EXPECT_TRUE(fs::exists(run / "best_kernel.cpp"));
+  // Resuming a finished run changes nothing.
+  const pid_t again = Spawn({"resume", run.string()}, dir / "again.log");
+  EXPECT_EQ(WaitExit(again), 0);
+  EXPECT_NE(ReadFile(dir / "again.log").find("already finished"), std::string::npos);
+  EXPECT_EQ(QueryInt(db, "SELECT COUNT(*) FROM nodes"), 12);
+  if (!HasFailure()) fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace kernelevolve
