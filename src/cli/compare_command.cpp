@@ -12,6 +12,7 @@
 #include "cli/optimize_command.h"
 #include "cli/run_config.h"
 #include "core/error.h"
+#include "cli/paths.h"
 #include "report/run_summary.h"
 #include "search/selection_policy.h"
 
@@ -19,15 +20,6 @@ namespace kernelevolve::cli {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string UtcStamp() {
-  std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof(buf), "%Y%m%d-%H%M%S", &tm);
-  return buf;
-}
 
 /// Sends std::cout to a file while alive (optimize's summary table of each run).
 class CoutToFile {

@@ -8,7 +8,11 @@ namespace kernelevolve::cli {
 
 /// Installs SIGINT and SIGTERM handlers (idempotent). Returns the flag they set.
 const std::atomic<bool>* InstallInterruptHandler();
+/// The flag the handlers set (valid whether or not they are installed yet).
+const std::atomic<bool>* InterruptFlag();
 /// Whether an interrupt arrived.
 bool Interrupted();
+/// The first signal received (SIGINT or SIGTERM), 0 if none.
+int InterruptSignal();
 
 }  // namespace kernelevolve::cli

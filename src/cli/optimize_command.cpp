@@ -33,15 +33,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string UtcStamp() {
-  std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof(buf), "%Y%m%d-%H%M%S", &tm);
-  return buf;
-}
-
 double UnixNow() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
@@ -178,12 +169,19 @@ exec::BaselineTimer MakeBaselineTimer(problem::WorkerClient& worker, const Optim
 int RunOptimize(const OptimizeOptions& options_in) {
   OptimizeOptions o = options_in;
   ValidateOptions(o);
+  InstallInterruptHandler();  // from here on, Ctrl-C stops cleanly (after loading, if loading)
   CreateRunDirectory(o.out_dir);
   report::RunSummary s = BaseSummary(o);
   s.database_path = o.out_dir / "kernelevolve.db";
 
   std::map<std::string, std::string> overrides;
-  for (const auto& text : o.sets) overrides.insert(problem::ParseOverride(text));
+  for (const auto& text : o.sets) {
+    auto [name, value] = problem::ParseOverride(text);
+    if (!overrides.emplace(name, value).second) {
+      throw core::InvalidInputError(fmt::format("--set {}: given twice ({}={} and {}={})", name, name,
+                                                overrides[name], name, value));
+    }
+  }
   s.overrides = overrides;
 
   problem::WorkerOptions wopts;
@@ -254,7 +252,7 @@ int RunOptimize(const OptimizeOptions& options_in) {
                                  exec::GateTimer(gate, time_baseline));
   auto policy = search::MakePolicy(o.policy, MakePolicyOptions(o));
   search::SearchOptions sopts = MakeSearchOptions(o);
-  sopts.interrupt = InstallInterruptHandler();
+  sopts.interrupt = InterruptFlag();
   // Knowledge base (issue 8): start from prior kernels; never fails the run.
   KnowledgeSession knowledge = StartKnowledge(
       {o.kb_path, o.no_kb, o.cache_dir, o.quiet, o.target, s.machine.cpu_model}, problem);
@@ -280,6 +278,7 @@ int RunOptimize(const OptimizeOptions& options_in) {
     s.status = "ok";
     s.best_source_path = o.out_dir / "best_kernel.cpp";
     report::WriteTextAtomic(s.best_source_path, s.best->candidate.source);
+    if (Interrupted()) s.confirmation.message = "skipped: the run was interrupted";
     if (o.confirm_rounds > 0 && !Interrupted()) {
       if (!o.quiet) fmt::print(stderr, "confirming node {} against eager: {} interleaved rounds...\n",
                                s.best->id, o.confirm_rounds);
@@ -303,7 +302,7 @@ int RunOptimize(const OptimizeOptions& options_in) {
   std::cout << fmt::format("run directory: {}\n", o.out_dir.string());
   if (interrupted) {
     std::cout << fmt::format("interrupted: continue with `kernelevolve resume {}`\n", o.out_dir.string());
-    return 130;
+    return 128 + InterruptSignal();
   }
   return s.status == "ok" ? 0 : 1;
 }

@@ -1,6 +1,7 @@
 #include "cli/paths.h"
 
 #include <cstdlib>
+#include <ctime>
 
 #include <fmt/format.h>
 
@@ -32,6 +33,15 @@ std::filesystem::path DefaultCacheDir() {
     return std::filesystem::path(home) / ".cache" / "kernelevolve";
   }
   return std::filesystem::temp_directory_path() / "kernelevolve-cache";
+}
+
+std::string UtcStamp() {
+  std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof(buf), "%Y%m%d-%H%M%S", &tm);
+  return buf;
 }
 
 }  // namespace kernelevolve::cli

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <filesystem>
+#include <string>
 
 namespace kernelevolve::cli {
 
@@ -11,5 +12,8 @@ std::filesystem::path ExecutableDir();
 std::filesystem::path HarnessPath();
 /// $KERNELEVOLVE_CACHE_DIR, else $XDG_CACHE_HOME/kernelevolve, else ~/.cache/kernelevolve.
 std::filesystem::path DefaultCacheDir();
+
+/// Current UTC time as "YYYYmmdd-HHMMSS", for default run directory names.
+std::string UtcStamp();
 
 }  // namespace kernelevolve::cli

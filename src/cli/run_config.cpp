@@ -93,7 +93,9 @@ nlohmann::json OptionsToConfig(const OptimizeOptions& o,
           {"target_speedup", o.target_speedup},
           {"context", o.context},
           {"clean_slate_after", o.clean_slate_after},
-          {"timing_isolation", o.timing_isolation}};
+          {"timing_isolation", o.timing_isolation},
+          {"omp_wait_policy", o.omp_wait_policy},
+          {"load_timeout_seconds", o.load_timeout_seconds}};
 }
 
 OptimizeOptions OptionsFromRun(const store::RunRecord& run) {
@@ -133,6 +135,8 @@ OptimizeOptions OptionsFromRun(const store::RunRecord& run) {
     o.context = c.at("context").get<std::string>();
     o.clean_slate_after = c.at("clean_slate_after").get<int>();
     o.timing_isolation = c.at("timing_isolation").get<std::string>();
+    o.omp_wait_policy = c.value("omp_wait_policy", std::string());
+    o.load_timeout_seconds = c.value("load_timeout_seconds", 300.0);
   } catch (const nlohmann::json::exception& e) {
     throw core::InvalidInputError(
         fmt::format("run {}: runs.config_json is incomplete or malformed: {}", run.id, e.what()));

@@ -43,6 +43,17 @@ nlohmann::json BestJson(const RunSummary& s) {
   return best;
 }
 
+/// The stop reason in words for the console ("budget" -> "evaluation budget used up").
+std::string StopReasonText(const std::string& reason) {
+  if (reason == "budget") return "evaluation budget used up";
+  if (reason == "time_limit") return "time limit reached";
+  if (reason == "exhausted") return "every variant the operator could propose was evaluated";
+  if (reason == "stall") return "no improvement for --stall evaluations";
+  if (reason == "target_reached") return "target speedup reached";
+  if (reason == "interrupted") return "interrupted (resumable)";
+  return reason;
+}
+
 }  // namespace
 
 nlohmann::json ResultJson(const RunSummary& s) {
@@ -84,8 +95,8 @@ void WriteJsonAtomic(const std::filesystem::path& path, const nlohmann::json& do
 }
 
 std::string SummaryTable(const RunSummary& s, int max_rows) {
-  std::string out = fmt::format("\n{} on {}: {} evaluations in {:.1f} s, stopped by {}\n",
-                                s.problem, s.target, s.evaluations, s.elapsed_seconds, s.stop_reason);
+  std::string out = fmt::format("\n{} on {}: {} evaluations in {:.1f} s, stopped: {}\n",
+                                s.problem, s.target, s.evaluations, s.elapsed_seconds, StopReasonText(s.stop_reason));
   out += fmt::format("eager PyTorch ({} threads): median {:.1f} us [{:.1f}, {:.1f}] (n={})\n\n",
                      s.machine.threads, s.eager_baseline.median_us, s.eager_baseline.ci_low_us,
                      s.eager_baseline.ci_high_us, s.eager_baseline.n);
@@ -136,7 +147,8 @@ std::string SummaryTable(const RunSummary& s, int max_rows) {
           c.speedup.value, c.speedup.ci_low, c.speedup.ci_high, c.rounds,
           c.speedup.ClearlyFaster() ? "verified faster" : "not clearly faster");
     } else {
-      out += fmt::format("confirmation not done: {}\n", c.message);
+      out += fmt::format("confirmation not done: {}\n",
+                         c.message.empty() ? "skipped (--confirm-rounds 0 or interrupted)" : c.message);
     }
     out += fmt::format("kernel: {}\n", s.best_source_path.string());
   }
