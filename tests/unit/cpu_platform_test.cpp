@@ -1,5 +1,6 @@
 // Builds and runs real candidate kernels through CpuPlatform (g++ + sandboxed harness)
 // on ReLU fixtures written from C++.
+#include "relu_fixtures.h"
 #include "platforms/cpu/cpu_platform.h"
 
 #include <unistd.h>
@@ -64,47 +65,13 @@ class CpuPlatformTest : public ::testing::Test {
   static void SetUpTestSuite() {
     root_ = fs::temp_directory_path() / ("ke-cpu-platform-test-" + std::to_string(getpid()));
     fs::create_directories(root_ / "fixtures");
-    problem_ = std::make_unique<core::Problem>(WriteReluFixtures(root_ / "fixtures"));
+    problem_ = std::make_unique<core::Problem>(kernelevolve::testing_util::WriteReluFixtures(root_ / "fixtures"));
     platform_ = std::make_unique<CpuPlatform>(root_ / "cache", KE_HARNESS_PATH);
   }
   static void TearDownTestSuite() {
     platform_.reset();
     problem_.reset();
     fs::remove_all(root_);
-  }
-
-  // ReLU over float32 [8, 1000]: seeds 0, 1, 2 of standard normal inputs.
-  static core::Problem WriteReluFixtures(const fs::path& dir) {
-    core::Problem problem;
-    problem.name = "relu";
-    problem.fixtures_dir = dir;
-    problem.seeds = {0, 1, 2};
-    problem.inputs = {{"input.0", core::TensorRole::kInput, {8, 1000}, core::DType::kFloat32}};
-    problem.outputs = {{"output.0", core::TensorRole::kOutput, {8, 1000}, core::DType::kFloat32}};
-    eval::FixtureManifest manifest;
-    manifest.problem = "relu";
-    manifest.inputs = problem.inputs;
-    manifest.outputs = problem.outputs;
-    manifest.seeds = problem.seeds;
-    for (int seed : problem.seeds) {
-      std::mt19937 rng(static_cast<unsigned>(seed));
-      std::normal_distribution<float> normal(0.0f, 1.0f);
-      eval::HostTensor x{"input.0", core::DType::kFloat32, {8, 1000}, {}};
-      x.bytes.resize(8000 * sizeof(float));
-      eval::HostTensor y = x;
-      y.name = "output.0";
-      for (int i = 0; i < 8000; ++i) {
-        float v = normal(rng);
-        x.MutableData<float>()[i] = v;
-        y.MutableData<float>()[i] = v > 0 ? v : 0;
-      }
-      fs::path file = dir / ("seed_" + std::to_string(seed) + ".safetensors");
-      eval::WriteSafetensors(file, {x, y}, {{"seed", std::to_string(seed)}});
-      manifest.files.push_back(file);
-      problem.fixture_files.push_back(file);
-    }
-    std::ofstream(dir / "manifest.json") << eval::FixtureManifestToJson(manifest, dir).dump(2);
-    return problem;
   }
 
   static RunOptions QuickOptions() {

@@ -1,0 +1,52 @@
+// ReLU fixtures written from C++ (no Python worker), shared by the CPU platform tests.
+#pragma once
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+
+#include "core/problem.h"
+#include "eval/fixture_manifest.h"
+#include "eval/safetensors.h"
+
+namespace kernelevolve::testing_util {
+
+/// Writes seed_<k>.safetensors and manifest.json for ReLU over float32 [8, 1000]
+/// (32000 bytes: a multiple of 64, so a guard page follows the last element), seeds
+/// 0, 1, 2 of standard normal inputs, into `dir`; returns the matching Problem.
+inline core::Problem WriteReluFixtures(const std::filesystem::path& dir) {
+  namespace fs = std::filesystem;
+  core::Problem problem;
+  problem.name = "relu";
+  problem.fixtures_dir = dir;
+  problem.seeds = {0, 1, 2};
+  problem.inputs = {{"input.0", core::TensorRole::kInput, {8, 1000}, core::DType::kFloat32}};
+  problem.outputs = {{"output.0", core::TensorRole::kOutput, {8, 1000}, core::DType::kFloat32}};
+  eval::FixtureManifest manifest;
+  manifest.problem = "relu";
+  manifest.inputs = problem.inputs;
+  manifest.outputs = problem.outputs;
+  manifest.seeds = problem.seeds;
+  for (int seed : problem.seeds) {
+    std::mt19937 rng(static_cast<unsigned>(seed));
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    eval::HostTensor x{"input.0", core::DType::kFloat32, {8, 1000}, {}};
+    x.bytes.resize(8000 * sizeof(float));
+    eval::HostTensor y = x;
+    y.name = "output.0";
+    for (int i = 0; i < 8000; ++i) {
+      float v = normal(rng);
+      x.MutableData<float>()[i] = v;
+      y.MutableData<float>()[i] = v > 0 ? v : 0;
+    }
+    fs::path file = dir / ("seed_" + std::to_string(seed) + ".safetensors");
+    eval::WriteSafetensors(file, {x, y}, {{"seed", std::to_string(seed)}});
+    manifest.files.push_back(file);
+    problem.fixture_files.push_back(file);
+  }
+  std::ofstream(dir / "manifest.json") << eval::FixtureManifestToJson(manifest, dir).dump(2);
+  return problem;
+}
+
+}  // namespace kernelevolve::testing_util
