@@ -1,0 +1,31 @@
+"""Max over dim 1 (values only): y[b, j] = max_i x[b, i, j].
+
+Input: x float32[batch_size, dim1, dim2]; output: float32[batch_size, dim2].
+"""
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+batch_size = 32
+dim1 = 256
+dim2 = 256
+
+
+class Model(nn.Module):
+    """Max reduction over the middle dim."""
+
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.max(x, dim=1)[0]
+
+
+def get_inputs():
+    x = torch.randn(batch_size, dim1, dim2)
+    return [x]
+
+
+def get_init_inputs():
+    return []

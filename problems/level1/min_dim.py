@@ -1,0 +1,31 @@
+"""Min over the last dim (values only): y[b, i] = min_j x[b, i, j].
+
+Input: x float32[batch_size, dim1, dim2]; output: float32[batch_size, dim1].
+"""
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+batch_size = 32
+dim1 = 256
+dim2 = 256
+
+
+class Model(nn.Module):
+    """Min reduction over the last dim."""
+
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.min(x, dim=2)[0]
+
+
+def get_inputs():
+    x = torch.randn(batch_size, dim1, dim2)
+    return [x]
+
+
+def get_init_inputs():
+    return []

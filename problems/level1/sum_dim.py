@@ -1,0 +1,31 @@
+"""Sum over dim 1, keepdim: y[b, 0, j] = sum_i x[b, i, j].
+
+Input: x float32[batch_size, dim1, dim2]; output: float32[batch_size, 1, dim2].
+"""
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+batch_size = 32
+dim1 = 256
+dim2 = 256
+
+
+class Model(nn.Module):
+    """Sum reduction over the middle dim."""
+
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.sum(x, dim=1, keepdim=True)
+
+
+def get_inputs():
+    x = torch.randn(batch_size, dim1, dim2)
+    return [x]
+
+
+def get_init_inputs():
+    return []
