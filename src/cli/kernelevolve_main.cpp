@@ -3,6 +3,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/bench_command.h"
 #include "cli/compare_command.h"
 #include "cli/kb_command.h"
 #include "cli/optimize_command.h"
@@ -17,7 +18,7 @@ using kernelevolve::cli::OptimizeOptions;
 void AddOptimize(CLI::App& app, OptimizeOptions& o) {
   auto* cmd = app.add_subcommand("optimize", "search for a faster kernel for one problem file");
   cmd->add_option("problem", o.problem_path, "KernelBench-format problem file (.py)")->required();
-  cmd->add_option("--target", o.target, "hardware interpreter")->default_val("cpu");
+  cmd->add_option("--target", o.target, "hardware interpreter: cpu, or triton (NVIDIA GPU; docs/gpu.md)")->default_val("cpu");
   cmd->add_option("--budget", o.budget, "candidate evaluations at most")->default_val(40);
   cmd->add_option("--time-limit", o.time_limit_seconds, "search wall time at most, seconds")->default_val(600);
   cmd->add_option("--out", o.out_dir, "run directory (default runs/<problem>-<UTC time>)");
@@ -28,6 +29,13 @@ void AddOptimize(CLI::App& app, OptimizeOptions& o) {
   cmd->add_option("--policy", o.policy, "selection policy")->default_val("greedy");
   cmd->add_option("--confirm-rounds", o.confirm_rounds, "interleaved eager/candidate rounds for the best kernel (0: skip)")->default_val(5);
   cmd->add_option("--min-time", o.min_time_seconds, "timed seconds per measurement")->default_val(0.2);
+  cmd->add_option("--max-time", o.max_time_seconds,
+                  "wall seconds per measurement at most while its 95% interval is wider than 2% of the median")
+      ->default_val(2.0)
+      ->check(CLI::PositiveNumber);
+  cmd->add_flag("--cache-flush", o.cache_flush,
+                "write 2x the last-level cache before every timed call (cold-cache timing; eager and "
+                "candidates alike; costs a few ms per call)");
   cmd->add_option("--candidate-timeout", o.candidate_timeout_seconds, "wall-clock limit per candidate run, seconds")->default_val(60);
   cmd->add_option("--candidate-memory-mb", o.candidate_memory_mb, "address-space limit per candidate, MiB (0: from problem size)")->default_val(0);
   cmd->add_option("--cache-dir", o.cache_dir, "build cache (default ~/.cache/kernelevolve)");
@@ -53,7 +61,18 @@ void AddOptimize(CLI::App& app, OptimizeOptions& o) {
   cmd->add_option("--target-speedup", o.target_speedup, "stop once a kernel reaches this speedup (0: off)")->default_val(0);
   cmd->add_option("--context", o.context, "what a new candidate sees: inherit | siblings | both | clean")->default_val("both");
   cmd->add_option("--clean-slate-after", o.clean_slate_after, "fresh draft after N evaluations without improvement (0: auto, -1: never)")->default_val(0);
+  cmd->add_flag("--remeasure-machine", o.remeasure_machine,
+                "measure the copy bandwidth and FMA peak again instead of using the cached figures");
   cmd->add_option("--timing-isolation", o.timing_isolation, "exclusive (no compile during a timed run) | runs-only")->default_val("exclusive");
+  // LLM operator (issue 7; docs/llm.md).
+  cmd->add_option("--llm", o.llm, "PROVIDER:MODEL writes the candidates (openai:..., anthropic:...; repeatable)");
+  cmd->add_option("--llm-base-url", o.llm_base_urls, "server URL (vLLM, Ollama, proxy), or PROVIDER=URL (repeatable)");
+  cmd->add_option("--max-cost", o.max_cost_usd, "US dollars the run's LLM calls may cost at most (0: no cap)")->default_val(0);
+  cmd->add_option("--llm-timeout", o.llm_timeout_seconds, "seconds one HTTP attempt may take")->default_val(300);
+  cmd->add_option("--llm-retries", o.llm_retries, "HTTP attempts per LLM call (429, 5xx, timeouts)")->default_val(6);
+  cmd->add_option("--llm-max-tokens", o.llm_max_tokens, "output tokens per LLM call at most")->default_val(8192);
+  cmd->add_option("--llm-prices", o.llm_prices, "price table (default config/llm_prices.json)");
+  cmd->add_option("--llm-prompts", o.llm_prompts, "prompt template folder (default prompts/v1)");
 }
 
 }  // namespace
@@ -69,6 +88,8 @@ int main(int argc, char** argv) {
   kernelevolve::cli::AddResumeCommand(app, resume);
   kernelevolve::cli::CompareOptions compare;
   kernelevolve::cli::AddCompareCommand(app, compare);
+  kernelevolve::cli::BenchOptions bench;  // issue 5: suite benchmark
+  kernelevolve::cli::AddBenchCommand(app, bench);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -80,6 +101,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("kb")) return kernelevolve::cli::RunKbCommand(*app.get_subcommand("kb"), kb);
     if (app.got_subcommand("resume")) return kernelevolve::cli::RunResume(resume);
     if (app.got_subcommand("compare")) return kernelevolve::cli::RunCompare(compare);
+    if (app.got_subcommand("bench")) return kernelevolve::cli::RunBench(bench);
   } catch (const kernelevolve::core::InvalidInputError& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 2;

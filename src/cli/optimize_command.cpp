@@ -9,11 +9,15 @@
 
 #include <fmt/format.h>
 
+#include "cli/gpu_target.h"
 #include "cli/knowledge_hooks.h"
+#include "cli/llm_setup.h"
+#include "cli/machine_peaks.h"
 #include "cli/interrupt.h"
 #include "cli/paths.h"
 #include "cli/run_config.h"
 #include "core/error.h"
+#include "eval/roofline.h"
 #include "eval/timing_stats.h"
 #include "exec/confirm_speedup.h"
 #include "exec/local_evaluator.h"
@@ -60,10 +64,7 @@ void CreateRunDirectory(const fs::path& out_dir) {
 }
 
 void ValidateOptions(OptimizeOptions& o) {
-  if (o.target != "cpu") {
-    throw core::InvalidInputError(fmt::format(
-        "--target {}: not available in this build (available: cpu)", o.target));
-  }
+  ValidateTarget(o.target);  // issue 6: cpu | triton
   if (!o.resume && !fs::is_regular_file(o.problem_path)) {
     throw core::InvalidInputError(fmt::format(
         "{}: {}", o.problem_path.string(),
@@ -102,6 +103,7 @@ void ValidateOptions(OptimizeOptions& o) {
         o.out_dir.string(), o.out_dir.string()));
   }
   ValidateSearchFlags(o);  // issue 3: policy, jobs, stall, context... before any work
+  ValidateLlmFlags(o);     // issue 7: models, keys, prices, prompts; no network yet
 }
 
 int64_t CandidateMemoryLimit(const OptimizeOptions& o, const core::Problem& problem) {
@@ -109,9 +111,12 @@ int64_t CandidateMemoryLimit(const OptimizeOptions& o, const core::Problem& prob
   int64_t bytes = 0;
   for (const auto& t : problem.inputs) bytes += t.NumBytes();
   for (const auto& t : problem.outputs) bytes += t.NumBytes();
-  // One set of fixtures per seed, copies for input-mutation checks and per-call
-  // outputs, plus room for the runtime (OpenMP stacks, glibc arenas).
-  return std::max<int64_t>(4LL << 30, bytes * (2 * static_cast<int64_t>(problem.seeds.size()) + 4) + (2LL << 30));
+  // One set of fixtures per seed and per edge case (at most 4, edge_cases.py), copies
+  // for input-mutation checks and per-call outputs, plus room for the runtime (OpenMP
+  // stacks, glibc arenas).
+  constexpr int64_t kMaxEdgeCases = 4;
+  const int64_t sets = static_cast<int64_t>(problem.seeds.size()) + kMaxEdgeCases;
+  return std::max<int64_t>(4LL << 30, bytes * (2 * sets + 4) + (2LL << 30));
 }
 
 report::RunSummary BaseSummary(const OptimizeOptions& o) {
@@ -145,6 +150,8 @@ platforms::RunOptions MakeRunOptions(const OptimizeOptions& o, const core::Probl
   r.threads = o.threads;
   r.omp_wait_policy = o.omp_wait_policy;
   r.min_time_seconds = o.min_time_seconds;
+  r.max_time_seconds = std::max(o.max_time_seconds, o.min_time_seconds);
+  r.flush_cache = o.cache_flush;
   r.timeout_seconds = o.candidate_timeout_seconds;
   r.memory_limit_bytes = CandidateMemoryLimit(o, problem);
   return r;
@@ -152,15 +159,20 @@ platforms::RunOptions MakeRunOptions(const OptimizeOptions& o, const core::Probl
 
 /// Times eager PyTorch once through the worker, for the same time as a candidate.
 exec::BaselineTimer MakeBaselineTimer(problem::WorkerClient& worker, const OptimizeOptions& o) {
-  return [&worker, min_time = o.min_time_seconds]() {
+  return [&worker, min_time = o.min_time_seconds, max_time = std::max(o.max_time_seconds, o.min_time_seconds),
+          flush = o.cache_flush]() {
     problem::BaselineTiming bt;
     nlohmann::json r = worker.Call("time_baseline",
                                    {{"warmup_seconds", 0.05},
                                     {"min_time_seconds", min_time},
+                                    {"max_time_seconds", max_time},
+                                    {"flush_cache", flush},
                                     {"min_repetitions", bt.min_repetitions},
                                     {"max_repetitions", bt.max_repetitions}},
                                    120);
-    return eval::Summarize(r.at("samples_us").get<std::vector<double>>());
+    core::TimingStats stats = eval::Summarize(r.at("samples_us").get<std::vector<double>>());
+    stats.converged = eval::MedianPreciseEnough(stats);  // the worker's stopping rule (baseline.py)
+    return stats;
   };
 }
 
@@ -172,6 +184,8 @@ int RunOptimize(const OptimizeOptions& options_in) {
   InstallInterruptHandler();  // from here on, Ctrl-C stops cleanly (after loading, if loading)
   CreateRunDirectory(o.out_dir);
   report::RunSummary s = BaseSummary(o);
+  // Issue 6: the GPU runner starts before the problem loads, so no GPU fails fast.
+  std::unique_ptr<platforms::triton::TritonPlatform> gpu = MakeGpuPlatform(o);
   s.database_path = o.out_dir / "kernelevolve.db";
 
   std::map<std::string, std::string> overrides;
@@ -198,6 +212,7 @@ int RunOptimize(const OptimizeOptions& options_in) {
   lopts.fixtures_dir = o.out_dir / "fixtures";
   lopts.threads = o.threads;
   lopts.timeout_seconds = o.load_timeout_seconds;
+  lopts.baseline.flush_cache = o.cache_flush;  // eager timed as the candidates are
   if (!o.quiet) fmt::print(stderr, "loading {} (reference, {} input sets, eager baseline on {} threads)...\n",
                            o.problem_path.string(), o.seeds, o.threads);
   core::Problem problem;
@@ -219,8 +234,16 @@ int RunOptimize(const OptimizeOptions& options_in) {
   s.eager_baseline = problem.eager_baseline;
   s.machine.torch_version = problem.torch_version;
 
-  platforms::cpu::CpuPlatform platform(o.cache_dir / "cpu", HarnessPath(), "g++");
+  std::unique_ptr<platforms::cpu::CpuPlatform> cpu_platform;
+  if (!gpu) cpu_platform = std::make_unique<platforms::cpu::CpuPlatform>(o.cache_dir / "cpu", HarnessPath(), "g++");
+  platforms::Platform& platform = gpu ? static_cast<platforms::Platform&>(*gpu) : *cpu_platform;
   s.machine.compiler = platform.Machine().compiler;
+  // Roofline (issue 5): the machine's measured peaks (cached per machine) and the
+  // problem's bytes and FLOPs per call.
+  platforms::triton::GpuBaselines gpu_baselines;
+  if (gpu) gpu_baselines = PrepareGpuRun(*gpu, problem, s, MakeRunOptions(o, problem), o.quiet);  // issue 6
+  else AttachMachinePeaks(s.machine, o.cache_dir, o.remeasure_machine, o.quiet);
+  s.work = eval::EstimateWork(problem);
   auto store = store::Store::Open(s.database_path);
   store::RunRecord run;
   run.problem = problem.name;
@@ -231,7 +254,12 @@ int RunOptimize(const OptimizeOptions& options_in) {
   run.started_unix_s = UnixNow();
   int64_t run_id = o.resume ? o.resume_run_id : store.CreateRun(run);
 
-  operators::TemplateOperator op;
+  // Issue 7: with --llm the LLM operator writes every candidate (docs/llm.md); without,
+  // the offline template operator does.
+  operators::TemplateOperator template_op(o.target);
+  std::unique_ptr<operators::llm::LlmOperator> llm_op;
+  if (!o.llm.empty()) llm_op = MakeLlmOperator(o, store, run_id, nullptr, s.machine);
+  operators::UniversalOperator& op = llm_op ? static_cast<operators::UniversalOperator&>(*llm_op) : template_op;
   if (auto why = op.Unsupported(problem)) {
     s.status = "no_correct_candidate";
     s.stop_reason = *why;
@@ -243,13 +271,14 @@ int RunOptimize(const OptimizeOptions& options_in) {
   }
 
   platforms::RunOptions run_options = MakeRunOptions(o, problem);
-  exec::BaselineTimer time_baseline = MakeBaselineTimer(worker, o);
+  exec::BaselineTimer time_baseline = gpu ? GpuPairedEagerTimer(*gpu) : MakeBaselineTimer(worker, o);
   // Issue 3: --jobs evaluations in flight; builds in parallel, timed runs (and their
   // paired eager timing) one at a time through the gate (docs/search.md).
   exec::MeasurementGate gate(exec::TimingIsolationFromName(o.timing_isolation));
   exec::GatedPlatform gated_platform(platform, gate);
   exec::LocalEvaluator evaluator(gated_platform, problem, run_options,
                                  exec::GateTimer(gate, time_baseline));
+  evaluator.SetRoofline(*s.work, {s.machine.copy_bandwidth_gbps, s.machine.peak_gflops});
   auto policy = search::MakePolicy(o.policy, MakePolicyOptions(o));
   search::SearchOptions sopts = MakeSearchOptions(o);
   sopts.interrupt = InterruptFlag();
@@ -259,8 +288,14 @@ int RunOptimize(const OptimizeOptions& options_in) {
   sopts.seed_candidates = knowledge.plan.seeds;
   sopts.experiences = knowledge.plan.notes;
   report::ConsoleProgress progress(o.budget, o.time_limit_seconds);
-  search::SearchLoop loop(problem, op, *policy, evaluator, store, run_id, sopts,
-                          o.quiet ? nullptr : &progress);
+  search::SearchObserver* observer = o.quiet ? nullptr : &progress;
+  std::unique_ptr<LlmObserver> llm_observer;
+  if (llm_op) {
+    llm_op->SetKnowledgeBase(knowledge.kb.get());
+    llm_observer = std::make_unique<LlmObserver>(*llm_op, observer);
+    observer = llm_observer.get();
+  }
+  search::SearchLoop loop(problem, op, *policy, evaluator, store, run_id, sopts, observer);
   search::SearchOutcome outcome = loop.Run();
   progress.Finish();
   if (!o.quiet && o.resume) {
@@ -268,6 +303,7 @@ int RunOptimize(const OptimizeOptions& options_in) {
                run_id, outcome.resumed_evaluations, outcome.requeued);
   }
   if (!o.quiet) fmt::print(stderr, "search stopped: {}\n", outcome.stop_reason);
+  if (llm_op && !o.quiet) fmt::print(stderr, "{}\n", LlmCostLine(*llm_op));
 
   s.evaluations = outcome.evaluations;
   s.elapsed_seconds = outcome.elapsed_seconds;
@@ -276,7 +312,7 @@ int RunOptimize(const OptimizeOptions& options_in) {
   if (outcome.best_node_id >= 0) {
     s.best = loop.tree().Get(outcome.best_node_id);
     s.status = "ok";
-    s.best_source_path = o.out_dir / "best_kernel.cpp";
+    s.best_source_path = o.out_dir / (gpu ? "best_kernel.py" : "best_kernel.cpp");
     report::WriteTextAtomic(s.best_source_path, s.best->candidate.source);
     if (Interrupted()) s.confirmation.message = "skipped: the run was interrupted";
     if (o.confirm_rounds > 0 && !Interrupted()) {
@@ -297,7 +333,10 @@ int RunOptimize(const OptimizeOptions& options_in) {
                                      ? s.confirmation.speedup.value
                                      : 0.0,
                                  o.out_dir);
-  report::WriteJsonAtomic(o.out_dir / "result.json", report::ResultJson(s));
+  nlohmann::json result = report::ResultJson(s);
+  if (llm_op) result["llm"] = LlmResultJson(*llm_op, o);  // issue 7: the run's LLM spending
+  if (gpu) result["gpu"] = GpuResultJson(*gpu, gpu_baselines, s);  // issue 6
+  report::WriteJsonAtomic(o.out_dir / "result.json", result);
   std::cout << report::SummaryTable(s);
   std::cout << fmt::format("run directory: {}\n", o.out_dir.string());
   if (interrupted) {

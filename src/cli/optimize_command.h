@@ -22,6 +22,8 @@ struct OptimizeOptions {
   std::string policy = "greedy";
   int confirm_rounds = 5;             // interleaved rounds for the best kernel
   double min_time_seconds = 0.2;      // timed time per candidate measurement
+  double max_time_seconds = 2.0;      // --max-time: cap of adaptive stopping per measurement (issue 4)
+  bool cache_flush = false;           // --cache-flush: cold caches before every timed call, both sides
   double candidate_timeout_seconds = 60;
   int64_t candidate_memory_mb = 0;    // 0: derived from the problem size
   std::filesystem::path cache_dir;    // build cache; default ~/.cache/kernelevolve
@@ -42,6 +44,16 @@ struct OptimizeOptions {
   std::string context = "both";       // inherit | siblings | both | clean
   int clean_slate_after = 0;          // 0: automatic; < 0: never
   std::string timing_isolation = "exclusive";  // exclusive | runs-only
+  bool remeasure_machine = false;     // --remeasure-machine: probe bandwidth/FLOP peaks again (issue 5)
+  // LLM operator (issue 7; docs/llm.md). Empty `llm`: the template operator.
+  std::vector<std::string> llm;             // --llm PROVIDER:MODEL, repeatable (a bandit picks)
+  std::vector<std::string> llm_base_urls;   // --llm-base-url URL or PROVIDER=URL
+  double max_cost_usd = 0;                  // --max-cost USD for the run's LLM calls; 0: no cap
+  double llm_timeout_seconds = 300;         // --llm-timeout: one HTTP attempt, whole transfer
+  int llm_retries = 6;                      // --llm-retries: HTTP attempts per call
+  int llm_max_tokens = 8192;                // --llm-max-tokens: output tokens per call
+  std::filesystem::path llm_prices;         // --llm-prices; default config/llm_prices.json
+  std::filesystem::path llm_prompts;        // --llm-prompts; default prompts/v1
   bool resume = false;                // set by `kernelevolve resume`: continue run resume_run_id
   int64_t resume_run_id = -1;         //   of out_dir/kernelevolve.db instead of creating one
 };

@@ -78,6 +78,8 @@ nlohmann::json OptionsToConfig(const OptimizeOptions& o,
           {"policy", o.policy},
           {"confirm_rounds", o.confirm_rounds},
           {"min_time_seconds", o.min_time_seconds},
+          {"max_time_seconds", o.max_time_seconds},
+          {"cache_flush", o.cache_flush},
           {"candidate_timeout_seconds", o.candidate_timeout_seconds},
           {"candidate_memory_mb", o.candidate_memory_mb},
           {"cache_dir", Absolute(o.cache_dir)},
@@ -95,7 +97,16 @@ nlohmann::json OptionsToConfig(const OptimizeOptions& o,
           {"clean_slate_after", o.clean_slate_after},
           {"timing_isolation", o.timing_isolation},
           {"omp_wait_policy", o.omp_wait_policy},
-          {"load_timeout_seconds", o.load_timeout_seconds}};
+          {"load_timeout_seconds", o.load_timeout_seconds},
+          // LLM operator (issue 7); older configs lack them: template operator.
+          {"llm", o.llm},
+          {"llm_base_urls", o.llm_base_urls},
+          {"max_cost_usd", o.max_cost_usd},
+          {"llm_timeout_seconds", o.llm_timeout_seconds},
+          {"llm_retries", o.llm_retries},
+          {"llm_max_tokens", o.llm_max_tokens},
+          {"llm_prices", Absolute(o.llm_prices)},
+          {"llm_prompts", Absolute(o.llm_prompts)}};
 }
 
 OptimizeOptions OptionsFromRun(const store::RunRecord& run) {
@@ -119,6 +130,8 @@ OptimizeOptions OptionsFromRun(const store::RunRecord& run) {
     o.policy = c.at("policy").get<std::string>();
     o.confirm_rounds = c.at("confirm_rounds").get<int>();
     o.min_time_seconds = c.at("min_time_seconds").get<double>();
+    o.max_time_seconds = c.value("max_time_seconds", o.max_time_seconds);  // absent before issue 4
+    o.cache_flush = c.value("cache_flush", false);
     o.candidate_timeout_seconds = c.at("candidate_timeout_seconds").get<double>();
     o.candidate_memory_mb = c.at("candidate_memory_mb").get<int64_t>();
     o.cache_dir = c.at("cache_dir").get<std::string>();
@@ -137,6 +150,14 @@ OptimizeOptions OptionsFromRun(const store::RunRecord& run) {
     o.timing_isolation = c.at("timing_isolation").get<std::string>();
     o.omp_wait_policy = c.value("omp_wait_policy", std::string());
     o.load_timeout_seconds = c.value("load_timeout_seconds", 300.0);
+    o.llm = c.value("llm", std::vector<std::string>());
+    o.llm_base_urls = c.value("llm_base_urls", std::vector<std::string>());
+    o.max_cost_usd = c.value("max_cost_usd", 0.0);
+    o.llm_timeout_seconds = c.value("llm_timeout_seconds", 300.0);
+    o.llm_retries = c.value("llm_retries", 6);
+    o.llm_max_tokens = c.value("llm_max_tokens", 8192);
+    o.llm_prices = c.value("llm_prices", std::string());
+    o.llm_prompts = c.value("llm_prompts", std::string());
   } catch (const nlohmann::json::exception& e) {
     throw core::InvalidInputError(
         fmt::format("run {}: runs.config_json is incomplete or malformed: {}", run.id, e.what()));

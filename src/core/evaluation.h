@@ -11,7 +11,7 @@ namespace kernelevolve::core {
 
 /// Comparison of one output tensor of one input set against the reference.
 struct OutputCheck {
-  int seed_index = 0;
+  int seed_index = 0;           // index into the manifest's seeds (0 for edge cases)
   std::string output;           // "output.0"
   bool passed = false;
   double max_abs_error = 0;
@@ -21,6 +21,25 @@ struct OutputCheck {
   double atol = 0;
   double rtol = 0;
   std::string note;             // "shape mismatch", "NaN where reference is finite", ...
+  std::string edge_case;        // "large", "zeros", ... for an edge-case set; empty for a seed
+};
+
+/// Where a candidate sits on the roofline (Williams, Waterman, Patterson 2009, "Roofline:
+/// an insightful visual performance model", CACM 52(4)); computed by eval/roofline.h from
+/// the problem's compulsory traffic and FLOP estimate and the kernel-only median latency.
+/// All zero / "unknown" when not computed (failed candidate, no machine peaks).
+struct RooflineFigures {
+  double bytes_per_call = 0;         // compulsory traffic: inputs read once + outputs written once
+  double flops_per_call = 0;         // estimate from the op graph (docs/measuring.md)
+  double arithmetic_intensity = 0;   // FLOP per byte
+  double achieved_gbps = 0;          // bytes_per_call / kernel_only median, 1e9 bytes/s
+  double achieved_gflops = 0;        // flops_per_call / kernel_only median, 1e9 FLOP/s
+  /// "memory" (intensity below the machine balance), "compute", or "unknown".
+  std::string bound = "unknown";
+  /// Memory-bound: achieved_gbps / measured copy bandwidth. Compute-bound: achieved
+  /// GFLOP/s / measured peak GFLOP/s. 0 when unknown.
+  double fraction = 0;
+  bool Known() const { return bound != "unknown"; }
 };
 
 struct Evaluation {
@@ -39,6 +58,8 @@ struct Evaluation {
   double build_seconds = 0;
   double run_seconds = 0;
   bool build_cache_hit = false;
+  /// Roofline position of a correct, timed candidate (issue 5); unknown otherwise.
+  RooflineFigures roofline;
 };
 
 }  // namespace kernelevolve::core

@@ -44,7 +44,8 @@ nlohmann::json MachineToJson(const MachineContext& m) {
   return {{"cpu_model", m.cpu_model}, {"logical_cores", m.logical_cores},
           {"threads", m.threads},     {"governor", m.governor},
           {"compiler", m.compiler},   {"torch_version", m.torch_version},
-          {"hostname", m.hostname}};
+          {"hostname", m.hostname},   {"copy_bandwidth_gbps", m.copy_bandwidth_gbps},
+          {"peak_gflops", m.peak_gflops}, {"peaks_measured_utc", m.peaks_measured_utc}};
 }
 
 }  // namespace kernelevolve::core

@@ -15,6 +15,12 @@ struct MachineContext {
   std::string compiler;        // "g++ (Debian 12.2.0-14) 12.2.0"
   std::string torch_version;   // from the worker
   std::string hostname;
+  /// Measured by platforms/cpu/bandwidth_probe.h with `threads` threads (0: not measured):
+  /// STREAM-style copy bandwidth in 1e9 bytes/s (read + write counted) and float32 FMA
+  /// throughput in 1e9 FLOP/s; `peaks_measured_utc` is when ("" when not measured).
+  double copy_bandwidth_gbps = 0;
+  double peak_gflops = 0;
+  std::string peaks_measured_utc;
 };
 
 /// Reads the local machine (cpu model, cores, governor, hostname); compiler and torch

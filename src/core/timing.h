@@ -19,6 +19,10 @@ struct TimingStats {
   double p90_us = 0;
   double ci_low_us = 0;
   double ci_high_us = 0;
+  /// True when the measurement stopped because the 95% interval of the median had a
+  /// half-width within the target (2% of the median, eval::kTargetRelativeHalfWidth);
+  /// false when it stopped at a time or repetition cap, or when no adaptive stopping ran.
+  bool converged = false;
   bool Measured() const { return n > 0; }
 };
 

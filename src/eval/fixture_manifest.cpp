@@ -59,6 +59,13 @@ FixtureManifest ManifestFromJson(const json& doc, const fs::path& dir, const std
   m.outputs = SpecsFromJson(doc.at("outputs"), where + ": outputs");
   m.seeds = doc.at("seeds").get<std::vector<int>>();
   for (const auto& f : doc.at("files")) m.files.push_back(dir / f.get<std::string>());
+  for (const auto& e : doc.value("edge_cases", json::array())) {
+    m.edge_cases.push_back({e.at("name").get<std::string>(), e.value("description", ""),
+                            dir / e.at("file").get<std::string>()});
+  }
+  for (const auto& e : doc.value("edge_skipped", json::array())) {
+    m.edge_skipped.emplace_back(e.at("name").get<std::string>(), e.value("reason", ""));
+  }
   if (doc.contains("tolerance")) {
     for (const auto& [name, tol] : doc.at("tolerance").items()) {
       core::Tolerance t;
@@ -107,13 +114,26 @@ json FixtureManifestToJson(const FixtureManifest& m, const fs::path& manifest_di
   json inputs = json::array(), outputs = json::array(), files = json::array();
   for (const auto& s : m.inputs) inputs.push_back(SpecToJson(s));
   for (const auto& s : m.outputs) outputs.push_back(SpecToJson(s));
-  for (const auto& f : m.files) {
+  auto relative = [&](const fs::path& f) {
     auto rel = f.lexically_relative(manifest_dir);
     bool inside = !rel.empty() && rel.begin()->string() != "..";
-    files.push_back(inside ? rel.string() : f.string());
-  }
+    return inside ? rel.string() : f.string();
+  };
+  for (const auto& f : m.files) files.push_back(relative(f));
   json doc = {{"problem", m.problem}, {"inputs", inputs}, {"outputs", outputs},
               {"seeds", m.seeds},     {"files", files}};
+  if (!m.edge_cases.empty()) {
+    json edges = json::array();
+    for (const auto& e : m.edge_cases) {
+      edges.push_back({{"name", e.name}, {"file", relative(e.file)}, {"description", e.description}});
+    }
+    doc["edge_cases"] = edges;
+  }
+  if (!m.edge_skipped.empty()) {
+    json skipped = json::array();
+    for (const auto& [name, reason] : m.edge_skipped) skipped.push_back({{"name", name}, {"reason", reason}});
+    doc["edge_skipped"] = skipped;
+  }
   if (!m.tolerance_overrides.empty()) {
     json tol = json::object();
     for (const auto& [dtype, t] : m.tolerance_overrides) {

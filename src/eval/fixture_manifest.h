@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/problem.h"
@@ -21,8 +22,19 @@ namespace kernelevolve::eval {
 ///    "outputs": [{"name": "output.0", "role": "output", "shape": [...], "dtype": ...}],
 ///    "seeds": [0, 1, 2],
 ///    "files": ["seed_0.safetensors", ...],              // relative to the manifest's folder
-///    "tolerance": {"float32": {"atol": 1e-4, "rtol": 1e-4}}}   // optional overrides
-/// Other keys (source_path, overrides) are ignored by the harness.
+///    "tolerance": {"float32": {"atol": 1e-4, "rtol": 1e-4}},   // optional overrides
+///    "edge_cases": [{"name": "large", "file": "edge_large.safetensors",
+///                    "description": "float inputs scaled by 10000"}],  // optional
+///    "edge_skipped": [{"name": "zeros", "reason": "..."}]}            // optional
+/// Other keys (source_path, overrides) are ignored by the harness. Edge-case sets are
+/// the first seed's inputs pushed to extreme values (worker/kernelevolve_worker/edge_cases.py);
+/// each is checked once, never used for timing.
+struct EdgeCaseFixture {
+  std::string name;                // "zeros", "negative", "large", "tiny"
+  std::string description;         // how the set is built, one line
+  std::filesystem::path file;      // absolute
+};
+
 struct FixtureManifest {
   std::string problem;
   std::vector<core::TensorSpec> inputs;    // forward() args, then state_dict() entries
@@ -30,6 +42,9 @@ struct FixtureManifest {
   std::vector<int> seeds;
   std::vector<std::filesystem::path> files;  // absolute, one per seed
   std::map<core::DType, core::Tolerance> tolerance_overrides;
+  std::vector<EdgeCaseFixture> edge_cases;
+  /// Edge-case sets the worker did not write, with why: (name, reason).
+  std::vector<std::pair<std::string, std::string>> edge_skipped;
 
   /// The override for `dtype`, else eval::DefaultTolerance(dtype).
   core::Tolerance ToleranceFor(core::DType dtype) const;

@@ -98,7 +98,8 @@ json TimingStatsToJson(const core::TimingStats& s) {
           {"p10", DoubleToJson(s.p10_us)},
           {"p90", DoubleToJson(s.p90_us)},
           {"ci_low", DoubleToJson(s.ci_low_us)},
-          {"ci_high", DoubleToJson(s.ci_high_us)}};
+          {"ci_high", DoubleToJson(s.ci_high_us)},
+          {"converged", s.converged}};
 }
 
 core::TimingStats TimingStatsFromJson(const json& doc) {
@@ -120,6 +121,7 @@ core::TimingStats TimingStatsFromJson(const json& doc) {
   s.p90_us = get("p90", 0);
   s.ci_low_us = get("ci_low", 0);
   s.ci_high_us = get("ci_high", 0);
+  s.converged = doc.contains("converged") && doc.at("converged").is_boolean() && doc.at("converged").get<bool>();
   return s;
 }
 
@@ -133,7 +135,8 @@ json OutputCheckToJson(const core::OutputCheck& c) {
           {"first_mismatch", c.first_mismatch},
           {"atol", DoubleToJson(c.atol)},
           {"rtol", DoubleToJson(c.rtol)},
-          {"note", c.note}};
+          {"note", c.note},
+          {"edge_case", c.edge_case}};
 }
 
 core::OutputCheck OutputCheckFromJson(const json& doc) {
@@ -141,6 +144,7 @@ core::OutputCheck OutputCheckFromJson(const json& doc) {
   core::OutputCheck c;
   c.seed_index = Field<int>(doc, "seed_index", 0, "output check");
   c.output = Field<std::string>(doc, "output", "", "output check");
+  c.edge_case = Field<std::string>(doc, "edge_case", "", "output check");
   c.passed = Field<bool>(doc, "passed", false, "output check");
   c.max_abs_error = NumberField(doc, "max_abs_error", 0);
   c.max_rel_error = NumberField(doc, "max_rel_error", 0);

@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -28,6 +29,8 @@ using Clock = std::chrono::steady_clock;
 // so end-of-file there means the exec succeeded).
 constexpr char kNetIsolated = 'N';
 constexpr char kNetHost = 'H';
+constexpr char kFsReadOnly = 'R';
+constexpr char kFsWritable = 'W';
 constexpr char kExecFailed = 'E';
 
 // How long the parent keeps draining the pipes after the child has been reaped and its
@@ -47,6 +50,8 @@ struct ExecPlan {
   std::string cwd;
   rlimit as{}, cpu{}, fsize{}, core{};
   bool isolate_network = true;
+  bool read_only_filesystem = false;
+  std::vector<std::string> writable_paths;
 };
 
 ExecPlan MakePlan(const std::vector<std::string>& argv,
@@ -78,6 +83,8 @@ ExecPlan MakePlan(const std::vector<std::string>& argv,
   plan.fsize = limit(limits.file_size_bytes);
   plan.core = rlimit{0, 0};
   plan.isolate_network = limits.isolate_network;
+  plan.read_only_filesystem = limits.read_only_filesystem;
+  for (const auto& path : limits.writable_paths) plan.writable_paths.push_back(std::filesystem::absolute(path).string());
   return plan;
 }
 
@@ -97,6 +104,38 @@ void WriteAll(int fd, const void* data, size_t size) {
 bool UnshareNetwork() {
   if (geteuid() == 0 && unshare(CLONE_NEWNET) == 0) return true;
   return unshare(CLONE_NEWUSER | CLONE_NEWNET) == 0;
+}
+
+/// mount_setattr(2) on `path` and every mount below it (Linux 5.12; struct mount_attr
+/// from linux/mount.h). Async-signal-safe.
+bool SetMountAttr(const char* path, uint64_t set, uint64_t clear) {
+  struct mount_attr attr {};
+  attr.attr_set = set;
+  attr.attr_clr = clear;
+  return syscall(SYS_mount_setattr, AT_FDCWD, path, AT_RECURSIVE, &attr, sizeof(attr)) == 0;
+}
+
+/// In a fresh mount namespace (root: CLONE_NEWNS; else inside the user namespace the
+/// network step made, or a new one): stops propagation to the host, bind-mounts each
+/// writable path onto itself, makes every mount read-only, then writable paths
+/// writable again. On a failure after "/" went read-only, everything is made writable
+/// again so the child runs as without the option. Async-signal-safe.
+bool MakeFilesystemReadOnly(const ExecPlan& plan, bool in_user_namespace) {
+  bool ns = (geteuid() == 0 || in_user_namespace) ? unshare(CLONE_NEWNS) == 0 : false;
+  if (!ns) ns = unshare(CLONE_NEWUSER | CLONE_NEWNS) == 0;
+  if (!ns) return false;
+  if (mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) return false;
+  for (const auto& path : plan.writable_paths) {
+    if (mount(path.c_str(), path.c_str(), nullptr, MS_BIND | MS_REC, nullptr) != 0) return false;
+  }
+  if (!SetMountAttr("/", MOUNT_ATTR_RDONLY, 0)) return false;
+  for (const auto& path : plan.writable_paths) {
+    if (!SetMountAttr(path.c_str(), 0, MOUNT_ATTR_RDONLY)) {
+      SetMountAttr("/", 0, MOUNT_ATTR_RDONLY);
+      return false;
+    }
+  }
+  return true;
 }
 
 [[noreturn]] void ChildMain(const ExecPlan& plan, int out_fd, int err_fd, int status_fd) {
@@ -120,6 +159,10 @@ bool UnshareNetwork() {
   char net = kNetHost;
   if (plan.isolate_network && UnshareNetwork()) net = kNetIsolated;
   WriteAll(status_fd, &net, 1);
+  const bool in_user_namespace = net == kNetIsolated && geteuid() != 0;
+  char fs = kFsWritable;
+  if (plan.read_only_filesystem && MakeFilesystemReadOnly(plan, in_user_namespace)) fs = kFsReadOnly;
+  WriteAll(status_fd, &fs, 1);
 
   setrlimit(RLIMIT_AS, &plan.as);
   setrlimit(RLIMIT_CPU, &plan.cpu);
@@ -317,6 +360,7 @@ SandboxResult Supervisor::Run(Clock::time_point start) {
   if (WIFEXITED(wait_status_)) result.exit_code = WEXITSTATUS(wait_status_);
   if (WIFSIGNALED(wait_status_)) result.signal = WTERMSIG(wait_status_);
   result.network_isolated = !status_bytes_.empty() && status_bytes_[0] == kNetIsolated;
+  result.filesystem_read_only = status_bytes_.size() > 1 && status_bytes_[1] == kFsReadOnly;
   result.stdout_text = out_.Text();
   result.stderr_text = err_.Text();
   auto failed = status_bytes_.find(kExecFailed);

@@ -64,6 +64,11 @@ core::TimingStats Summarize(std::vector<double> samples_us) {
   return stats;
 }
 
+bool MedianPreciseEnough(const core::TimingStats& stats, double relative_half_width) {
+  if (stats.n < 6 || stats.median_us <= 0) return false;
+  return (stats.ci_high_us - stats.ci_low_us) / 2.0 <= relative_half_width * stats.median_us;
+}
+
 core::Speedup RobustSpeedupOf(const core::TimingStats& baseline,
                               const core::TimingStats& candidate) {
   if (!baseline.Measured() || !candidate.Measured() || candidate.min_us <= 0) return {};

@@ -19,6 +19,18 @@ namespace kernelevolve::eval {
 /// Throws InvalidInputError for a NaN, infinite or negative sample.
 core::TimingStats Summarize(std::vector<double> samples_us);
 
+/// Target precision of adaptive stopping (issue 4): the 95% interval of the median may
+/// be at most this fraction of the median on either side (half-width <= 2% of it).
+inline constexpr double kTargetRelativeHalfWidth = 0.02;
+
+/// True when `stats` is measured with at least 6 samples (below that Summarize's
+/// interval is only [min, max]) and the half-width of its 95% interval of the median,
+/// (ci_high_us - ci_low_us) / 2, is at most `relative_half_width` x median_us.
+/// The stopping rule of the CPU harness; worker/kernelevolve_worker/baseline.py
+/// reimplements it for eager PyTorch.
+bool MedianPreciseEnough(const core::TimingStats& stats,
+                         double relative_half_width = kTargetRelativeHalfWidth);
+
 /// Speedup = baseline.median / candidate.median. Interval: conservative ratio of the
 /// two medians' intervals, [baseline.ci_low / candidate.ci_high,
 /// baseline.ci_high / candidate.ci_low]. Zero when either is unmeasured or the candidate

@@ -25,6 +25,11 @@ core::TimingStats LocalEvaluator::RecordEager(const core::TimingStats& eager) {
   return fastest_eager_;
 }
 
+void LocalEvaluator::SetRoofline(const eval::WorkEstimate& work, const eval::MachinePeaks& peaks) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  roofline_.emplace(work, peaks);
+}
+
 core::Evaluation LocalEvaluator::Evaluate(const core::Candidate& candidate) {
   core::Evaluation evaluation;
   platforms::BuildResult build = platform_.Build(candidate);
@@ -37,6 +42,12 @@ core::Evaluation LocalEvaluator::Evaluate(const core::Candidate& candidate) {
     return evaluation;
   }
   platforms::RunResult run = platform_.Run(build, problem_, run_options_);
+  // Issue 4: a timing taken while the machine changed speed (or was slow throughout)
+  // is measured once more; if the second is degraded too, it is kept and says so.
+  if (run.status == core::Status::kOk && run.degraded) run = platform_.Run(build, problem_, run_options_);
+  if (run.status == core::Status::kOk && run.degraded) {
+    run.log_excerpt = "timing flagged degraded (measured twice): " + run.degraded_reason + "\n" + run.log_excerpt;
+  }
   evaluation.status = run.status;
   evaluation.message = run.message;
   evaluation.log_excerpt = run.log_excerpt;
@@ -48,6 +59,13 @@ core::Evaluation LocalEvaluator::Evaluate(const core::Candidate& candidate) {
   const bool timed = run.status == core::Status::kOk && run.correct && run.latency.Measured();
   if (timed && baseline_timer_) evaluation.paired_baseline = baseline_timer_();
   eval::ScoreEvaluation(evaluation, RecordEager(evaluation.paired_baseline));
+  if (evaluation.correct && evaluation.kernel_only.Measured()) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (roofline_) {
+      evaluation.roofline =
+          eval::ComputeRoofline(roofline_->first, evaluation.kernel_only.median_us * 1e-6, roofline_->second);
+    }
+  }
   return evaluation;
 }
 

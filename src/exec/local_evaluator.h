@@ -3,8 +3,11 @@
 
 #include <functional>
 #include <mutex>
+#include <optional>
+#include <utility>
 
 #include "core/problem.h"
+#include "eval/roofline.h"
 #include "exec/evaluator.h"
 #include "platforms/platform.h"
 
@@ -29,6 +32,11 @@ class LocalEvaluator : public Evaluator {
   core::TimingStats FastestEager() const;
   /// Offers another eager measurement; returns the fastest so far.
   core::TimingStats RecordEager(const core::TimingStats& eager);
+  /// Roofline (issue 5): from now on every correct candidate with a measured
+  /// kernel-only median gets Evaluation::roofline, computed by eval::ComputeRoofline
+  /// from `work` (eval::EstimateWork of the problem) and the machine's `peaks`.
+  /// Without this call, evaluations carry no roofline figures.
+  void SetRoofline(const eval::WorkEstimate& work, const eval::MachinePeaks& peaks);
 
  private:
   platforms::Platform& platform_;
@@ -37,6 +45,7 @@ class LocalEvaluator : public Evaluator {
   BaselineTimer baseline_timer_;
   mutable std::mutex mutex_;
   core::TimingStats fastest_eager_;
+  std::optional<std::pair<eval::WorkEstimate, eval::MachinePeaks>> roofline_;
 };
 
 }  // namespace kernelevolve::exec

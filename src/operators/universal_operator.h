@@ -46,6 +46,11 @@ class UniversalOperator {
   /// Up to n new candidates (fewer, possibly none, when the space is exhausted).
   /// Each carries a rationale. Never returns a candidate whose hash is in seen_hashes.
   virtual std::vector<core::Candidate> Propose(const OperatorContext& context, int n) = 0;
+  /// Why this operator can write nothing more in this run, whatever the context (issue
+  /// 7: "cost_cap" once the LLM operator's --max-cost refused a call), or nullopt. The
+  /// search checks it before each launch and stops with this reason; an empty Propose
+  /// while it is set does not mark the parent exhausted.
+  virtual std::optional<std::string> StopReason() const { return std::nullopt; }
 };
 
 }  // namespace kernelevolve::operators

@@ -29,6 +29,14 @@ struct RunOptions {
   double min_time_seconds = 0.25;    // keep repeating until this much timed time...
   int min_repetitions = 10;          // ...and at least this many calls
   int max_repetitions = 2000;
+  /// Adaptive stopping (issue 4): past the minimums, timing goes on until the 95%
+  /// interval of the median is within 2% of it, or this much wall time was spent
+  /// timing (TimingStats::converged says which).
+  double max_time_seconds = 2.0;
+  /// Flush the caches (write 2x the last-level cache) before every timed call, untimed,
+  /// on the candidate's side and eager PyTorch's alike. Off by default on the CPU: every
+  /// sample becomes a cold-cache call and each costs a few ms more (docs/measuring.md).
+  bool flush_cache = false;
   double timeout_seconds = 30;       // wall clock for the whole child process
   int64_t memory_limit_bytes = 4LL << 30;  // RLIMIT_AS of the child
   int threads = 1;                   // OMP_NUM_THREADS for the candidate
@@ -49,6 +57,15 @@ struct RunResult {
   core::TimingStats latency;         // drop-in (outputs allocated per call)
   core::TimingStats kernel_only;     // outputs preallocated
   double seconds = 0;                // wall time of the child
+  /// Degraded-machine probe (issue 4; platforms/cpu/degraded_probe.h): wall time of a
+  /// fixed FMA workload right before and right after the timing, microseconds; 0 when
+  /// not timed. `degraded` with its reason when the two differ by more than 1.3x or both
+  /// are 1.3x slower than the fastest probe this platform has seen.
+  double probe_before_us = 0;
+  double probe_after_us = 0;
+  double probe_reference_us = 0;     // fastest probe seen by the platform so far
+  bool degraded = false;
+  std::string degraded_reason;
 };
 
 class Platform {

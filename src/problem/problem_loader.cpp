@@ -27,7 +27,9 @@ nlohmann::json BaselineParams(const BaselineTiming& b) {
   return {{"warmup_seconds", b.warmup_seconds},
           {"min_time_seconds", b.min_time_seconds},
           {"min_repetitions", b.min_repetitions},
-          {"max_repetitions", b.max_repetitions}};
+          {"max_repetitions", b.max_repetitions},
+          {"max_time_seconds", b.max_time_seconds},
+          {"flush_cache", b.flush_cache}};
 }
 
 }  // namespace
@@ -91,6 +93,8 @@ core::Problem LoadProblem(WorkerClient& worker, const LoadOptions& options) {
   for (const auto& f : result.at("fixture_files")) problem.fixture_files.emplace_back(f.get<std::string>());
   problem.seeds = result.at("seeds").get<std::vector<int>>();
   problem.eager_baseline = eval::Summarize(result.at("baseline_samples_us").get<std::vector<double>>());
+  // The worker stops once this holds (baseline.py), so it tells whether it converged.
+  problem.eager_baseline.converged = eval::MedianPreciseEnough(problem.eager_baseline);
   problem.threads = result.value("threads", options.threads);
   problem.torch_version = result.value("torch_version", "");
   return problem;

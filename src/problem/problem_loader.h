@@ -17,6 +17,8 @@ struct BaselineTiming {
   double min_time_seconds = 0.5;
   int min_repetitions = 20;
   int max_repetitions = 5000;
+  double max_time_seconds = 2.0;  // adaptive stopping cap (baseline.py, issue 4)
+  bool flush_cache = false;       // write 2x the last-level cache before every timed call
 };
 
 struct LoadOptions {

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "core/status.h"
+#include "eval/roofline.h"
 
 namespace kernelevolve::report {
 
@@ -38,6 +39,7 @@ void ConsoleProgress::OnEvaluated(const search::Node& node, const search::Tree& 
   std::string last = std::string(core::StatusName(node.evaluation.status));
   if (node.evaluation.correct && node.evaluation.fitness > 0) {
     last = fmt::format("{:.2f}x", node.evaluation.fitness);
+    if (node.evaluation.roofline.Known()) last += ", " + eval::RooflineShort(node.evaluation.roofline);
   }
   std::string line = fmt::format("[{:>3}/{}] best {} | {:.2f} eval/s | ~{:.0f} s left | node {}: {}",
                                  done, budget_, best, rate, left, node.id, last);

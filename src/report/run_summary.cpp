@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "core/status.h"
 #include "eval/result_json.h"
+#include "eval/roofline.h"
 #include "eval/timing_stats.h"
 
 namespace kernelevolve::report {
@@ -31,6 +32,7 @@ nlohmann::json BestJson(const RunSummary& s) {
       {"speedup_vs_eager_of_medians",
        eval::SpeedupOf(e.paired_baseline.Measured() ? e.paired_baseline : s.eager_baseline, e.latency).value},
       {"source_path", s.best_source_path.string()},
+      {"roofline", eval::RooflineToJson(e.roofline)},
   };
   const auto& c = s.confirmation;
   best["confirmed"] = {{"done", c.done},
@@ -51,10 +53,33 @@ std::string StopReasonText(const std::string& reason) {
   if (reason == "stall") return "no improvement for --stall evaluations";
   if (reason == "target_reached") return "target speedup reached";
   if (reason == "interrupted") return "interrupted (resumable)";
+  if (reason == "cost_cap") return "LLM cost cap (--max-cost) reached";
   return reason;
 }
 
 }  // namespace
+
+nlohmann::json ProblemRooflineJson(const eval::WorkEstimate& work, const core::MachineContext& machine) {
+  const eval::MachinePeaks peaks{machine.copy_bandwidth_gbps, machine.peak_gflops};
+  // The bound and the peak-speed time of one call: ComputeRoofline at 1 s per call
+  // classifies; the time follows from the bounding peak.
+  const core::RooflineFigures at_one_second = eval::ComputeRoofline(work, 1.0, peaks);
+  double roofline_time_us = 0;
+  if (at_one_second.bound == "memory") {
+    roofline_time_us = static_cast<double>(work.bytes) / (peaks.copy_bandwidth_gbps * 1e9) * 1e6;
+  } else if (at_one_second.bound == "compute" && peaks.peak_gflops > 0) {
+    roofline_time_us = work.flops / (peaks.peak_gflops * 1e9) * 1e6;
+  }
+  return {{"bytes_per_call", work.bytes},
+          {"flops_per_call", work.flops},
+          {"arithmetic_intensity", at_one_second.arithmetic_intensity},
+          {"assumed_ops", work.assumed_ops},
+          {"copy_bandwidth_gbps", peaks.copy_bandwidth_gbps},
+          {"peak_gflops", peaks.peak_gflops},
+          {"machine_balance", eval::MachineBalance(peaks)},
+          {"bound", at_one_second.bound},
+          {"roofline_time_us", roofline_time_us}};
+}
 
 nlohmann::json ResultJson(const RunSummary& s) {
   nlohmann::json doc = {
@@ -73,6 +98,7 @@ nlohmann::json ResultJson(const RunSummary& s) {
   if (!s.error.empty()) doc["error"] = {{"message", s.error}, {"log", s.error_log}};
   doc["best"] = s.best ? BestJson(s) : nlohmann::json(nullptr);
   if (!s.warm_start.is_null()) doc["warm_start"] = s.warm_start;  // knowledge base (issue 8)
+  if (s.work) doc["roofline"] = ProblemRooflineJson(*s.work, s.machine);  // issue 5
   return doc;
 }
 
@@ -113,8 +139,8 @@ std::string SummaryTable(const RunSummary& s, int max_rows) {
   std::stable_sort(rows.begin(), rows.end(), [](const auto* a, const auto* b) {
     return a->evaluation.fitness > b->evaluation.fitness;
   });
-  out += fmt::format("{:>5} {:>6} {:<16} {:<17} {:>12} {:>12} {:>9}  {}\n", "node", "parent",
-                     "template", "status", "median us", "kernel us", "speedup", "knobs");
+  out += fmt::format("{:>5} {:>6} {:<16} {:<17} {:>12} {:>12} {:>9} {:>18}  {}\n", "node", "parent",
+                     "template", "status", "median us", "kernel us", "speedup", "roofline", "knobs");
   int shown = 0;
   for (const auto* n : rows) {
     if (shown++ >= max_rows) break;
@@ -123,9 +149,9 @@ std::string SummaryTable(const RunSummary& s, int max_rows) {
     std::string median = e.latency.Measured() ? fmt::format("{:.1f}", e.latency.median_us) : "-";
     std::string kernel = e.kernel_only.Measured() ? fmt::format("{:.1f}", e.kernel_only.median_us) : "-";
     std::string parent = n->parent_id < 0 ? "root" : std::to_string(n->parent_id);
-    out += fmt::format("{:>5} {:>6} {:<16} {:<17} {:>12} {:>12} {:>9}  {}\n", n->id, parent,
+    out += fmt::format("{:>5} {:>6} {:<16} {:<17} {:>12} {:>12} {:>9} {:>18}  {}\n", n->id, parent,
                        n->candidate.template_name, core::StatusName(e.status), median, kernel,
-                       speed, n->candidate.knobs.dump());
+                       speed, eval::RooflineShort(e.roofline), n->candidate.knobs.dump());
   }
   if (static_cast<int>(rows.size()) > max_rows) {
     out += fmt::format("  ... {} more in {}\n", rows.size() - max_rows, s.database_path.string());
@@ -149,6 +175,12 @@ std::string SummaryTable(const RunSummary& s, int max_rows) {
     } else {
       out += fmt::format("confirmation not done: {}\n",
                          c.message.empty() ? "skipped (--confirm-rounds 0 or interrupted)" : c.message);
+    }
+    if (e.roofline.Known()) {
+      out += fmt::format("roofline: {} ({:.1f} GB/s, {:.2f} GFLOP/s kernel-only; machine copy {:.1f} GB/s, "
+                         "FMA peak {:.0f} GFLOP/s)\n",
+                         eval::RooflineShort(e.roofline), e.roofline.achieved_gbps, e.roofline.achieved_gflops,
+                         s.machine.copy_bandwidth_gbps, s.machine.peak_gflops);
     }
     out += fmt::format("kernel: {}\n", s.best_source_path.string());
   }

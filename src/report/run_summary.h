@@ -10,6 +10,7 @@
 
 #include "core/machine.h"
 #include "core/problem.h"
+#include "eval/roofline.h"
 #include "exec/confirm_speedup.h"
 #include "search/node.h"
 
@@ -34,7 +35,16 @@ struct RunSummary {
   core::MachineContext machine;
   std::vector<search::Node> nodes;     // all nodes, for the table
   nlohmann::json warm_start;           // knowledge base (issue 8): cli/knowledge_hooks.h; null: omitted
+  /// Bytes and FLOPs per call of the problem (issue 5); nullopt: roofline omitted.
+  std::optional<eval::WorkEstimate> work;
 };
+
+/// result.json's "roofline" object: the problem's bytes_per_call, flops_per_call,
+/// arithmetic_intensity (FLOP/byte), assumed_ops, the machine's copy_bandwidth_gbps,
+/// peak_gflops and machine_balance (FLOP/byte), the problem's bound ("memory" when its
+/// intensity is below the balance, as eval::ComputeRoofline decides) and
+/// roofline_time_us (the time of one call at the bounding peak; 0 when unknown).
+nlohmann::json ProblemRooflineJson(const eval::WorkEstimate& work, const core::MachineContext& machine);
 
 /// The result.json document (schema in docs/result_json.md).
 nlohmann::json ResultJson(const RunSummary& summary);

@@ -116,6 +116,7 @@ std::optional<int64_t> SearchLoop::ProposeCleanSlate() {
   context.clean_slate = true;
   std::vector<core::Candidate> proposals = op_.Propose(context, 1);
   if (proposals.empty()) {
+    if (op_.StopReason()) return std::nullopt;  // the operator is done for the run, the root is not
     MarkExhausted(kRootId);
     return std::nullopt;
   }
@@ -136,6 +137,7 @@ std::optional<int64_t> SearchLoop::ProposeFromPolicy() {
     }
     std::vector<core::Candidate> proposals = op_.Propose(MakeContext(parent), 1);
     if (proposals.empty()) {
+      if (op_.StopReason()) return std::nullopt;  // e.g. the cost cap: the parent is not exhausted
       MarkExhausted(parent);
       continue;
     }
@@ -195,6 +197,7 @@ SearchOutcome SearchLoop::Run() {
   std::optional<std::string> stop;
   while (true) {
     if (!stop) stop = CheckTermination(options_.termination, progress_, Elapsed());
+    if (!stop) stop = op_.StopReason();  // cost_cap (issue 7)
     if (!stop && options_.interrupt && options_.interrupt->load()) stop = "interrupted";
     while (!stop && pool.InFlight() < pool.jobs() &&
            progress_.evaluations() + pool.InFlight() < budget) {
@@ -203,6 +206,7 @@ SearchOutcome SearchLoop::Run() {
       Launch(*next);
     }
     if (pool.InFlight() == 0) {
+      if (!stop) stop = op_.StopReason();
       if (!stop) stop = "exhausted";
       break;
     }

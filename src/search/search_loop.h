@@ -70,7 +70,7 @@ struct SearchOptions {
 
 /// How a search ended.
 struct SearchOutcome {
-  std::string stop_reason;   // budget | target_reached | stall | time_limit | exhausted | interrupted
+  std::string stop_reason;   // budget | target_reached | stall | time_limit | exhausted | interrupted | cost_cap
   int evaluations = 0;       // nodes of the run, resumed ones included
   int64_t best_node_id = -1; // -1: no correct candidate
   double elapsed_seconds = 0;  // search time of the run, earlier sessions included

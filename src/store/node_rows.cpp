@@ -54,6 +54,12 @@ std::vector<std::string> EvaluationColumns() {
   return columns;
 }
 
+/// Columns of the rooflines table (v4) after node_id, in core::RooflineFigures order;
+/// selected as "roofline_<column>".
+constexpr std::array<const char*, 7> kRooflineColumns = {
+    "bytes_per_call", "flops_per_call", "arithmetic_intensity", "achieved_gbps",
+    "achieved_gflops", "bound", "fraction"};
+
 std::string InsertSql(std::string_view table, const std::vector<std::string>& columns) {
   std::string names;
   std::string params;
@@ -108,6 +114,38 @@ void BindEvaluation(Statement& statement, int64_t node_id, const core::Evaluatio
   BindTiming(statement, "kernel_only", evaluation.kernel_only);
 }
 
+/// Inserts the node's rooflines row when it has figures (bytes_per_call > 0).
+void InsertRooflineRow(sqlite3* db, const std::filesystem::path& path, int64_t node_id,
+                       const core::RooflineFigures& r) {
+  if (!(r.bytes_per_call > 0)) return;
+  std::vector<std::string> columns = {"node_id"};
+  columns.insert(columns.end(), kRooflineColumns.begin(), kRooflineColumns.end());
+  Statement insert(db, InsertSql("rooflines", columns), path);
+  insert.Bind(":node_id", node_id)
+      .Bind(":bytes_per_call", r.bytes_per_call)
+      .Bind(":flops_per_call", r.flops_per_call)
+      .Bind(":arithmetic_intensity", r.arithmetic_intensity)
+      .Bind(":achieved_gbps", r.achieved_gbps)
+      .Bind(":achieved_gflops", r.achieved_gflops)
+      .Bind(":bound", r.bound)
+      .Bind(":fraction", r.fraction);
+  insert.Run();
+}
+
+/// The figures of a SelectNodesSql row; defaults (unknown) when the node has none.
+core::RooflineFigures ReadRoofline(const Statement& row) {
+  core::RooflineFigures r;
+  if (row.IsNull("roofline_bound")) return r;
+  r.bytes_per_call = row.Real("roofline_bytes_per_call");
+  r.flops_per_call = row.Real("roofline_flops_per_call");
+  r.arithmetic_intensity = row.Real("roofline_arithmetic_intensity");
+  r.achieved_gbps = row.Real("roofline_achieved_gbps");
+  r.achieved_gflops = row.Real("roofline_achieved_gflops");
+  r.bound = row.Text("roofline_bound");
+  r.fraction = row.Real("roofline_fraction");
+  return r;
+}
+
 core::Evaluation ReadEvaluation(const Statement& row, const std::filesystem::path& path) {
   core::Evaluation evaluation;
   if (row.IsNull("node_id")) return evaluation;  // node without an evaluation row
@@ -130,6 +168,7 @@ core::Evaluation ReadEvaluation(const Statement& row, const std::filesystem::pat
   evaluation.build_seconds = row.Real("build_seconds");
   evaluation.run_seconds = row.Real("run_seconds");
   evaluation.build_cache_hit = row.Int("build_cache_hit") != 0;
+  evaluation.roofline = ReadRoofline(row);
   return evaluation;
 }
 
@@ -154,8 +193,11 @@ std::string SelectNodesSql(std::string_view tail) {
   for (const char* column : kNodeColumns) select += fmt::format("n.{0} AS {0}, ", column);
   select += fmt::format("n.{0} AS {0}", kNodeCreatedColumn);
   for (const auto& column : EvaluationColumns()) select += fmt::format(", e.{0} AS {0}", column);
-  return fmt::format("SELECT {} FROM nodes AS n LEFT JOIN evaluations AS e ON e.node_id = n.id {}",
-                     select, tail);
+  for (const char* column : kRooflineColumns) select += fmt::format(", r.{0} AS roofline_{0}", column);
+  return fmt::format(
+      "SELECT {} FROM nodes AS n LEFT JOIN evaluations AS e ON e.node_id = n.id "
+      "LEFT JOIN rooflines AS r ON r.node_id = n.id {}",
+      select, tail);
 }
 
 int64_t InsertNodeRows(sqlite3* db, const std::filesystem::path& path, int64_t run_id,
@@ -184,6 +226,7 @@ int64_t InsertNodeRows(sqlite3* db, const std::filesystem::path& path, int64_t r
   Statement insert_evaluation(db, InsertSql("evaluations", EvaluationColumns()), path);
   BindEvaluation(insert_evaluation, node_id, node.evaluation);
   insert_evaluation.Run();
+  InsertRooflineRow(db, path, node_id, node.evaluation.roofline);
   return node_id;
 }
 

@@ -117,7 +117,57 @@ CREATE TABLE search_state (
 );
 )sql";
 
-constexpr std::array<const char*, kSchemaVersion> kMigrations = {kMigrationToV1, kMigrationToV2};
+// Version 3 (issue 7, LLM operator): every LLM call of a run, the run's cost ledger.
+// node_id is filled once the candidate the call produced is evaluated (matched by
+// source_hash); a call that produced nothing keeps NULL.
+constexpr const char* kMigrationToV3 = R"sql(
+CREATE TABLE llm_calls (
+  id              INTEGER PRIMARY KEY,
+  run_id          INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  node_id         INTEGER REFERENCES nodes(id) ON DELETE SET NULL,
+  parent_node_id  INTEGER,
+  purpose         TEXT NOT NULL,
+  provider        TEXT NOT NULL,
+  model           TEXT NOT NULL,
+  base_url        TEXT NOT NULL DEFAULT '',
+  prompt_version  TEXT NOT NULL,
+  prompt_hash     TEXT NOT NULL,
+  prompt_text     TEXT NOT NULL,
+  response_text   TEXT NOT NULL,
+  input_tokens    INTEGER NOT NULL,
+  output_tokens   INTEGER NOT NULL,
+  cost_usd        REAL NOT NULL,
+  latency_seconds REAL,
+  attempts        INTEGER NOT NULL,
+  http_status     INTEGER NOT NULL,
+  outcome         TEXT NOT NULL,
+  error           TEXT NOT NULL DEFAULT '',
+  source_hash     TEXT NOT NULL DEFAULT '',
+  created_unix_s  REAL
+);
+CREATE INDEX llm_calls_run ON llm_calls(run_id, id);
+CREATE INDEX llm_calls_source ON llm_calls(run_id, source_hash);
+)sql";
+
+// Version 4 (issue 5, roofline): where each correct, timed candidate sits on the
+// roofline (core::RooflineFigures, eval/roofline.h), one row per node that has figures,
+// written in the node's transaction. A table of its own, so the step is additive:
+// IF NOT EXISTS keeps it idempotent for files whose user_version was lowered by hand.
+constexpr const char* kMigrationToV4 = R"sql(
+CREATE TABLE IF NOT EXISTS rooflines (
+  node_id              INTEGER PRIMARY KEY REFERENCES nodes(id) ON DELETE CASCADE,
+  bytes_per_call       REAL,
+  flops_per_call       REAL,
+  arithmetic_intensity REAL,
+  achieved_gbps        REAL,
+  achieved_gflops      REAL,
+  bound                TEXT NOT NULL DEFAULT 'unknown',
+  fraction             REAL
+);
+)sql";
+
+constexpr std::array<const char*, kSchemaVersion> kMigrations = {kMigrationToV1, kMigrationToV2,
+                                                                 kMigrationToV3, kMigrationToV4};
 
 }  // namespace
 

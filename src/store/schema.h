@@ -11,6 +11,10 @@
 //               evolutionary island, exhausted flag
 //   search_state (v2) one JSON document per run: the search loop's and the policy's
 //               state at the last checkpoint (docs/search.md)
+//   llm_calls   (v3) every LLM call: provider, model, prompt and response text, tokens,
+//               cost, latency, outcome, and the node its candidate became (docs/llm.md)
+//   rooflines   (v4) per node: bytes and FLOPs per call, achieved GB/s and GFLOP/s,
+//               bound (memory | compute | unknown) and roofline fraction (eval/roofline.h)
 #pragma once
 
 #include <sqlite3.h>
@@ -21,7 +25,8 @@ namespace kernelevolve::store {
 
 /// The schema version this build writes and understands (PRAGMA user_version).
 /// Version 1: runs, nodes, evaluations. Version 2: pending, node_stats, search_state.
-inline constexpr int kSchemaVersion = 2;
+/// Version 3: llm_calls. Version 4: rooflines.
+inline constexpr int kSchemaVersion = 4;
 
 /// Reads PRAGMA user_version of the open database `db` (file `path`, for messages).
 /// Throws core::IoError when the file is not a database.

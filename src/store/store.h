@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "search/node.h"
+#include "store/llm_call_record.h"
 
 namespace kernelevolve::store {
 
@@ -116,6 +117,16 @@ class Store {
   std::vector<search::Node> TopK(int64_t run_id, int k) const;
   /// Whether a node of this run already has this source hash.
   bool HasSourceHash(int64_t run_id, const std::string& source_hash) const;
+
+  // LLM call ledger (schema v3, issue 7; store/llm_calls.cpp).
+  /// Inserts a call (call.id and node_id are ignored unless node_id >= 0); returns its id.
+  /// created_unix_s == 0 means now. Throws IoError (an unknown run violates a foreign key).
+  int64_t RecordLlmCall(const LlmCallRecord& call);
+  /// Sets node_id of the run's calls that produced `source_hash` and have no node yet.
+  /// Returns how many rows changed.
+  int LinkLlmCalls(int64_t run_id, const std::string& source_hash, int64_t node_id);
+  /// The run's calls in id order.
+  std::vector<LlmCallRecord> LoadLlmCalls(int64_t run_id) const;
 
  private:
   Store(sqlite3* db, std::filesystem::path path);

@@ -56,6 +56,9 @@ def test_load_relu_writes_fixtures_manifest_and_baseline(worker: WorkerProcess, 
     manifest_path = Path(result["manifest_path"])
     assert manifest_path == fixtures.resolve() / "manifest.json"
     manifest = json.loads(manifest_path.read_text())
+    # Edge-case sets are covered by test_edge_cases.py; here only that all four are listed.
+    assert [e["name"] for e in manifest.pop("edge_cases")] == ["zeros", "negative", "large", "tiny"]
+    assert manifest.pop("edge_skipped") == []
     assert manifest == {
         "problem": "relu",
         "source_path": str((PROBLEMS_DIR / "relu.py").resolve()),

@@ -101,9 +101,10 @@ TEST_F(CpuPlatformTest, CorrectKernelIsOkAndTimed) {
   ASSERT_EQ(result.status, core::Status::kOk) << result.message << "\n" << result.log_excerpt;
   EXPECT_TRUE(result.correct);
   EXPECT_EQ(result.message, "ok");
-  ASSERT_EQ(result.checks.size(), 3u);
-  for (int k = 0; k < 3; ++k) {
-    EXPECT_EQ(result.checks[k].seed_index, k);
+  ASSERT_EQ(result.checks.size(), 5u);  // 3 seeds, then the edge cases "large" and "zeros"
+  for (int k = 0; k < 5; ++k) {
+    EXPECT_EQ(result.checks[k].seed_index, k < 3 ? k : 0);
+    EXPECT_EQ(result.checks[k].edge_case, k < 3 ? "" : (k == 3 ? "large" : "zeros"));
     EXPECT_EQ(result.checks[k].output, "output.0");
     EXPECT_TRUE(result.checks[k].passed);
   }
@@ -149,6 +150,35 @@ TEST_F(CpuPlatformTest, WrongResultIsIncorrect) {
   EXPECT_NE(result.message.find("output.0 differs from the reference on seed 0"), std::string::npos)
       << result.message;
   EXPECT_FALSE(result.latency.Measured());
+}
+
+TEST_F(CpuPlatformTest, WrongOnlyOnLargeInputsIsIncorrectOnThatEdgeCase) {
+  // Right for standard normal inputs, wrong once |x| > 100 (a saturating shortcut).
+  RunResult result = BuildAndRun(Kernel("for (int64_t i = 0; i < n; ++i) y[i] = x[i] > 0 ? (x[i] < 100 ? x[i] : 100) : 0;"));
+  EXPECT_EQ(result.status, core::Status::kIncorrect) << result.message;
+  EXPECT_NE(result.message.find("on edge case 'large' (float inputs scaled by 10000)"), std::string::npos)
+      << result.message;
+  ASSERT_EQ(result.checks.size(), 4u);  // 3 seeds passed, "large" failed, "zeros" not reached
+  EXPECT_TRUE(result.checks[2].passed);
+  EXPECT_EQ(result.checks[3].edge_case, "large");
+  EXPECT_FALSE(result.checks[3].passed);
+  EXPECT_FALSE(result.latency.Measured());
+}
+
+TEST_F(CpuPlatformTest, EarlierResultOnAnEdgeCaseIsRejectedAsReused) {
+  // Replays the previous call's output when the input starts with 0 (the "zeros" set,
+  // checked right after "large").
+  RunResult result = BuildAndRun(Kernel(R"(
+  static std::vector<float> last;
+  if (x[0] == 0.0f && static_cast<int64_t>(last.size()) == n) {
+    for (int64_t i = 0; i < n; ++i) y[i] = last[i];
+  } else {
+    for (int64_t i = 0; i < n; ++i) y[i] = x[i] > 0 ? x[i] : 0;
+    last.assign(y, y + n);
+  })"));
+  EXPECT_EQ(result.status, core::Status::kRejectedByCheck) << result.message;
+  EXPECT_NE(result.message.find("output.0 on edge case 'zeros' is the result for edge case 'large'"), std::string::npos)
+      << result.message;
 }
 
 TEST_F(CpuPlatformTest, UnwrittenOutputIsIncorrect) {

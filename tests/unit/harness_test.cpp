@@ -111,8 +111,11 @@ TEST(FixtureManifestTest, ReadsWhatItWritesAndNamesBadFields) {
   m.seeds = {5};
   m.files = {dir / "seed_5.safetensors"};
   m.tolerance_overrides[core::DType::kFloat32] = {1e-3, 2e-3};
+  m.edge_cases = {{"large", "float inputs scaled by 10000", dir / "edge_large.safetensors"}};
+  m.edge_skipped = {{"zeros", "'x' reaches 0 below its INPUT_DOMAIN [1, 2]"}};
   nlohmann::json doc = eval::FixtureManifestToJson(m, dir);
   EXPECT_EQ(doc["files"][0], "seed_5.safetensors");
+  EXPECT_EQ(doc["edge_cases"][0]["file"], "edge_large.safetensors");
   std::ofstream(dir / "manifest.json") << doc.dump();
   eval::FixtureManifest back = eval::ReadFixtureManifest(dir / "manifest.json");
   EXPECT_EQ(back.inputs.size(), 2u);
@@ -120,6 +123,12 @@ TEST(FixtureManifestTest, ReadsWhatItWritesAndNamesBadFields) {
   EXPECT_EQ(back.files[0], dir / "seed_5.safetensors");
   EXPECT_EQ(back.ToleranceFor(core::DType::kFloat32).rtol, 2e-3);
   EXPECT_EQ(back.ToleranceFor(core::DType::kFloat64).atol, 1e-7);
+  ASSERT_EQ(back.edge_cases.size(), 1u);
+  EXPECT_EQ(back.edge_cases[0].name, "large");
+  EXPECT_EQ(back.edge_cases[0].description, "float inputs scaled by 10000");
+  EXPECT_EQ(back.edge_cases[0].file, dir / "edge_large.safetensors");
+  ASSERT_EQ(back.edge_skipped.size(), 1u);
+  EXPECT_EQ(back.edge_skipped[0].first, "zeros");
 
   doc["inputs"][0]["role"] = "weight";
   std::ofstream(dir / "bad.json") << doc.dump();

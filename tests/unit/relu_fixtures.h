@@ -14,7 +14,9 @@ namespace kernelevolve::testing_util {
 
 /// Writes seed_<k>.safetensors and manifest.json for ReLU over float32 [8, 1000]
 /// (32000 bytes: a multiple of 64, so a guard page follows the last element), seeds
-/// 0, 1, 2 of standard normal inputs, into `dir`; returns the matching Problem.
+/// 0, 1, 2 of standard normal inputs, plus the edge-case sets "large" (seed 0 x 1e4)
+/// and "zeros" as the worker writes them (edge_cases.py), into `dir`; returns the
+/// matching Problem.
 inline core::Problem WriteReluFixtures(const std::filesystem::path& dir) {
   namespace fs = std::filesystem;
   core::Problem problem;
@@ -44,6 +46,19 @@ inline core::Problem WriteReluFixtures(const std::filesystem::path& dir) {
     eval::WriteSafetensors(file, {x, y}, {{"seed", std::to_string(seed)}});
     manifest.files.push_back(file);
     problem.fixture_files.push_back(file);
+    if (seed != 0) continue;
+    for (const auto& [name, scale] : {std::pair<std::string, float>{"large", 1e4f}, {"zeros", 0.0f}}) {
+      eval::HostTensor ex = x, ey = y;
+      for (int i = 0; i < 8000; ++i) {
+        const float v = x.Data<float>()[i] * scale;
+        ex.MutableData<float>()[i] = v;
+        ey.MutableData<float>()[i] = v > 0 ? v : 0;
+      }
+      fs::path edge_file = dir / ("edge_" + name + ".safetensors");
+      eval::WriteSafetensors(edge_file, {ex, ey}, {{"edge_case", name}});
+      manifest.edge_cases.push_back({name, name == "large" ? "float inputs scaled by 10000" : "every float input element 0",
+                                     edge_file});
+    }
   }
   std::ofstream(dir / "manifest.json") << eval::FixtureManifestToJson(manifest, dir).dump(2);
   return problem;

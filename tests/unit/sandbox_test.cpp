@@ -229,5 +229,32 @@ TEST_F(SandboxTest, NetworkNamespaceCutsOffLoopback) {
   EXPECT_EQ(isolated.exit_code, 0) << "connect to the host's 127.0.0.1 succeeded inside the namespace";
 }
 
+TEST_F(SandboxTest, ReadOnlyFileSystemLeavesOnlyTheWritablePathsWritable) {
+  const fs::path writable = dir_ / "scratch";
+  const fs::path outside = dir_ / "outside";
+  fs::create_directories(writable);
+  fs::create_directories(outside);
+  SandboxLimits limits = QuickLimits();
+  limits.read_only_filesystem = true;
+  limits.writable_paths = {writable};
+  const std::string script = "echo a > " + (writable / "ok").string() + " && echo in-ok; echo b > " +
+                             (outside / "no").string() + " && echo out-ok; echo c > /dev/null && echo null-ok; true";
+  SandboxResult result = Shell(script, limits, writable);
+  if (!result.filesystem_read_only) {
+    GTEST_SKIP() << "no mount namespace here (uid " << geteuid() << "); the sandbox falls back to the normal view";
+  }
+  EXPECT_NE(result.stdout_text.find("in-ok"), std::string::npos) << result.stderr_text;
+  EXPECT_NE(result.stdout_text.find("null-ok"), std::string::npos) << result.stderr_text;
+  EXPECT_EQ(result.stdout_text.find("out-ok"), std::string::npos) << "wrote outside the writable paths";
+  EXPECT_NE(result.stderr_text.find("Read-only file system"), std::string::npos) << result.stderr_text;
+  EXPECT_TRUE(fs::exists(writable / "ok"));
+  EXPECT_FALSE(fs::exists(outside / "no"));
+
+  // The host's view is untouched: the same write works without the option.
+  SandboxResult normal = Shell("echo b > " + (outside / "no").string(), QuickLimits(), writable);
+  EXPECT_FALSE(normal.filesystem_read_only);
+  EXPECT_EQ(normal.exit_code, 0) << normal.stderr_text;
+}
+
 }  // namespace
 }  // namespace kernelevolve::eval

@@ -97,11 +97,12 @@ TEST_F(StoreCheckpointTest, AVersionOneDatabaseIsMigratedInPlace) {
     r.problem = "old";
     store.CreateRun(r);
   }
-  // Make it look like a version-1 file: drop the v2 tables, set user_version 1.
+  // Make it look like a version-1 file: drop the v2 and v3 tables, set user_version 1.
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
   ASSERT_EQ(sqlite3_exec(db,
                          "DROP TABLE pending; DROP TABLE node_stats; DROP TABLE search_state; "
+                         "DROP TABLE llm_calls; "
                          "PRAGMA user_version = 1;",
                          nullptr, nullptr, nullptr),
             SQLITE_OK);
@@ -113,7 +114,7 @@ TEST_F(StoreCheckpointTest, AVersionOneDatabaseIsMigratedInPlace) {
   cp.new_pending = {Pending(-1, "new")};
   store.SaveCheckpoint(1, cp);
   EXPECT_EQ(store.LoadPending(1).size(), 1u);
-  EXPECT_EQ(store::kSchemaVersion, 2);
+  EXPECT_EQ(store::kSchemaVersion, 4);
 }
 
 }  // namespace

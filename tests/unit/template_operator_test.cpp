@@ -7,6 +7,7 @@
 #include <set>
 
 #include "core/error.h"
+#include "operators/template/kernel_template.h"
 #include "operators/template/knob_space.h"
 #include "template_test_util.h"
 
@@ -89,25 +90,24 @@ TEST(TemplateOperator, NamesTheFirstUncoveredOp) {
   g.Call("relu", "aten.relu.default", {Ref("self", "x")});
   g.Call("cumsum", "aten.cumsum.default", {Ref("self", "relu"), Val("dim", 0)});
   g.Call("sort", "aten.sort.default", {Ref("self", "cumsum")});
-  EXPECT_EQ(Reason(g.Finish("sort")), "unsupported_op: aten.cumsum.default");
+  // relu and cumsum are covered (scan template); sort is the first op nothing covers.
+  EXPECT_EQ(Reason(g.Finish("sort")), "unsupported_op: aten.sort.default");
   EXPECT_EQ(Reason(UnaryProblem("aten.gelu.default", {Val("approximate", "erf2")})),
             "unsupported_op: aten.gelu.default (approximate='erf2' is not 'none' or 'tanh')");
   EXPECT_TRUE(Propose(UnaryProblem("aten.mm.default"), 4).empty());
 }
 
-TEST(TemplateOperator, SoftmaxOverANonLastDimIsUnsupported) {
-  EXPECT_EQ(Reason(SoftmaxProblem("aten._softmax.default", 0)),
-            "unsupported_op: aten._softmax.default (dim=0 is not the last dim)");
-  EXPECT_EQ(Reason(SoftmaxProblem("aten._log_softmax.default", -2)),
-            "unsupported_op: aten._log_softmax.default (dim=-2 is not the last dim)");
+TEST(TemplateOperator, SoftmaxOverANonLastDimOrWithOtherOpsGoesToRowwise) {
+  EXPECT_EQ(Reason(SoftmaxProblem("aten._softmax.default", 0)), "supported");
+  EXPECT_EQ(Reason(SoftmaxProblem("aten._log_softmax.default", -2)), "supported");
   GraphBuilder g({4, 16});
   g.Input("x");
   g.Call("exp", "aten.exp.default", {Ref("self", "x")});
   g.Call("y", "aten._softmax.default",
          {Ref("self", "exp"), Val("dim", -1), Val("half_to_float", false)});
-  EXPECT_EQ(
-      Reason(g.Finish("y")),
-      "unsupported_op: aten._softmax.default (a softmax together with other ops is not templated)");
+  const core::Problem fused = g.Finish("y");
+  EXPECT_EQ(Reason(fused), "supported");
+  EXPECT_EQ(operators::templates::MatchTemplate(fused, 2).tmpl->Name(), "rowwise");
 }
 
 TEST(TemplateOperator, RejectsOtherDtypesBroadcastingAndMissingGraphs) {
@@ -209,7 +209,8 @@ TEST(TemplateOperator, AfterAFailureMovesTowardTheSaferSettingFirst) {
   EXPECT_EQ(next[0].knobs["variant"], "scalar");
   EXPECT_EQ(
       next[0].rationale,
-      "parent failed (incorrect: max abs error 0.25 at index 7); move to safer scalar variant");
+      "parent failed (incorrect: max abs error 0.25 at index 7): back to safe accumulation / "
+      "scalar math; move to safer scalar variant");
   EXPECT_EQ(next[1].knobs["threads"], "1");
   EXPECT_EQ(next[2].knobs["unroll"], 1);
   EXPECT_NE(next[2].rationale.find("move to safer 1x unroll"), std::string::npos);

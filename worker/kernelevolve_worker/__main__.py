@@ -42,6 +42,10 @@ def main() -> int:
         "load_problem": session.load_problem,
         "time_baseline": session.time_baseline,
     }
+    # GPU runner methods (gpu_*): served by a separate worker process that the C++
+    # side restarts after a crash, timeout or sticky CUDA error (gpu_runner.py).
+    from .gpu_runner import GpuRunner
+    methods.update(GpuRunner().methods())
     stdin = sys.stdin.buffer
     while True:
         line = stdin.readline()

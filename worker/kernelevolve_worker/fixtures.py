@@ -4,9 +4,13 @@ Layout of ``fixtures_dir``::
 
     seed_<k>.safetensors   every ABI tensor of seed k under its ABI name
                            ("input.0", "param.<key>", "output.0"), metadata {"seed": "<k>"}
+    edge_<name>.safetensors  the same for edge-case set <name> (edge_cases.py),
+                           metadata {"edge_case": "<name>"}
     manifest.json          {"problem", "source_path", "inputs", "outputs", "seeds",
                             "files" (relative names), "overrides",
-                            "tolerance" (only when the problem declares TOLERANCE)}
+                            "tolerance" (only when the problem declares TOLERANCE),
+                            "edge_cases" [{"name", "file", "description"}],
+                            "edge_skipped" [{"name", "reason"}]}
 
 Files are written to a temporary name in the same folder and renamed into place
 (os.replace), so a reader never sees a half-written file.
@@ -71,9 +75,22 @@ def write_seed_file(fixtures_dir: Path, seed: int, tensors: list[tuple[str, torc
     Raises:
         OSError: the file cannot be written.
     """
-    target = (fixtures_dir / seed_file_name(seed)).resolve()
+    return write_fixture_file(fixtures_dir, seed_file_name(seed), tensors, {"seed": str(seed)})
+
+
+def write_fixture_file(fixtures_dir: Path, file_name: str, tensors: list[tuple[str, torch.Tensor]],
+                       metadata: dict[str, str]) -> Path:
+    """Writes ``fixtures_dir/file_name`` (safetensors) holding ``tensors`` by name, with
+    ``metadata``; used for seed files and edge-case files (edge_cases.py).
+
+    Returns:
+        The absolute path written.
+    Raises:
+        OSError: the file cannot be written.
+    """
+    target = (fixtures_dir / file_name).resolve()
     named = _unshared(tensors)
-    _write_atomically(target, lambda tmp: save_file(named, str(tmp), metadata={"seed": str(seed)}))
+    _write_atomically(target, lambda tmp: save_file(named, str(tmp), metadata=metadata))
     return target
 
 

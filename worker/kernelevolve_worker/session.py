@@ -18,7 +18,8 @@ import torch
 
 from . import problem_loader as loader
 from .baseline import BaselineConfig, time_model
-from .fixtures import build_manifest, write_manifest, write_seed_file
+from . import edge_cases as edges
+from .fixtures import build_manifest, write_fixture_file, write_manifest, write_seed_file
 from .graph_capture import capture_graph
 from .memory_check import check_memory
 from .protocol import ProblemError, ProtocolError, get_param
@@ -51,6 +52,21 @@ def _same_specs(first: list[dict[str, Any]], other: list[dict[str, Any]], seed: 
     if first != other:
         raise ProblemError(f"{path}: seed {seed} gives tensors of other shapes or dtypes than the "
                            f"first seed ({other} vs {first}); get_inputs() must not depend on the seed's shapes")
+
+
+def _edge_failure(exc: ProblemError, path: str) -> str:
+    """Skip reason for an edge set the reference failed on: "the reference raised
+    AssertionError: <msg>" (the original exception), or the ProblemError's own text
+    without its "<path>: " prefix (e.g. "forward() returned NoneType; ...")."""
+    cause = exc.__cause__
+    if cause is not None:
+        return f"the reference raised {loader.exception_line(cause)}"
+    return exc.message.removeprefix(f"{path}: ")
+
+
+def _spec_text(specs: list[dict[str, Any]]) -> str:
+    """"output.0 float32[2, 3], output.1 int64[]"."""
+    return ", ".join(f"{s['name']} {s['dtype']}[{', '.join(str(d) for d in s['shape'])}]" for s in specs)
 
 
 class WorkerSession:
@@ -107,6 +123,7 @@ class WorkerSession:
               threads: int, budget: int | None, baseline: BaselineConfig) -> tuple[dict[str, Any], LoadedProblem]:
         loader.apply_overrides(module, overrides, path)
         tolerance = loader.problem_tolerance(module, path)
+        edge_names = edges.problem_edge_cases(module, path)  # a malformed EDGE_CASES fails before any work
         memory = check_memory(module, path, len(seeds), budget)
         torch.set_num_threads(threads)
         model = loader.build_model(module, path)
@@ -137,8 +154,11 @@ class WorkerSession:
                 raise ProtocolError(f"load_problem: cannot write fixtures to {fixtures_dir}: {exc}") from exc
             del inputs, outputs, named
 
+        edge_written, edge_skipped = self._write_edge_cases(module, model, path, edge_names, first_inputs,
+                                                            params, output_specs, fixtures_dir)
         stem = Path(path).stem
         manifest = build_manifest(stem, Path(path), input_specs, output_specs, seeds, overrides, tolerance)
+        manifest.update(edges.manifest_entries(edge_written, edge_skipped))
         try:
             manifest_path = write_manifest(fixtures_dir, manifest)
         except OSError as exc:
@@ -154,6 +174,54 @@ class WorkerSession:
             "threads": threads, "torch_version": torch.__version__, "memory_check": memory,
         }
         return result, LoadedProblem(path, module, model, first_inputs, threads)
+
+    @staticmethod
+    def _write_edge_cases(module: Any, model: torch.nn.Module, path: str, names: list[str],
+                          inputs: list[torch.Tensor], params: list[tuple[str, torch.Tensor]],
+                          output_specs: list[dict[str, Any]],
+                          fixtures_dir: Path) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+        """Writes one fixture file per edge-case set in ``names`` (edge_cases.problem_edge_cases),
+        built from ``inputs`` (the first seed's).
+
+        Returns:
+            ([(name, file name)] written, [(name, reason)] skipped).
+        Raises:
+            ProblemError: INPUT_DOMAIN is malformed.
+            ProtocolError: a file cannot be written.
+        """
+        arg_names = edges.forward_argument_names(model)
+        domain = edges.problem_input_domain(module, path, arg_names, len(inputs))
+        written: list[tuple[str, str]] = []
+        skipped: list[tuple[str, str]] = []
+        for name in names:
+            edge = edges.edge_inputs(name, inputs)
+            if all(a is b for a, b in zip(edge, inputs)):
+                skipped.append((name, "no floating-point input to transform"))
+                continue
+            violation = edges.domain_violation(edge, domain, arg_names)
+            if violation:
+                skipped.append((name, violation))
+                continue
+            try:
+                outputs = loader.run_reference(model, edge, path)
+            except ProblemError as exc:
+                skipped.append((name, _edge_failure(exc, path)))
+                continue
+            specs_out = [loader.tensor_spec(f"output.{i}", "output", t) for i, t in enumerate(outputs)]
+            if specs_out != output_specs:
+                skipped.append((name, "the reference gives other outputs on it "
+                                      f"({_spec_text(specs_out)}, not {_spec_text(output_specs)} as on the seeds)"))
+                continue
+            outputs = edges.float64_reference(model, edge, outputs)
+            named = [(f"input.{i}", t) for i, t in enumerate(edge)] + params
+            named += [(f"output.{i}", t) for i, t in enumerate(outputs)]
+            file_name = edges.edge_file_name(name)
+            try:
+                write_fixture_file(fixtures_dir, file_name, named, {"edge_case": name})
+            except OSError as exc:
+                raise ProtocolError(f"load_problem: cannot write fixtures to {fixtures_dir}: {exc}") from exc
+            written.append((name, file_name))
+        return written, skipped
 
     @staticmethod
     def _time(model: torch.nn.Module, inputs: list[torch.Tensor], config: BaselineConfig, path: str) -> list[float]:

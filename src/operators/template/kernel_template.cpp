@@ -1,9 +1,52 @@
 #include "operators/template/kernel_template.h"
 
+#include <algorithm>
+#include <optional>
+
 #include "operators/template/pointwise_template.h"
+#include "operators/template/rowwise_template.h"
+#include "operators/template/scan_template.h"
 #include "operators/template/softmax_template.h"
 
 namespace kernelevolve::operators::templates {
+
+namespace {
+
+/// softmax_lastdim: a lone softmax / log_softmax over the last dim.
+std::optional<TemplateMatch> MatchSoftmaxLastDim(const core::OpGraph& graph, bool multithread) {
+  const auto calls = graph.Calls();
+  if (calls.size() != 1 || !IsSoftmaxTarget(calls[0]->target)) return std::nullopt;
+  SoftmaxMatch softmax = MatchSoftmax(graph);
+  if (!softmax.spec) return std::nullopt;  // e.g. another dim: rowwise covers it
+  return TemplateMatch{std::make_unique<SoftmaxTemplate>(*softmax.spec, multithread), ""};
+}
+
+/// pointwise: elementwise ops on same-shape float32 tensors.
+std::optional<TemplateMatch> MatchPointwise(const core::OpGraph& graph, bool multithread) {
+  PointwiseBuild libm = BuildPointwiseExpr(graph, MathFlavor::kLibm);
+  if (!libm.expr) return std::nullopt;
+  PointwiseBuild prelude = BuildPointwiseExpr(graph, MathFlavor::kPrelude);
+  return TemplateMatch{std::make_unique<PointwiseTemplate>(std::move(*libm.expr),
+                                                           std::move(*prelude.expr), multithread),
+                       ""};
+}
+
+/// rowwise: reductions, normalizations, losses, broadcasting (the loop IR); on
+/// failure the reason says why (the last matcher's reason is the one reported).
+TemplateMatch MatchRowwiseTemplate(const core::OpGraph& graph, bool multithread) {
+  RowwiseMatch rowwise = MatchRowwise(graph);
+  if (!rowwise.region) return {nullptr, rowwise.unsupported};
+  auto tmpl = std::make_unique<RowwiseTemplate>(std::move(*rowwise.region), multithread);
+  try {
+    (void)tmpl->Generate(tmpl->Drafts().front());  // every value must be spellable
+  } catch (const std::exception& e) {
+    return {nullptr, std::string("unsupported_graph: the rowwise template cannot spell it (") +
+                         e.what() + ")"};
+  }
+  return {std::move(tmpl), ""};
+}
+
+}  // namespace
 
 TemplateMatch MatchTemplate(const core::Problem& problem, int threads) {
   const core::OpGraph& graph = problem.graph;
@@ -12,26 +55,22 @@ TemplateMatch MatchTemplate(const core::Problem& problem, int threads) {
             "unsupported_graph: the problem has no captured op graph" +
                 (problem.graph_error.empty() ? std::string() : " (" + problem.graph_error + ")")};
   }
+  if (auto scan = MatchScanTemplate(problem, threads)) return std::move(*scan);
   const bool multithread = threads > 1;
+  // Specialized templates first, in order; the general rowwise template last.
+  using Matcher = std::optional<TemplateMatch> (*)(const core::OpGraph&, bool);
+  for (Matcher matcher : {&MatchSoftmaxLastDim, &MatchPointwise}) {
+    if (auto match = matcher(graph, multithread)) return std::move(*match);
+  }
+  TemplateMatch rowwise = MatchRowwiseTemplate(graph, multithread);
+  if (rowwise.tmpl) return rowwise;
+  // A graph of elementwise calls only: the pointwise template's reason is the precise one.
   const auto calls = graph.Calls();
-  if (calls.size() == 1 && IsSoftmaxTarget(calls[0]->target)) {
-    SoftmaxMatch softmax = MatchSoftmax(graph);
-    if (!softmax.spec) return {nullptr, softmax.unsupported};
-    return {std::make_unique<SoftmaxTemplate>(*softmax.spec, multithread), ""};
+  if (std::all_of(calls.begin(), calls.end(),
+                  [](const core::OpNode* c) { return IsPointwiseTarget(c->target); })) {
+    return {nullptr, BuildPointwiseExpr(graph, MathFlavor::kLibm).unsupported};
   }
-  PointwiseBuild libm = BuildPointwiseExpr(graph, MathFlavor::kLibm);
-  if (!libm.expr) {
-    for (const core::OpNode* call : calls) {
-      if (IsSoftmaxTarget(call->target) && libm.unsupported == "unsupported_op: " + call->target) {
-        libm.unsupported += " (a softmax together with other ops is not templated)";
-      }
-    }
-    return {nullptr, libm.unsupported};
-  }
-  PointwiseBuild prelude = BuildPointwiseExpr(graph, MathFlavor::kPrelude);
-  return {std::make_unique<PointwiseTemplate>(std::move(*libm.expr), std::move(*prelude.expr),
-                                              multithread),
-          ""};
+  return rowwise;
 }
 
 std::string GeneratedHeader(const std::string& template_name, const std::string& what,

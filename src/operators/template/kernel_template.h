@@ -16,7 +16,7 @@ namespace kernelevolve::operators::templates {
 class KernelTemplate {
  public:
   virtual ~KernelTemplate() = default;
-  /// "pointwise" or "softmax_lastdim" (Candidate::template_name).
+  /// "pointwise", "softmax_lastdim" or "rowwise" (Candidate::template_name).
   virtual std::string Name() const = 0;
   virtual const KnobSpace& Space() const = 0;
   /// Curated first settings, most trusted first (the scalar / libm baseline first);
@@ -37,7 +37,9 @@ struct TemplateMatch {
 };
 
 /// Picks the template covering `problem.graph`: softmax_lastdim when the only call
-/// is a softmax/log_softmax, else pointwise. `threads` is the thread count the
+/// is a softmax/log_softmax over the last dim, else pointwise for same-shape
+/// elementwise graphs, else rowwise (reductions, norms, losses, broadcasting; its
+/// reason is returned when nothing applies). `threads` is the thread count the
 /// runner gives candidates; with 1 the space has no multi-threaded settings.
 TemplateMatch MatchTemplate(const core::Problem& problem, int threads);
 

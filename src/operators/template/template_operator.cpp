@@ -7,7 +7,9 @@
 
 #include "core/error.h"
 #include "core/status.h"
+#include "operators/template/diagnosis.h"
 #include "operators/template/kernel_template.h"
+#include "operators/template/triton_softmax.h"
 
 namespace kernelevolve::operators {
 namespace {
@@ -60,42 +62,38 @@ void AddDrafts(const KernelTemplate& tmpl, const std::string& prefix, Collector&
   }
 }
 
-/// The first line of `text`, at most `limit` characters.
-std::string OneLine(const std::string& text, size_t limit) {
-  std::string line = text.substr(0, text.find('\n'));
-  if (line.size() > limit) line = line.substr(0, limit - 3) + "...";
-  return line;
+/// Whether move `m` is what preference `p` asks for.
+bool Matches(const KnobMove& m, const KnobPreference& p) {
+  return m.dim == p.knob && (p.value.is_null() || m.value == p.value);
 }
 
-/// "parent failed (incorrect: ...)" or "parent correct at 1.80x".
-std::string Outcome(const search::Node& parent, bool failed) {
-  const core::Evaluation& ev = parent.evaluation;
-  if (failed) {
-    std::string what(core::StatusName(ev.status));
-    if (ev.status == core::Status::kOk) what = "incorrect";
-    if (!ev.message.empty() && ev.message != "ok") what += ": " + OneLine(ev.message, 80);
-    return "parent failed (" + what + ")";
-  }
-  if (ev.speedup_vs_eager.value > 0) {
-    return fmt::format("parent correct at {:.2f}x", ev.speedup_vs_eager.value);
-  }
-  return "parent correct (speedup not measured)";
-}
-
+/// A parent's one-knob neighbours, then the rest of the space by distance. Order: the
+/// diagnosis's preferred moves (operators/template/diagnosis.h) in its order; then
+/// each knob's safe value (after a failure) or fast value (after a success); then every
+/// other one-knob move. Every rationale starts with the diagnosis text.
 void AddNeighbours(const KernelTemplate& tmpl, const search::Node& parent,
                    const nlohmann::json& parent_knobs, Collector& collector) {
   const auto& space = tmpl.Space();
-  const bool failed = parent.evaluation.status != core::Status::kOk || !parent.evaluation.correct;
-  const std::string outcome = Outcome(parent, failed);
+  const Diagnosis diagnosis = Diagnose(parent.evaluation);
+  const bool failed = diagnosis.prefer_safe;
+  const std::string& outcome = diagnosis.text;
   const std::vector<KnobMove> moves = space.Neighbours(parent_knobs);
+  auto verb = [&](const KnobMove& m) {
+    const auto* dim = space.Find(m.dim);
+    return failed && m.value == dim->safe_value ? "; move to safer " : "; try ";
+  };
+  for (const auto& preference : diagnosis.preferred_moves) {
+    for (const auto& m : moves) {
+      if (Matches(m, preference)) collector.Add(m.knobs, outcome + verb(m) + space.Phrase(m.dim, m.value));
+    }
+  }
   auto preferred = [&](const KnobMove& m) {
     const auto* dim = space.Find(m.dim);
     return m.value == (failed ? dim->safe_value : dim->fast_value);
   };
   for (const auto& m : moves) {
     if (!preferred(m)) continue;
-    collector.Add(
-        m.knobs, outcome + (failed ? "; move to safer " : "; try ") + space.Phrase(m.dim, m.value));
+    collector.Add(m.knobs, outcome + verb(m) + space.Phrase(m.dim, m.value));
   }
   for (const auto& m : moves) {
     if (preferred(m)) continue;
@@ -125,7 +123,7 @@ std::optional<nlohmann::json> ParentKnobs(const KernelTemplate& tmpl, const sear
 }  // namespace
 
 std::optional<std::string> TemplateOperator::Unsupported(const core::Problem& problem) const {
-  templates::TemplateMatch match = templates::MatchTemplate(problem, 1);
+  templates::TemplateMatch match = templates::MatchTemplateForTarget(target_, problem, 1);
   if (match.tmpl) return std::nullopt;
   return match.unsupported;
 }
@@ -136,7 +134,7 @@ std::vector<core::Candidate> TemplateOperator::Propose(const OperatorContext& co
   }
   if (n <= 0) return {};
   const int threads = std::max(context.threads, context.problem->threads);
-  templates::TemplateMatch match = templates::MatchTemplate(*context.problem, threads);
+  templates::TemplateMatch match = templates::MatchTemplateForTarget(target_, *context.problem, threads);
   if (!match.tmpl) return {};
   const KernelTemplate& tmpl = *match.tmpl;
   Collector collector(tmpl, context, n);

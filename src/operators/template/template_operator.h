@@ -17,18 +17,26 @@ namespace kernelevolve::operators {
 /// Propose() with no parent returns drafts: the template's curated settings (the
 /// scalar / libm single-thread baseline first), then the rest of its knob space.
 /// With a parent produced by the same template it returns the parent's one-knob
-/// neighbours, ordered by the parent's outcome: after a failure (status != ok or
-/// incorrect) the moves to a safer value first (scalar / libm, 1 thread, no unroll);
-/// after a success the moves to a faster value first (vectorized, all threads), then
-/// every other one-knob move; when those are used up, the remaining settings by
-/// increasing distance from the parent. A parent from another operator or template
+/// neighbours, ordered by the parent's diagnosis (operators/template/diagnosis.h: its
+/// status, error and roofline fraction): the diagnosis's preferred moves first (e.g.
+/// memory-bound far below the copy bandwidth: all threads, vectorized, fused passes;
+/// near it: block and chunk tuning); then, after a failure (status != ok or
+/// incorrect), the moves to a safer value (scalar / libm, 1 thread, no unroll), after a
+/// success the moves to a faster value (vectorized, all threads); then every other
+/// one-knob move; when those are used up, the remaining settings by increasing
+/// distance from the parent. Every child's rationale starts with the diagnosis text. A parent from another operator or template
 /// gets drafts. Candidates whose source hash is in context.seen_hashes, or whose
 /// knobs equal the parent's or a sibling's, are skipped; no source repeats within
 /// a call. Multi-threaded settings exist only when max(context.threads,
 /// problem->threads) > 1. Deterministic: the same context gives the same list.
 class TemplateOperator : public UniversalOperator {
  public:
+  /// `target`: the --target the candidates are for; "cpu" (C++ templates) or
+  /// "triton" (triton_pointwise, triton_softmax_lastdim: triton_softmax.h). Any
+  /// other target has no templates (Unsupported says so).
+  explicit TemplateOperator(std::string target = "cpu") : target_(std::move(target)) {}
   std::string Name() const override { return "template"; }
+  const std::string& Target() const { return target_; }
   /// "unsupported_op: aten.NAME" for the first call no template covers (with the
   /// reason in parentheses when the op is known but its arguments are not, e.g.
   /// "unsupported_op: aten._softmax.default (dim=0 is not the last dim)"), or
@@ -37,6 +45,9 @@ class TemplateOperator : public UniversalOperator {
   /// Throws InternalError when context.problem is null. Returns no candidates for
   /// an unsupported problem or n <= 0.
   std::vector<core::Candidate> Propose(const OperatorContext& context, int n) override;
+
+ private:
+  std::string target_;
 };
 
 }  // namespace kernelevolve::operators

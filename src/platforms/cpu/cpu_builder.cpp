@@ -170,7 +170,11 @@ BuildResult CpuBuilder::Build(const core::Candidate& candidate) const {
   std::vector<std::string> argv = {compiler_path_, "-std=c++17", "-O3", "-march=native", "-fopenmp",
                                    "-fPIC", "-shared", "-I" + dlpack_include_dir_.string(),
                                    "-o", temp_name, stem + ".cpp"};
-  auto result = eval::RunSandboxed(argv, CompilerEnv(compiler_path_), cache_dir_, CompilerLimits());
+  // The compiler sees a read-only file system except its output folder and TMPDIR.
+  eval::SandboxLimits limits = CompilerLimits();
+  limits.read_only_filesystem = true;
+  limits.writable_paths = {cache_dir_, "/tmp"};
+  auto result = eval::RunSandboxed(argv, CompilerEnv(compiler_path_), cache_dir_, limits);
   build.seconds = result.wall_seconds;
   std::string log = result.stdout_text + result.stderr_text;
   build.log = eval::Utf8Head(log, kMaxLogBytes);

@@ -10,6 +10,8 @@
 
 #include "core/error.h"
 #include "eval/result_json.h"
+#include "platforms/cpu/cache_flush.h"
+#include "platforms/cpu/degraded_probe.h"
 #include "platforms/cpu/harness.h"
 
 namespace kernelevolve::platforms::cpu {
@@ -125,8 +127,11 @@ RunResult CpuPlatform::Run(const BuildResult& build, const core::Problem& proble
       "--warmup-seconds", fmt::format("{}", options.warmup_seconds),
       "--min-time-seconds", fmt::format("{}", options.min_time_seconds),
       "--min-reps", std::to_string(options.min_repetitions),
-      "--max-reps", std::to_string(options.max_repetitions)};
+      "--max-reps", std::to_string(options.max_repetitions),
+      "--max-time-seconds", fmt::format("{}", options.max_time_seconds),
+      "--probe-threads", std::to_string(std::max(1, options.threads))};
   if (!options.measure) argv.push_back("--no-measure");
+  if (options.flush_cache) argv.push_back("--flush-cache");
 
   const int threads = std::max(1, options.threads);
   std::map<std::string, std::string> env = {
@@ -136,11 +141,26 @@ RunResult CpuPlatform::Run(const BuildResult& build, const core::Problem& proble
   eval::SandboxLimits limits;
   limits.wall_timeout_seconds = options.timeout_seconds;
   limits.memory_bytes = options.memory_limit_bytes;
+  if (options.flush_cache && options.measure) limits.memory_bytes += 2 * ReadLastLevelCache().bytes;
   limits.cpu_seconds = static_cast<int64_t>(std::ceil(2.0 * threads * options.timeout_seconds + kCpuSlackSeconds));
   limits.isolate_network = true;
+  // Read-only file system except the scratch folder (on top of the harness's seccomp
+  // filter, which denies every open once the fixtures are read).
+  limits.read_only_filesystem = true;
+  limits.writable_paths = {scratch_dir_};
 
   eval::SandboxResult outcome = eval::RunSandboxed(argv, env, scratch_dir_, limits);
-  return InterpretHarnessOutcome(outcome, options.timeout_seconds);
+  RunResult result = InterpretHarnessOutcome(outcome, options.timeout_seconds);
+  if (result.probe_before_us > 0 && result.probe_after_us > 0) {
+    std::lock_guard<std::mutex> lock(probe_mutex_);
+    const double fastest = std::min(result.probe_before_us, result.probe_after_us);
+    if (fastest_probe_us_ <= 0 || fastest < fastest_probe_us_) fastest_probe_us_ = fastest;
+    result.probe_reference_us = fastest_probe_us_;
+  }
+  auto reason = DegradedReason(result.probe_before_us, result.probe_after_us, result.probe_reference_us);
+  result.degraded = reason.has_value();
+  result.degraded_reason = reason.value_or("");
+  return result;
 }
 
 core::MachineContext CpuPlatform::Machine() const {

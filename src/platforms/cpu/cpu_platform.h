@@ -2,6 +2,7 @@
 #pragma once
 
 #include <filesystem>
+#include <mutex>
 #include <string>
 
 #include "eval/sandbox.h"
@@ -35,6 +36,10 @@ class CpuPlatform : public Platform {
   /// verdict on the last stdout line; none -> kWorkerLost. log_excerpt: stderr tail,
   /// at most 4 KiB. A build that is not kOk is returned as its status, not run.
   /// Throws IoError only when the child cannot be spawned.
+  /// Timed runs carry the harness's degraded-machine probes; the fastest probe seen by
+  /// this platform is the reference (probe_reference_us), and `degraded` is set by
+  /// DegradedReason (degraded_probe.h). options.flush_cache raises the address-space
+  /// limit by the flush buffer (2x the last-level cache).
   RunResult Run(const BuildResult& build, const core::Problem& problem,
                 const RunOptions& options) override;
   /// ProbeLocalMachine() with the compiler's version line; threads and torch_version
@@ -47,6 +52,8 @@ class CpuPlatform : public Platform {
   CpuBuilder builder_;
   std::filesystem::path harness_path_;
   std::filesystem::path scratch_dir_;
+  std::mutex probe_mutex_;
+  double fastest_probe_us_ = 0;  // over every timed run of this platform; 0 = none yet
 };
 
 /// Maps a finished harness child to a RunResult (the mapping documented on Run).

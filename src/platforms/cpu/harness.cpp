@@ -19,6 +19,8 @@
 #include "eval/fixture_manifest.h"
 #include "eval/result_json.h"
 #include "eval/tolerance.h"
+#include "platforms/cpu/cache_flush.h"
+#include "platforms/cpu/degraded_probe.h"
 #include "platforms/cpu/harness_checks.h"
 #include "platforms/cpu/harness_guard.h"
 #include "platforms/cpu/harness_tensors.h"
@@ -33,7 +35,8 @@ using nlohmann::json;
 
 constexpr const char* kUsage =
     "usage: kernelevolve-cpu-harness --kernel X.so --manifest DIR/manifest.json "
-    "[--warmup-seconds S] [--min-time-seconds S] [--min-reps N] [--max-reps N] [--no-measure] [--no-seccomp]";
+    "[--warmup-seconds S] [--min-time-seconds S] [--min-reps N] [--max-reps N] [--max-time-seconds S] "
+    "[--flush-cache] [--probe-threads N] [--no-measure] [--no-seccomp]";
 
 double ParseNumber(const std::string& flag, const std::string& text) {
   try {
@@ -52,8 +55,9 @@ RunResult Verdict(core::Status status, std::string message) {
   return result;
 }
 
-std::string MismatchMessage(const core::OutputCheck& check, int seed, int64_t elements) {
-  std::string text = fmt::format("{} differs from the reference on seed {}: ", check.output, seed);
+/// `where` names the input set: "seed 2", "edge case 'large' (float inputs scaled by 10000)".
+std::string MismatchMessage(const core::OutputCheck& check, const std::string& where, int64_t elements) {
+  std::string text = fmt::format("{} differs from the reference on {}: ", check.output, where);
   if (check.mismatches > 0) {
     text += fmt::format("{} of {} elements outside atol={:g} rtol={:g} (max abs error {:g}, first at flat index {})",
                         check.mismatches, elements, check.atol, check.rtol, check.max_abs_error,
@@ -73,6 +77,8 @@ using Clock = std::chrono::steady_clock;
 struct CheckContext {
   eval::FixtureManifest manifest;
   std::vector<SeedFixture> seeds;
+  std::vector<SeedFixture> edges;     // manifest.edge_cases order; checked once, never timed
+  std::vector<TensorSet> edge_inputs; // one per edge case, each at its own address
   std::vector<TensorSet> input_sets;  // one per seed, loaded with that seed's inputs
   std::vector<int> set_content;       // which seed each input set currently holds
   TensorSet outputs;
@@ -80,12 +86,18 @@ struct CheckContext {
   int allowed_threads = -1;           // after the first checked call (OpenMP pool)
 
   explicit CheckContext(eval::FixtureManifest m)
-      : manifest(std::move(m)), seeds(LoadSeedFixtures(manifest)), outputs(manifest.outputs) {
+      : manifest(std::move(m)), seeds(LoadSeedFixtures(manifest)), edges(LoadEdgeCaseFixtures(manifest)),
+        outputs(manifest.outputs) {
     input_sets.reserve(seeds.size());
     set_content.resize(seeds.size());
     for (std::size_t k = 0; k < seeds.size(); ++k) {
       input_sets.emplace_back(manifest.inputs);
       LoadInputs(static_cast<int>(k), static_cast<int>(k));
+    }
+    edge_inputs.reserve(edges.size());
+    for (const auto& edge : edges) {
+      edge_inputs.emplace_back(manifest.inputs);
+      for (int i = 0; i < edge_inputs.back().Count(); ++i) edge_inputs.back().CopyFrom(i, edge.inputs[static_cast<std::size_t>(i)]);
     }
   }
 
@@ -122,7 +134,7 @@ std::optional<std::string> CheckOutputs(const CheckContext& ctx, const std::vect
     check.output = spec.name;
     if (!check.passed) {
       if (auto reason = StaleResultReason(outputs[i], static_cast<int>(i), seed, ctx.seeds, tolerance)) return reason;
-      if (first_incorrect->empty()) *first_incorrect = MismatchMessage(check, ctx.seeds[seed].seed, spec.NumElements());
+      if (first_incorrect->empty()) *first_incorrect = MismatchMessage(check, fmt::format("seed {}", ctx.seeds[seed].seed), spec.NumElements());
     }
     if (checks) checks->push_back(std::move(check));
   }
@@ -170,6 +182,76 @@ SeedOutcome CheckSeed(EntryFn entry, CheckContext& ctx, int k, std::vector<core:
                               "finished when the entry returns)", threads - ctx.allowed_threads));
   }
   if (auto reason = CheckOutputs(ctx, snapshot, k, checks, &outcome.first_incorrect)) return reject(*reason);
+  return outcome;
+}
+
+/// When output `index`, wrong on edge case `e`, is the reference of a seed or of an
+/// earlier edge case: the reason naming both; else nullopt.
+std::optional<std::string> EdgeStaleResult(const CheckContext& ctx, int e, int index) {
+  const eval::HostTensor output = ctx.outputs.ToHost(index);
+  const core::Tolerance tolerance = ctx.manifest.ToleranceFor(output.dtype);
+  const std::string& name = ctx.manifest.edge_cases[static_cast<std::size_t>(e)].name;
+  auto reused = [&](const SeedFixture& other) {
+    const auto& reference = other.references[static_cast<std::size_t>(index)];
+    return reference.bytes != ctx.edges[static_cast<std::size_t>(e)].references[static_cast<std::size_t>(index)].bytes &&
+           eval::CompareTensors(output, reference, tolerance).passed;
+  };
+  for (const auto& seed : ctx.seeds) {
+    if (reused(seed)) {
+      return fmt::format("{} on edge case '{}' is the result for seed {}: a result reused from an earlier call",
+                         output.name, name, seed.seed);
+    }
+  }
+  for (int other = 0; other < e; ++other) {
+    if (reused(ctx.edges[static_cast<std::size_t>(other)])) {
+      return fmt::format("{} on edge case '{}' is the result for edge case '{}': a result reused from an earlier call",
+                         output.name, name, ctx.manifest.edge_cases[static_cast<std::size_t>(other)].name);
+    }
+  }
+  return std::nullopt;
+}
+
+/// Checks the kernel once on each edge-case set (after the seeds passed): side effects,
+/// runtime errors and tolerance. Returns the first failure as a verdict, or an
+/// incorrect message in `first_incorrect`; appends the output checks.
+SeedOutcome CheckEdgeCases(EntryFn entry, CheckContext& ctx, std::vector<core::OutputCheck>* checks) {
+  SeedOutcome outcome;
+  for (std::size_t e = 0; e < ctx.edges.size(); ++e) {
+    const eval::EdgeCaseFixture& edge = ctx.manifest.edge_cases[e];
+    const std::string where = fmt::format("edge case '{}' ({})", edge.name, edge.description);
+    TensorSet& inputs = ctx.edge_inputs[e];
+    ctx.outputs.FillPoison();
+    auto error = CallEntry(entry, inputs, ctx.outputs.Views(), ctx.outputs.Count());
+    std::optional<std::string> reason;
+    if (auto path = FileOpenAttempt()) reason = "tried to open a file: '" + *path + "'";
+    if (!reason) reason = MutatedInputReason(inputs, ctx.edges[e]);
+    if (!reason) reason = inputs.CheckCanaries();
+    if (!reason) reason = ctx.outputs.CheckCanaries();
+    if (reason) {
+      outcome.failure = Verdict(core::Status::kRejectedByCheck, *reason + " on " + where);
+      return outcome;
+    }
+    if (error) {
+      outcome.failure = Verdict(core::Status::kRuntimeError, *error + " on " + where);
+      return outcome;
+    }
+    for (int i = 0; i < ctx.outputs.Count(); ++i) {
+      const auto& spec = ctx.manifest.outputs[static_cast<std::size_t>(i)];
+      core::OutputCheck check = eval::CompareTensors(ctx.outputs.ToHost(i), ctx.edges[e].references[static_cast<std::size_t>(i)],
+                                                     ctx.manifest.ToleranceFor(spec.dtype));
+      check.output = spec.name;
+      check.edge_case = edge.name;
+      if (!check.passed) {
+        if (auto stale = EdgeStaleResult(ctx, static_cast<int>(e), i)) {
+          outcome.failure = Verdict(core::Status::kRejectedByCheck, *stale);
+          return outcome;
+        }
+        if (outcome.first_incorrect.empty()) outcome.first_incorrect = MismatchMessage(check, where, spec.NumElements());
+      }
+      checks->push_back(std::move(check));
+    }
+    if (!outcome.first_incorrect.empty()) return outcome;
+  }
   return outcome;
 }
 
@@ -243,8 +325,13 @@ HarnessOptions ParseHarnessArgs(const std::vector<std::string>& args) {
       options.filter_syscalls = false;
       continue;
     }
+    if (flag == "--flush-cache") {
+      options.flush_cache = true;
+      continue;
+    }
     static const std::set<std::string> kValueFlags = {"--kernel",   "--manifest", "--warmup-seconds",
-                                                      "--min-time-seconds", "--min-reps", "--max-reps"};
+                                                      "--min-time-seconds", "--min-reps", "--max-reps",
+                                                      "--max-time-seconds", "--probe-threads"};
     if (!kValueFlags.contains(flag)) throw core::InvalidInputError("unknown flag '" + flag + "'; " + kUsage);
     if (i + 1 >= args.size()) throw core::InvalidInputError(flag + ": missing value; " + kUsage);
     const std::string& value = args[++i];
@@ -256,6 +343,10 @@ HarnessOptions ParseHarnessArgs(const std::vector<std::string>& args) {
       options.warmup_seconds = ParseNumber(flag, value);
     } else if (flag == "--min-time-seconds") {
       options.min_time_seconds = ParseNumber(flag, value);
+    } else if (flag == "--max-time-seconds") {
+      options.max_time_seconds = ParseNumber(flag, value);
+    } else if (flag == "--probe-threads") {
+      options.probe_threads = std::max(1, static_cast<int>(ParseNumber(flag, value)));
     } else if (flag == "--min-reps") {
       options.min_repetitions = static_cast<int>(ParseNumber(flag, value));
     } else {  // --max-reps
@@ -273,6 +364,14 @@ RunResult RunHarness(const HarnessOptions& options) {
   std::optional<RunResult> failure;
   EntryFn entry = LoadEntry(options.kernel, &failure);
   if (failure) return *failure;
+  // Sized and allocated before the filter: sysfs cannot be read under it.
+  std::unique_ptr<CacheFlusher> flusher;
+  if (options.flush_cache && options.measure) {
+    const LastLevelCache llc = ReadLastLevelCache();
+    flusher = std::make_unique<CacheFlusher>(2 * llc.bytes);
+    std::fprintf(stderr, "kernelevolve-cpu-harness: flushing %lld bytes (2x the last-level cache, from %s)\n",
+                 static_cast<long long>(2 * llc.bytes), llc.source.c_str());
+  }
   if (options.filter_syscalls) {
     // Everything is read and loaded: from here on the kernel runs under the filter.
     if (auto error = InstallSyscallFilter(options.verdict_fd)) {
@@ -292,6 +391,14 @@ RunResult RunHarness(const HarnessOptions& options) {
   }
   std::sort(result.checks.begin(), result.checks.end(),
             [](const auto& a, const auto& b) { return a.seed_index < b.seed_index; });
+  if (first_incorrect.empty()) {
+    SeedOutcome edges = CheckEdgeCases(entry, ctx, &result.checks);
+    if (edges.failure) {
+      edges.failure->checks = std::move(result.checks);
+      return *edges.failure;
+    }
+    first_incorrect = edges.first_incorrect;
+  }
   if (!first_incorrect.empty()) {
     result.status = core::Status::kIncorrect;
     result.message = first_incorrect;
@@ -303,9 +410,11 @@ RunResult RunHarness(const HarnessOptions& options) {
   if (!options.measure) return result;
 
   TimingBudget budget{options.warmup_seconds, options.min_time_seconds, options.min_repetitions,
-                      options.max_repetitions};
+                      options.max_repetitions, options.max_time_seconds};
   HarnessVerifier verifier(ctx);
-  TimingOutcome timing = TimeKernel(entry, verifier, ctx.outputs, budget);
+  result.probe_before_us = RunFmaProbeUs(options.probe_threads);
+  TimingOutcome timing = TimeKernel(entry, verifier, ctx.outputs, budget, flusher.get());
+  result.probe_after_us = RunFmaProbeUs(options.probe_threads);
   if (timing.error || timing.rejection) {
     result.status = timing.error ? core::Status::kRuntimeError : core::Status::kRejectedByCheck;
     result.correct = false;
@@ -314,18 +423,26 @@ RunResult RunHarness(const HarnessOptions& options) {
   }
   result.latency = timing.latency;
   result.kernel_only = timing.kernel_only;
+  if (auto reason = DegradedReason(result.probe_before_us, result.probe_after_us, 0)) {
+    result.degraded = true;
+    result.degraded_reason = *reason;
+  }
   return result;
 }
 
 json HarnessVerdictToJson(const RunResult& result) {
   json checks = json::array();
   for (const auto& check : result.checks) checks.push_back(eval::OutputCheckToJson(check));
-  return {{"status", core::StatusName(result.status)},
-          {"message", result.message},
-          {"correct", result.correct},
-          {"checks", checks},
-          {"latency", eval::TimingStatsToJson(result.latency)},
-          {"kernel_only", eval::TimingStatsToJson(result.kernel_only)}};
+  json verdict = {{"status", core::StatusName(result.status)},
+                  {"message", result.message},
+                  {"correct", result.correct},
+                  {"checks", checks},
+                  {"latency", eval::TimingStatsToJson(result.latency)},
+                  {"kernel_only", eval::TimingStatsToJson(result.kernel_only)}};
+  if (result.probe_before_us > 0) {
+    verdict["probe"] = {{"before_us", result.probe_before_us}, {"after_us", result.probe_after_us}};
+  }
+  return verdict;
 }
 
 RunResult HarnessVerdictFromJson(const json& doc) {
@@ -342,6 +459,10 @@ RunResult HarnessVerdictFromJson(const json& doc) {
     }
     if (doc.contains("latency")) result.latency = eval::TimingStatsFromJson(doc.at("latency"));
     if (doc.contains("kernel_only")) result.kernel_only = eval::TimingStatsFromJson(doc.at("kernel_only"));
+    if (doc.contains("probe")) {
+      result.probe_before_us = doc.at("probe").value("before_us", 0.0);
+      result.probe_after_us = doc.at("probe").value("after_us", 0.0);
+    }
   } catch (const json::exception& e) {
     throw core::InvalidInputError(std::string("harness verdict: ") + e.what());
   }

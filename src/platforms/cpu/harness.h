@@ -15,7 +15,8 @@ namespace kernelevolve::platforms::cpu {
 
 /// Command line of kernelevolve-cpu-harness:
 ///   --kernel X.so --manifest DIR/manifest.json [--warmup-seconds S]
-///   [--min-time-seconds S] [--min-reps N] [--max-reps N] [--no-measure] [--no-seccomp]
+///   [--min-time-seconds S] [--min-reps N] [--max-reps N] [--max-time-seconds S]
+///   [--flush-cache] [--probe-threads N] [--no-measure] [--no-seccomp]
 struct HarnessOptions {
   std::filesystem::path kernel;
   std::filesystem::path manifest;
@@ -23,6 +24,9 @@ struct HarnessOptions {
   double min_time_seconds = 0.25;  // timed time per mode (sum of timed calls)
   int min_repetitions = 10;
   int max_repetitions = 2000;
+  double max_time_seconds = 2.0;   // wall-time cap of adaptive stopping (harness_timing.h)
+  bool flush_cache = false;        // --flush-cache: write 2x the LLC before every timed call
+  int probe_threads = 1;           // threads of the degraded-machine probe (the candidate's)
   bool measure = true;
   bool filter_syscalls = true;  // --no-seccomp turns the system-call filter off (debugging)
   int verdict_fd = -1;          // where the fault/seccomp handlers write their verdict (HarnessMain)
@@ -36,7 +40,9 @@ HarnessOptions ParseHarnessArgs(const std::vector<std::string>& args);
 /// (syscall_filter.h, unless options.filter_syscalls is false), checks the kernel on
 /// every seed of the manifest with the anti-cheat checks of harness_checks.h (docs/
 /// fitness.md), then (when all pass and options.measure) times it, rotating over the
-/// seeds' inputs and verifying a random subset of the timed calls. Returns status ok / incorrect / runtime_error /
+/// seeds' inputs and verifying a random subset of the timed calls; a timed run is
+/// bracketed by the degraded-machine probe (probe_before_us / probe_after_us, degraded
+/// by their ratio alone; the platform adds the reference). Returns status ok / incorrect / runtime_error /
 /// rejected_by_check with message, checks and timings (log_excerpt and seconds are
 /// left empty: the parent fills them). A bad_alloc escaping the kernel ends the process
 /// with exit code 3 ("out of memory"). Throws IoError / InvalidInputError when the
@@ -44,7 +50,9 @@ HarnessOptions ParseHarnessArgs(const std::vector<std::string>& args);
 RunResult RunHarness(const HarnessOptions& options);
 
 /// The verdict line: {"status", "message", "correct", "checks": [OutputCheck...],
-/// "latency": TimingStats, "kernel_only": TimingStats} (eval/result_json.h forms).
+/// "latency": TimingStats, "kernel_only": TimingStats} (eval/result_json.h forms), plus
+/// "probe": {"before_us", "after_us"} when timed. A timed run also prints, on stderr,
+/// where its flush size came from when --flush-cache is given.
 nlohmann::json HarnessVerdictToJson(const RunResult& result);
 /// Inverse of HarnessVerdictToJson. Throws InvalidInputError on a malformed verdict.
 RunResult HarnessVerdictFromJson(const nlohmann::json& doc);

@@ -34,19 +34,29 @@ bool AllElementsEqual(const eval::HostTensor& tensor) {
   return true;
 }
 
+SeedFixture LoadFixtureFile(const eval::FixtureManifest& manifest, const std::filesystem::path& path, int seed) {
+  eval::SafetensorsFile file = eval::ReadSafetensors(path);
+  SeedFixture fixture;
+  fixture.seed = seed;
+  for (const auto& spec : manifest.inputs) fixture.inputs.push_back(file.Get(spec.name));
+  for (const auto& spec : manifest.outputs) fixture.references.push_back(file.Get(spec.name));
+  return fixture;
+}
+
 }  // namespace
 
 std::vector<SeedFixture> LoadSeedFixtures(const eval::FixtureManifest& manifest) {
   std::vector<SeedFixture> seeds;
   for (std::size_t k = 0; k < manifest.files.size(); ++k) {
-    eval::SafetensorsFile file = eval::ReadSafetensors(manifest.files[k]);
-    SeedFixture fixture;
-    fixture.seed = manifest.seeds[k];
-    for (const auto& spec : manifest.inputs) fixture.inputs.push_back(file.Get(spec.name));
-    for (const auto& spec : manifest.outputs) fixture.references.push_back(file.Get(spec.name));
-    seeds.push_back(std::move(fixture));
+    seeds.push_back(LoadFixtureFile(manifest, manifest.files[k], manifest.seeds[k]));
   }
   return seeds;
+}
+
+std::vector<SeedFixture> LoadEdgeCaseFixtures(const eval::FixtureManifest& manifest) {
+  std::vector<SeedFixture> edges;
+  for (const auto& edge : manifest.edge_cases) edges.push_back(LoadFixtureFile(manifest, edge.file, 0));
+  return edges;
 }
 
 ThreadCounter::ThreadCounter() { fd_ = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC); }

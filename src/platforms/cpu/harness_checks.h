@@ -25,6 +25,9 @@ struct SeedFixture {
 /// when a file is unreadable or lacks a tensor of the manifest.
 std::vector<SeedFixture> LoadSeedFixtures(const eval::FixtureManifest& manifest);
 
+/// Reads every edge-case file of `manifest` (same order; `seed` is 0). Same errors.
+std::vector<SeedFixture> LoadEdgeCaseFixtures(const eval::FixtureManifest& manifest);
+
 /// Counts this process's threads from a /proc/self/task descriptor opened at
 /// construction (so counting still works once the filter denies open).
 class ThreadCounter {

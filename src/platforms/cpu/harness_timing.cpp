@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "eval/timing_stats.h"
+#include "platforms/cpu/cache_flush.h"
 
 namespace kernelevolve::platforms::cpu {
 namespace {
@@ -31,13 +32,16 @@ struct CallStatus {
 /// One timing mode: how a call is made and the samples gathered so far.
 class Mode {
  public:
-  Mode(EntryFn entry, CallVerifier& verifier, TensorSet& outputs, bool drop_in, std::mt19937& rng)
-      : entry_(entry), verifier_(verifier), outputs_(outputs), drop_in_(drop_in), rng_(rng) {
+  Mode(EntryFn entry, CallVerifier& verifier, TensorSet& outputs, bool drop_in, std::mt19937& rng,
+       CacheFlusher* flusher, Clock::time_point loop_start)
+      : entry_(entry), verifier_(verifier), outputs_(outputs), drop_in_(drop_in), rng_(rng), flusher_(flusher),
+        loop_start_(loop_start) {
     views_.assign(outputs.Views(), outputs.Views() + outputs.Count());
   }
 
-  /// One call on the next input set; returns its timed duration in seconds.
-  double Call(bool verify, CallStatus* status) {
+  /// One call on the next input set; returns its timed duration in seconds. `flush`:
+  /// flush the caches first (untimed).
+  double Call(bool verify, CallStatus* status, bool flush = true) {
     const int set = static_cast<int>(calls_++ % verifier_.NumInputSets());
     TensorSet& inputs = verifier_.InputSet(set);
     if (verify) {
@@ -45,6 +49,7 @@ class Mode {
       if (!drop_in_) outputs_.FillPoison();
       ++verified_;
     }
+    if (flush && flusher_ != nullptr) flusher_->Flush();
     double seconds = 0;
     auto start = Clock::now();
     if (drop_in_) {
@@ -73,16 +78,21 @@ class Mode {
     return seconds;
   }
 
+  /// The stopping rule of TimingBudget. The precision test uses the state after the
+  /// last completed block (UpdatePrecision), so calls are not re-sorted one by one.
   bool Done(const TimingBudget& budget) const {
-    int n = static_cast<int>(samples_us_.size());
-    if (n >= budget.max_repetitions) return true;
-    return n >= budget.min_repetitions && timed_seconds_ >= budget.min_time_seconds;
+    return StopTiming(budget, static_cast<int>(samples_us_.size()), timed_seconds_,
+                      Seconds(loop_start_, Clock::now()), converged_);
+  }
+
+  void UpdatePrecision(const TimingBudget& budget) {
+    converged_ = eval::MedianPreciseEnough(eval::Summarize(samples_us_), budget.target_relative_half_width);
   }
 
   void Warmup(const TimingBudget& budget, CallStatus* status) {
     double spent = 0;
     for (int calls = 0; !status->Failed() && (calls < kMinWarmupCalls || spent < budget.warmup_seconds); ++calls) {
-      spent += Call(false, status);
+      spent += Call(false, status, /*flush=*/false);
     }
   }
 
@@ -94,6 +104,7 @@ class Mode {
       if (status->Failed()) return;
       block += samples_us_.back() * 1e-6;
     }
+    UpdatePrecision(budget);
   }
 
   /// Verified calls until at least kMinVerifiedCalls were made (their time is sampled).
@@ -101,7 +112,13 @@ class Mode {
     while (!status->Failed() && verified_ < kMinVerifiedCalls) Record(Call(true, status));
   }
 
-  core::TimingStats Stats() const { return eval::Summarize(samples_us_); }
+  /// converged: the precision target held when the mode stopped (the verified top-up
+  /// calls, if any, are included in the figures).
+  core::TimingStats Stats() const {
+    core::TimingStats stats = eval::Summarize(samples_us_);
+    stats.converged = converged_;
+    return stats;
+  }
   int Verified() const { return verified_; }
 
  private:
@@ -115,6 +132,9 @@ class Mode {
   TensorSet& outputs_;
   bool drop_in_;
   std::mt19937& rng_;
+  CacheFlusher* flusher_;
+  Clock::time_point loop_start_;
+  bool converged_ = false;
   std::vector<DLTensor> views_;  // drop-in: fresh data pointers per call
   std::vector<double> samples_us_;
   double timed_seconds_ = 0;
@@ -124,12 +144,20 @@ class Mode {
 
 }  // namespace
 
-TimingOutcome TimeKernel(EntryFn entry, CallVerifier& verifier, TensorSet& outputs, const TimingBudget& budget) {
+bool StopTiming(const TimingBudget& budget, int n, double timed_seconds, double wall_seconds, bool precise) {
+  if (n >= budget.max_repetitions) return true;
+  if (n < budget.min_repetitions || timed_seconds < budget.min_time_seconds) return false;
+  return precise || wall_seconds >= budget.max_time_seconds;
+}
+
+TimingOutcome TimeKernel(EntryFn entry, CallVerifier& verifier, TensorSet& outputs, const TimingBudget& budget,
+                         CacheFlusher* flusher) {
   TimingOutcome outcome;
   // Random positions: a kernel cannot tell which calls are checked by counting them.
   std::mt19937 rng(std::random_device{}());
-  Mode drop_in(entry, verifier, outputs, /*drop_in=*/true, rng);
-  Mode kernel_only(entry, verifier, outputs, /*drop_in=*/false, rng);
+  const auto loop_start = Clock::now();
+  Mode drop_in(entry, verifier, outputs, /*drop_in=*/true, rng, flusher, loop_start);
+  Mode kernel_only(entry, verifier, outputs, /*drop_in=*/false, rng, flusher, loop_start);
   CallStatus status;
   drop_in.Warmup(budget, &status);
   if (!status.Failed()) kernel_only.Warmup(budget, &status);

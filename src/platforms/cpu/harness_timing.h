@@ -11,13 +11,30 @@
 
 namespace kernelevolve::platforms::cpu {
 
-/// When to stop measuring one mode.
+/// When to stop measuring one mode (adaptive stopping, issue 4). A mode first times
+/// calls until min_time_seconds of timed calls and min_repetitions are reached; from
+/// then on it stops as soon as its 95% interval of the median is tight
+/// (eval::MedianPreciseEnough with target_relative_half_width; checked after every
+/// block of calls), or when the timing loop's wall time reaches max_time_seconds, or at
+/// max_repetitions calls. TimingStats::converged tells which: true only for the first.
 struct TimingBudget {
   double warmup_seconds = 0.05;    // warm-up per mode (and at least kMinWarmupCalls calls)
-  double min_time_seconds = 0.25;  // stop once the timed calls sum to this...
-  int min_repetitions = 10;        // ...and at least this many calls were timed,
-  int max_repetitions = 2000;      // or at this many calls regardless of time
+  double min_time_seconds = 0.25;  // time at least until the timed calls sum to this...
+  int min_repetitions = 10;        // ...and at least this many calls were timed;
+  int max_repetitions = 2000;      // stop at this many calls regardless of precision
+  /// Wall-time cap of the whole timing loop (both modes, warm-up, flushes and verified
+  /// calls included); reached before the interval is tight -> converged = false.
+  double max_time_seconds = 2.0;
+  double target_relative_half_width = 0.02;  // eval::kTargetRelativeHalfWidth
 };
+
+class CacheFlusher;
+
+/// The stopping rule of one mode: `n` calls timed, `timed_seconds` their sum,
+/// `wall_seconds` since the timing loop began, `precise` = eval::MedianPreciseEnough
+/// of the samples so far. True at max_repetitions; false before min_repetitions and
+/// min_time_seconds; then true once precise or at max_time_seconds of wall time.
+bool StopTiming(const TimingBudget& budget, int n, double timed_seconds, double wall_seconds, bool precise);
 
 /// Where the timed calls get their inputs, and how some of them are checked.
 /// Call k of a mode runs on input set k % NumInputSets() (the sets hold different
@@ -52,7 +69,9 @@ struct TimingOutcome {
 /// microseconds; drop-in samples include the allocation and release of every output, as
 /// eager PyTorch allocates its results (a verified call's poisoning and checking are not
 /// timed). Statistics: eval::Summarize.
+/// `flusher`: when not null, Flush() runs before every timed call, untimed (cold
+/// caches for every sample; cache_flush.h); warm-up calls are not flushed.
 TimingOutcome TimeKernel(EntryFn entry, CallVerifier& verifier, TensorSet& outputs,
-                         const TimingBudget& budget);
+                         const TimingBudget& budget, CacheFlusher* flusher = nullptr);
 
 }  // namespace kernelevolve::platforms::cpu

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Run on the build machine (not the GPU machine): fills .gpu_deps/ (git-ignored, never
+# committed) with what scripts/gpu_check.sh needs on a GPU machine that lacks some
+# development files (docs/gpu.md, "Checking on a GPU machine"):
+#   include/  system headers this machine has and the GPU machine may lack (sqlite3.h,
+#             curl/, seccomp.h, dlpack/): supplied to a native build there;
+#   bin/      stripped kernelevolve and kernelevolve-cpu-harness from BUILD_DIR
+#             (default build/), the fallback when the native build fails;
+#   lib/      the shared libraries those binaries need beyond glibc and libstdc++;
+#             gpu_check.sh links in only the ones the GPU machine lacks.
+# Usage: scripts/gpu_deps.sh [BUILD_DIR]
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+BUILD="$(cd "${1:-$ROOT/build}" && pwd)"
+DEPS="$ROOT/.gpu_deps"
+rm -rf "$DEPS"
+mkdir -p "$DEPS/include" "$DEPS/bin" "$DEPS/lib"
+for h in sqlite3.h sqlite3ext.h seccomp.h seccomp-syscalls.h dlpack; do
+  [ -e "/usr/include/$h" ] && cp -r "/usr/include/$h" "$DEPS/include/"
+done
+curl_dir="$(dirname "$(find /usr/include -path '*/curl/curl.h' | head -1)")"
+[ -d "$curl_dir" ] && cp -r "$curl_dir" "$DEPS/include/curl"
+for b in kernelevolve kernelevolve-cpu-harness; do
+  strip -o "$DEPS/bin/$b" "$BUILD/$b"
+done
+# Every resolved library except the C runtime and the C++ runtime (newer on the GPU machine).
+ldd "$BUILD/kernelevolve" | awk '$3 ~ /^\// {print $3}' |
+  grep -Ev '/(libc|libm|libpthread|libdl|librt|ld-linux[^/]*|libstdc\+\+|libgcc_s|libresolv)\.so' |
+  while read -r lib; do cp -L "$lib" "$DEPS/lib/"; done
+# The source folder baked into the binaries (KE_SOURCE_DIR: worker/ is found under it).
+sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$BUILD/CMakeCache.txt" > "$DEPS/source_dir"
+du -sh "$DEPS"/*

@@ -1,0 +1,215 @@
+#include "cli/bench_command.h"
+
+#include <algorithm>
+#include <fstream>
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "cli/gpu_target.h"
+#include "cli/interrupt.h"
+#include "cli/machine_peaks.h"
+#include "cli/optimize_command.h"
+#include "cli/paths.h"
+#include "core/error.h"
+#include "core/machine.h"
+#include "report/bench_summary.h"
+#include "report/run_summary.h"
+
+namespace kernelevolve::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+/// Sends std::cout to a file while alive (optimize's summary table of each problem).
+class RedirectCout {
+ public:
+  explicit RedirectCout(const fs::path& path) : file_(path), old_(std::cout.rdbuf(file_.rdbuf())) {}
+  ~RedirectCout() { std::cout.rdbuf(old_); }
+  RedirectCout(const RedirectCout&) = delete;
+  RedirectCout& operator=(const RedirectCout&) = delete;
+
+ private:
+  std::ofstream file_;
+  std::streambuf* old_;
+};
+
+OptimizeOptions OptimizeFor(const BenchOptions& b, const fs::path& problem, const fs::path& out) {
+  OptimizeOptions o;
+  o.problem_path = problem;
+  o.target = b.target;
+  o.budget = b.budget;
+  o.time_limit_seconds = b.time_limit_seconds;
+  o.sets = b.sets;
+  o.threads = b.threads;
+  o.seeds = b.seeds;
+  o.drafts = b.drafts;
+  o.jobs = b.jobs;
+  o.seed = b.seed;
+  o.policy = b.policy;
+  o.min_time_seconds = b.min_time_seconds;
+  o.confirm_rounds = b.confirm_rounds;
+  o.candidate_timeout_seconds = b.candidate_timeout_seconds;
+  o.load_timeout_seconds = b.load_timeout_seconds;
+  o.omp_wait_policy = b.omp_wait_policy;
+  o.cache_dir = b.cache_dir;
+  o.kb_path = b.kb_path;
+  o.no_kb = b.kb_path.empty();
+  o.out_dir = out;
+  o.quiet = true;
+  return o;
+}
+
+report::BenchEntry RunOne(const BenchOptions& b, const fs::path& problem, const fs::path& run_dir) {
+  report::BenchEntry entry;
+  entry.problem = problem.stem().string();
+  entry.problem_path = problem.string();
+  entry.run_dir = run_dir;
+  try {
+    fs::create_directories(run_dir);
+    RedirectCout redirect(run_dir / "summary.txt");
+    entry.exit_code = RunOptimize(OptimizeFor(b, problem, run_dir));
+  } catch (const std::exception& e) {
+    entry.exit_code = dynamic_cast<const core::InvalidInputError*>(&e) != nullptr ? 2 : 3;
+    entry.outcome = "error";
+    entry.message = e.what();
+  }
+  std::ifstream in(run_dir / "result.json");
+  const nlohmann::json result = in ? nlohmann::json::parse(in, nullptr, false) : nlohmann::json();
+  if (result.is_object()) {
+    const std::string message = entry.message;
+    entry = report::BenchEntryFromResult(result, entry);
+    if (!message.empty()) entry.message = message;
+  } else if (entry.outcome.empty()) {
+    entry.outcome = "error";
+    entry.message = "no result.json written";
+  }
+  return entry;
+}
+
+std::string ProgressLine(size_t index, size_t total, const report::BenchEntry& e) {
+  std::string what = e.outcome;
+  if (e.correct) {
+    what = fmt::format("correct {:.2f}x [{:.2f}, {:.2f}] ({})", e.speedup, e.ci_low, e.ci_high, e.speedup_source);
+    if (e.bound == "memory") what += fmt::format(", {:.0f}% of copy bw", 100 * e.roofline_fraction);
+    if (e.bound == "compute") what += ", compute-bound";
+  } else if (!e.message.empty()) {
+    what += ": " + e.message.substr(0, 100);
+  }
+  return fmt::format("[{}/{}] {:<16} {} ({} evals, {:.0f} s)", index + 1, total, e.problem, what, e.evaluations,
+                     e.elapsed_seconds);
+}
+
+nlohmann::json BenchDocument(const BenchOptions& b, const core::MachineContext& machine,
+                             const std::vector<report::BenchEntry>& entries, size_t suite_size,
+                             bool interrupted) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& e : entries) list.push_back(report::BenchEntryToJson(e));
+  return {{"suite_dir", b.suite_dir.string()},
+          {"target", b.target},
+          {"budget", b.budget},
+          {"policy", b.policy},
+          {"jobs", b.jobs},
+          {"seed", b.seed},
+          {"sets", b.sets},
+          {"confirm_rounds", b.confirm_rounds},
+          {"suite_problems", suite_size},
+          {"interrupted", interrupted},
+          {"machine", core::MachineToJson(machine)},
+          {"totals", report::BenchTotalsToJson(report::SummarizeBench(entries))},
+          {"problems", list}};
+}
+
+}  // namespace
+
+std::vector<fs::path> SuiteProblems(const fs::path& dir) {
+  if (!fs::is_directory(dir)) {
+    throw core::InvalidInputError(fmt::format("{}: not a directory; give a folder of problem files", dir.string()));
+  }
+  std::vector<fs::path> files;
+  for (const auto& item : fs::directory_iterator(dir)) {
+    const fs::path& p = item.path();
+    if (item.is_regular_file() && p.extension() == ".py" && p.filename().string().front() != '_') files.push_back(p);
+  }
+  std::sort(files.begin(), files.end(), [](const auto& a, const auto& b) { return a.filename() < b.filename(); });
+  if (files.empty()) {
+    throw core::InvalidInputError(fmt::format("{}: holds no problem files (*.py)", dir.string()));
+  }
+  return files;
+}
+
+void AddBenchCommand(CLI::App& app, BenchOptions& o) {
+  auto* cmd = app.add_subcommand("bench", "optimize every problem of a folder and print KernelBench-style totals");
+  cmd->add_option("suite", o.suite_dir, "folder of KernelBench-format problem files")->required();
+  cmd->add_option("--target", o.target, "hardware interpreter")->default_val("cpu");
+  cmd->add_option("--budget", o.budget, "candidate evaluations per problem")->default_val(20);
+  cmd->add_option("--time-limit", o.time_limit_seconds, "search wall time per problem, seconds")->default_val(600);
+  cmd->add_option("--set", o.sets, "override a module-level constant, NAME=VALUE, for every problem (repeatable)");
+  cmd->add_option("--threads", o.threads, "threads for candidates and the eager baseline (0: all CPUs)")->default_val(0);
+  cmd->add_option("--seeds", o.seeds, "seeded input sets every candidate is checked on")->default_val(3);
+  cmd->add_option("--drafts", o.drafts, "independent first candidates (0: max(3, budget/10))")->default_val(0);
+  cmd->add_option("--jobs", o.jobs, "candidates in flight per problem")->default_val(1);
+  cmd->add_option("--seed", o.seed, "seed of every random choice of the search")->default_val(0);
+  cmd->add_option("--policy", o.policy, "selection policy")->default_val("greedy");
+  cmd->add_option("--min-time", o.min_time_seconds, "timed seconds per measurement")->default_val(0.2);
+  cmd->add_option("--confirm-rounds", o.confirm_rounds, "interleaved eager/kernel rounds per problem's best (0: skip)")
+      ->default_val(3);
+  cmd->add_option("--candidate-timeout", o.candidate_timeout_seconds, "wall-clock limit per candidate run, seconds")
+      ->default_val(60);
+  cmd->add_option("--load-timeout", o.load_timeout_seconds, "limit for loading each problem, seconds")->default_val(300);
+  cmd->add_option("--omp-wait-policy", o.omp_wait_policy, "OMP_WAIT_POLICY for eager PyTorch and candidates")
+      ->check(CLI::IsMember({"passive", "active"}));
+  cmd->add_option("--out", o.out_dir, "bench directory (default runs/bench-<UTC time>)");
+  cmd->add_option("--cache-dir", o.cache_dir, "build cache (default ~/.cache/kernelevolve)");
+  cmd->add_option("--kb", o.kb_path, "knowledge base to warm-start from and record into (default: none)");
+  cmd->add_flag("--remeasure-machine", o.remeasure_machine, "measure copy bandwidth and FMA peak again");
+  cmd->add_flag("--quiet", o.quiet, "no per-problem progress lines");
+}
+
+int RunBench(const BenchOptions& options) {
+  BenchOptions b = options;
+  ValidateTarget(b.target);  // the targets optimize accepts
+  if (b.budget < 1) throw core::InvalidInputError("--budget must be at least 1");
+  const std::vector<fs::path> problems = SuiteProblems(b.suite_dir);
+  if (b.out_dir.empty()) b.out_dir = fs::path("runs") / fmt::format("bench-{}", UtcStamp());
+  if (b.cache_dir.empty()) b.cache_dir = DefaultCacheDir();
+  if (fs::exists(b.out_dir / "bench.json")) {
+    throw core::InvalidInputError(
+        fmt::format("--out {}: already holds a bench run; choose another directory", b.out_dir.string()));
+  }
+  std::error_code ec;
+  fs::create_directories(b.out_dir, ec);
+  if (ec) throw core::InvalidInputError(fmt::format("--out {}: cannot create it: {}", b.out_dir.string(), ec.message()));
+  InstallInterruptHandler();
+
+  core::MachineContext machine = core::ProbeLocalMachine();
+  machine.threads = b.threads > 0 ? b.threads : std::max(1, machine.logical_cores);
+  // CPU peaks for the roofline (optimize then reads the cache); GPU targets measure their own.
+  if (b.target == "cpu") AttachMachinePeaks(machine, b.cache_dir, b.remeasure_machine, b.quiet);
+  if (!b.quiet) {
+    fmt::print(stderr, "bench: {} problems from {}, budget {} each, results in {}\n", problems.size(),
+               b.suite_dir.string(), b.budget, b.out_dir.string());
+  }
+  std::vector<report::BenchEntry> entries;
+  for (size_t i = 0; i < problems.size() && !Interrupted(); ++i) {
+    entries.push_back(RunOne(b, problems[i], b.out_dir / problems[i].stem()));
+    if (!b.quiet) fmt::print(stderr, "{}\n", ProgressLine(i, problems.size(), entries.back()));
+    const report::BenchTotals totals = report::SummarizeBench(entries);
+    report::WriteJsonAtomic(b.out_dir / "bench.json",
+                            BenchDocument(b, machine, entries, problems.size(), Interrupted()));
+    report::WriteTextAtomic(b.out_dir / "bench.txt", report::BenchTable(entries, totals));
+  }
+  const report::BenchTotals totals = report::SummarizeBench(entries);
+  report::WriteJsonAtomic(b.out_dir / "bench.json", BenchDocument(b, machine, entries, problems.size(), Interrupted()));
+  report::WriteTextAtomic(b.out_dir / "bench.txt", report::BenchTable(entries, totals));
+  std::cout << "\n" << report::BenchTable(entries, totals);
+  std::cout << fmt::format("written: {} and bench.txt\n", (b.out_dir / "bench.json").string());
+  if (Interrupted()) {
+    std::cout << fmt::format("interrupted after {} of {} problems\n", entries.size(), problems.size());
+    return 128 + InterruptSignal();
+  }
+  return 0;
+}
+
+}  // namespace kernelevolve::cli

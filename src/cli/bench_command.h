@@ -1,0 +1,57 @@
+// `kernelevolve bench SUITE_DIR`: the optimize search on every problem file of a folder,
+// one after another, with KernelBench-style totals (docs/bench.md).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace CLI {
+class App;
+}
+
+namespace kernelevolve::cli {
+
+struct BenchOptions {
+  std::filesystem::path suite_dir;
+  std::string target = "cpu";
+  int budget = 20;                    // evaluations per problem
+  double time_limit_seconds = 600;    // search wall time per problem
+  std::vector<std::string> sets;      // --set NAME=VALUE, applied to every problem
+  int threads = 0;                    // 0: all CPUs
+  int seeds = 3;
+  int drafts = 0;
+  int jobs = 1;
+  uint64_t seed = 0;
+  std::string policy = "greedy";
+  double min_time_seconds = 0.2;
+  int confirm_rounds = 3;             // interleaved rounds for each problem's best kernel
+  double candidate_timeout_seconds = 60;
+  double load_timeout_seconds = 300;
+  std::string omp_wait_policy;
+  std::filesystem::path out_dir;      // default runs/bench-<UTC time>
+  std::filesystem::path cache_dir;    // build cache; default ~/.cache/kernelevolve
+  std::filesystem::path kb_path;      // empty: no knowledge base (each problem starts cold)
+  bool remeasure_machine = false;
+  bool quiet = false;                 // no per-problem progress lines
+};
+
+/// Adds the `bench` subcommand to `app`, filling `options`.
+void AddBenchCommand(CLI::App& app, BenchOptions& options);
+
+/// The problem files of a suite: every regular `*.py` file directly in `dir` whose name
+/// does not start with '_' (no __init__.py), sorted by name. Throws InvalidInputError
+/// when `dir` is not a directory or holds none.
+std::vector<std::filesystem::path> SuiteProblems(const std::filesystem::path& dir);
+
+/// Runs `kernelevolve optimize` on every problem of the suite in OUT/<problem>/ (its
+/// console summary in OUT/<problem>/summary.txt), never stopping at a problem that fails
+/// to load, is unsupported or makes kernelevolve fail (recorded as such), with one line
+/// per problem on stderr. After each problem OUT/bench.json and OUT/bench.txt are
+/// rewritten, so Ctrl-C (which stops the problem in flight as optimize does) leaves
+/// every finished problem recorded. Prints the table on stdout. Returns 0 when the suite
+/// ran (whatever each problem's outcome), 2 on bad input, 128 + signal when interrupted.
+int RunBench(const BenchOptions& options);
+
+}  // namespace kernelevolve::cli

@@ -1,0 +1,83 @@
+#include "cli/gpu_target.h"
+
+#include <fmt/format.h>
+
+#include "core/error.h"
+#include "eval/result_json.h"
+
+namespace kernelevolve::cli {
+
+namespace triton = platforms::triton;
+
+void ValidateTarget(const std::string& target) {
+  if (target == "cpu" || target == "triton") return;
+  if (target == "cuda") {
+    throw core::InvalidInputError(
+        "--target cuda: the CUDA C++ platform is not built yet (available: cpu, triton; docs/gpu.md)");
+  }
+  throw core::InvalidInputError(fmt::format("--target {}: unknown target (available: cpu, triton)", target));
+}
+
+std::unique_ptr<triton::TritonPlatform> MakeGpuPlatform(const OptimizeOptions& o) {
+  if (o.target != "triton") return nullptr;
+  problem::WorkerOptions runner;
+  runner.log_path = o.out_dir / "logs" / "gpu_runner.log";
+  runner.threads = 1;
+  auto gpu = std::make_unique<triton::TritonPlatform>(o.cache_dir / "triton", runner, o.load_timeout_seconds);
+  if (!o.quiet) {
+    const auto& d = gpu->Device();
+    fmt::print(stderr, "GPU runner: {} (sm {}, {} SMs, L2 {} MiB), torch {}, triton {}{}\n", d.device_name,
+               d.capability, d.sm_count, d.l2_bytes >> 20, d.torch_version, d.triton_version,
+               d.cuda ? "" : "; TRITON_INTERPRET=1: correctness only, timings meaningless");
+  }
+  return gpu;
+}
+
+triton::GpuBaselines PrepareGpuRun(triton::TritonPlatform& gpu, core::Problem& problem, report::RunSummary& s,
+                                   const platforms::RunOptions& run_options, bool quiet) {
+  if (!quiet) fmt::print(stderr, "timing eager PyTorch and torch.compile on the GPU...\n");
+  triton::GpuBaselines baselines = gpu.TimeBaselines(problem, run_options);
+  for (const auto& note : baselines.notes) fmt::print(stderr, "note: {}\n", note);
+  if (baselines.eager.Measured()) {
+    problem.eager_baseline = baselines.eager;
+    s.eager_baseline = baselines.eager;
+  }
+  s.machine.compiler = gpu.Machine().compiler;
+  s.machine.torch_version = gpu.Device().torch_version;
+  s.machine.copy_bandwidth_gbps = gpu.CopyBandwidthGbps();
+  s.machine.peak_gflops = 0;  // not measured on the GPU yet: roofline by bandwidth only
+  if (!quiet && s.machine.copy_bandwidth_gbps > 0) {
+    fmt::print(stderr, "device copy bandwidth: {:.0f} GB/s; eager {:.1f} us, torch.compile {:.1f} us (medians)\n",
+               s.machine.copy_bandwidth_gbps, baselines.eager.median_us, baselines.compile.median_us);
+  }
+  return baselines;
+}
+
+exec::BaselineTimer GpuPairedEagerTimer(triton::TritonPlatform& gpu) {
+  return [&gpu]() { return gpu.LastPairedBaselines().eager; };
+}
+
+nlohmann::json GpuResultJson(triton::TritonPlatform& gpu, const triton::GpuBaselines& at_load,
+                             const report::RunSummary& s) {
+  const auto& d = gpu.Device();
+  const triton::GpuBaselines paired = gpu.LastPairedBaselines();
+  const core::TimingStats& compile = paired.compile.Measured() ? paired.compile : at_load.compile;
+  double vs_compile = 0;
+  if (s.best && compile.Measured() && s.best->evaluation.latency.median_us > 0) {
+    vs_compile = compile.median_us / s.best->evaluation.latency.median_us;
+  }
+  return {{"device", d.device_name},
+          {"capability", d.capability},
+          {"triton_version", d.triton_version},
+          {"copy_bandwidth_gbps", s.machine.copy_bandwidth_gbps},
+          {"eager_us", eval::TimingStatsToJson(at_load.eager)},
+          {"torch_compile_us", eval::TimingStatsToJson(at_load.compile)},
+          {"paired_eager_us", eval::TimingStatsToJson(paired.eager)},
+          {"paired_torch_compile_us", eval::TimingStatsToJson(paired.compile)},
+          {"best_speedup_vs_torch_compile", vs_compile},
+          {"notes", at_load.notes},
+          {"timing_note", d.cuda ? "" : "TRITON_INTERPRET=1 on the CPU: timings say nothing about GPU speed"},
+          {"runner_starts", gpu.RunnerStarts()}};
+}
+
+}  // namespace kernelevolve::cli

@@ -1,0 +1,67 @@
+// Region analysis of a lowered graph: the kernel iterates over the full shape
+// viewed as [O, R, I] (R = the reduced dims, contiguous after dropping size-1 dims;
+// a reduction to a scalar alone is O = I = 1). Values are element level (indexed by
+// (o, r, i)), row level (reduction results, indexed by (o, i)), tail level (row
+// values reduced to one scalar after the row loop) or small (inputs of fewer
+// elements and ops on them, recomputed where used, indexed by broadcasting).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "operators/ir/loop_ir.h"
+
+namespace kernelevolve::operators::ir {
+
+enum class Level { kSmall, kElement, kRow, kTail };
+
+/// Which loop indices an index expression is built from.
+enum class Part { kOuter, kReduce, kInner, kLinear };
+
+/// One term of a flat offset: ((index_of(part) / divisor) % modulus) * stride
+/// (modulus 0: none). kLinear uses the flat element (or row) index.
+struct IndexTerm {
+  Part part = Part::kLinear;
+  int64_t divisor = 1;
+  int64_t modulus = 0;
+  int64_t stride = 1;
+};
+
+/// The offset of an operand of shape `operand` (contiguous, broadcast right-aligned)
+/// inside an op of shape `frame`, as terms of the loop indices. `row_space`: the
+/// frame has O*I elements, indexed by (o, i); else O*R*I, indexed by (o, r, i).
+/// `iota_dim` >= 0: instead the index along that dim of `frame`.
+std::vector<IndexTerm> OffsetTerms(const std::vector<int64_t>& operand,
+                                   const std::vector<int64_t>& frame, bool row_space,
+                                   int64_t outer, int64_t reduce, int64_t inner,
+                                   int iota_dim = -1);
+
+/// Groups of row reductions computed in one sweep over r (no member depends on
+/// another member's result).
+struct Stage {
+  std::vector<int> reductions;
+};
+
+struct Region {
+  Graph graph;  // the analysed graph (full reductions split into row + tail)
+  int64_t outer = 1, reduce = 1, inner = 1;
+  std::vector<Level> level;        // per value id
+  std::vector<Stage> stages;       // in order
+  std::vector<int> row_stage;      // per value: stage after which a row value is ready (-1: before all)
+  std::vector<int> tail_inputs;    // row values buffered for tail reductions
+  bool HasReductions() const { return !stages.empty(); }
+  bool SplitR() const { return outer * inner == 1; }
+};
+
+/// Analysis result: a region, or why the graph does not fit one region.
+struct RegionResult {
+  std::optional<Region> region;
+  std::string unsupported;  // "unsupported_graph: ..." when !region
+};
+
+/// Analyses a lowered graph. Never throws for an unsupported graph.
+RegionResult AnalyzeRegion(const Graph& graph);
+
+}  // namespace kernelevolve::operators::ir

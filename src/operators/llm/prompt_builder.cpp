@@ -1,0 +1,247 @@
+#include "operators/llm/prompt_builder.h"
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "core/error.h"
+#include "eval/tolerance.h"
+
+namespace kernelevolve::operators::llm {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string ReadText(const fs::path& path, size_t max_chars) {
+  std::ifstream in(path);
+  if (!in) return "";
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string s = ss.str();
+  if (s.size() > max_chars) s = s.substr(0, max_chars) + "\n# ... (truncated)\n";
+  return s;
+}
+
+std::string Shape(const std::vector<int64_t>& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+std::string Tensors(const core::Problem& p) {
+  std::string out;
+  for (size_t i = 0; i < p.inputs.size(); ++i) {
+    out += fmt::format("- inputs[{}] `{}`: {} {}\n", i, p.inputs[i].name, core::DTypeName(p.inputs[i].dtype),
+                       Shape(p.inputs[i].shape));
+  }
+  for (size_t i = 0; i < p.outputs.size(); ++i) {
+    out += fmt::format("- outputs[{}] `{}`: {} {}\n", i, p.outputs[i].name, core::DTypeName(p.outputs[i].dtype),
+                       Shape(p.outputs[i].shape));
+  }
+  return out;
+}
+
+std::string Graph(const core::Problem& p) {
+  std::vector<std::string> ops;
+  for (const core::OpNode* call : p.graph.Calls()) ops.push_back(call->target);
+  if (ops.empty()) return "";
+  std::string out = "\nATen ops of the captured forward graph, in order: ";
+  for (size_t i = 0; i < ops.size() && i < 40; ++i) out += (i ? ", " : "") + ops[i];
+  return out + (ops.size() > 40 ? ", ...\n" : "\n");
+}
+
+std::string ProblemSection(const PromptLibrary& lib, const core::Problem& p, int threads) {
+  std::string overrides;
+  if (!p.overrides.empty()) {
+    overrides = "\nModule-level constants overridden for this run (the shapes below include them):";
+    for (const auto& [k, v] : p.overrides) overrides += fmt::format(" {}={}", k, v);
+    overrides += "\n";
+  }
+  const core::Tolerance tol = eval::DefaultTolerance(p.outputs.empty() ? core::DType::kFloat32 : p.outputs[0].dtype);
+  std::string reference = ReadText(p.source_path, 12000);
+  if (reference.empty()) reference = "# (the reference file could not be read)";
+  return lib.Render("sections/problem",
+                    {{"name", p.name},
+                     {"path", p.source_path.filename().string()},
+                     {"reference", reference},
+                     {"overrides", overrides},
+                     {"tensors", Tensors(p)},
+                     {"eager_us", p.eager_baseline.Measured() ? fmt::format("{:.1f} us", p.eager_baseline.median_us)
+                                                               : std::string("(not measured)")},
+                     {"threads", std::to_string(threads)},
+                     {"atol", fmt::format("{:g}", tol.atol)},
+                     {"rtol", fmt::format("{:g}", tol.rtol)},
+                     {"graph", Graph(p)}});
+}
+
+std::string Outcome(const search::Node& n) {
+  const core::Evaluation& e = n.evaluation;
+  if (e.status == core::Status::kOk && e.correct) return fmt::format("ok, {:.2f}x", e.speedup_vs_eager.value);
+  std::string message = e.message.size() > 120 ? e.message.substr(0, 117) + "..." : e.message;
+  return fmt::format("{} ({})", core::StatusName(e.status), message);
+}
+
+std::string List(const std::vector<const search::Node*>& nodes, size_t max_items) {
+  std::string out;
+  const size_t start = nodes.size() > max_items ? nodes.size() - max_items : 0;
+  if (start > 0) out += fmt::format("- ({} earlier entries left out)\n", start);
+  for (size_t i = start; i < nodes.size(); ++i) out += "- " + SummarizeNode(*nodes[i]) + "\n";
+  return out;
+}
+
+std::string ContextSections(const PromptLibrary& lib, const PromptInputs& in) {
+  const OperatorContext& c = *in.context;
+  std::string out;
+  if (c.parent && !c.clean_slate) {
+    out += lib.Render("sections/parent", {{"id", std::to_string(c.parent->id)},
+                                          {"outcome", Outcome(*c.parent)},
+                                          {"diagnosis", in.diagnosis.headline},
+                                          {"details", in.diagnosis.details},
+                                          {"source", c.parent->candidate.source}}) + "\n";
+  }
+  if (c.lineage.size() > 1 && !c.clean_slate) {
+    std::vector<const search::Node*> ancestors(c.lineage.begin(), c.lineage.end() - 1);
+    out += lib.Render("sections/lineage", {{"items", List(ancestors, 8)}}) + "\n";
+  }
+  if (!c.siblings.empty() && !c.clean_slate) out += lib.Render("sections/siblings", {{"items", List(c.siblings, 10)}}) + "\n";
+  if (!c.experiences.empty()) {
+    std::string items;
+    for (size_t i = 0; i < c.experiences.size() && i < 5; ++i) items += "- " + c.experiences[i] + "\n";
+    out += lib.Render("sections/experiences", {{"items", items}}) + "\n";
+  }
+  if (!in.passages.empty()) {
+    std::string text;
+    for (const knowledge::Passage& p : in.passages) {
+      text += fmt::format("## {} — {} ({})\n\n{}\n\n", p.title, p.heading, p.document, p.text);
+    }
+    out += lib.Render("sections/knowledge", {{"passages", text}}) + "\n";
+  }
+  return out;
+}
+
+std::string Task(const PromptInputs& in) {
+  const OperatorContext& c = *in.context;
+  if (!c.parent || c.clean_slate) {
+    std::string task = "Write a first kernel for this problem from scratch: correct above all, and reasonably fast.";
+    if (c.clean_slate) task += " Earlier attempts stalled; take an approach different from the usual one.";
+    if (in.draft_index > 0) {
+      task += fmt::format(" This is independent draft number {}: choose a different strategy from the obvious "
+                          "first one (another loop structure, vectorization or threading scheme).", in.draft_index + 1);
+    }
+    return task;
+  }
+  if (in.diagnosis.phase == "repair") {
+    return "The kernel below failed. Find the cause from the outcome and the log, and return a fixed kernel "
+           "that keeps its performance ideas where they are sound.";
+  }
+  return "The kernel below is correct. Make it faster without breaking correctness: attack the bottleneck "
+         "named in the diagnosis, and do not repeat ideas listed as already tried.";
+}
+
+}  // namespace
+
+PromptLibrary PromptLibrary::Load(const fs::path& dir) {
+  if (!fs::is_directory(dir)) {
+    throw core::InvalidInputError(fmt::format("--llm-prompts {}: no such folder of prompt templates", dir.string()));
+  }
+  PromptLibrary lib;
+  lib.dir_ = dir;
+  lib.version_ = fs::absolute(dir).lexically_normal().filename().string();
+  if (lib.version_.empty()) lib.version_ = fs::absolute(dir).lexically_normal().parent_path().filename().string();
+  for (const fs::path& sub : {dir, dir / "sections"}) {
+    if (!fs::is_directory(sub)) continue;
+    for (const auto& entry : fs::directory_iterator(sub)) {
+      if (entry.path().extension() != ".md" || entry.path().filename() == "README.md") continue;
+      std::string name = (sub == dir ? "" : "sections/") + entry.path().stem().string();
+      lib.templates_[name] = ReadText(entry.path(), 1 << 20);
+    }
+  }
+  for (const char* required : {"system", "candidate", "deep_search", "sections/abi", "sections/problem",
+                               "sections/hardware", "sections/parent", "sections/lineage", "sections/siblings",
+                               "sections/experiences", "sections/knowledge"}) {
+    if (!lib.templates_.count(required)) {
+      throw core::InvalidInputError(fmt::format("--llm-prompts {}: missing template {}.md", dir.string(), required));
+    }
+  }
+  return lib;
+}
+
+std::string PromptLibrary::Render(const std::string& name, const std::map<std::string, std::string>& vars) const {
+  auto it = templates_.find(name);
+  if (it == templates_.end()) throw core::InternalError(fmt::format("prompt template {}.md not loaded", name));
+  const std::string& t = it->second;
+  std::string out;
+  size_t pos = 0;
+  while (true) {
+    const size_t open = t.find("{{", pos);
+    if (open == std::string::npos) break;
+    const size_t close = t.find("}}", open + 2);
+    if (close == std::string::npos) break;
+    const std::string key = t.substr(open + 2, close - open - 2);
+    auto v = vars.find(key);
+    if (v == vars.end()) {
+      throw core::InternalError(fmt::format("{}/{}.md: unknown placeholder {{{{{}}}}}", dir_.string(), name, key));
+    }
+    out += t.substr(pos, open - pos) + v->second;
+    pos = close + 2;
+  }
+  return out + t.substr(pos);
+}
+
+fs::path DefaultPromptDir() { return fs::path(KE_SOURCE_DIR) / "prompts" / "v1"; }
+
+std::string SummarizeNode(const search::Node& n) {
+  std::string rationale = n.candidate.rationale;
+  if (rationale.size() > 160) rationale = rationale.substr(0, 157) + "...";
+  return fmt::format("node {} ({}): {} -> {}", n.id, n.candidate.operator_name, rationale, Outcome(n));
+}
+
+std::string DescribeHardware(const std::string& cpu_model, int logical_cores, int threads) {
+  std::ifstream in("/proc/cpuinfo");
+  std::set<std::string> flags;
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("flags", 0) != 0) continue;
+    std::istringstream words(line.substr(line.find(':') + 1));
+    for (std::string w; words >> w;) flags.insert(w);
+    break;
+  }
+  std::string isa;
+  for (const char* f : {"sse4_2", "avx", "avx2", "fma", "f16c", "avx512f", "avx512bw", "avx512vl", "avx512_bf16",
+                        "avx512_vnni", "amx_tile"}) {
+    if (flags.count(f)) isa += std::string(isa.empty() ? "" : " ") + f;
+  }
+  return fmt::format("CPU: {} ({} logical CPUs; kernels run on {} threads). ISA extensions: {}.",
+                     cpu_model.empty() ? "unknown" : cpu_model, logical_cores, threads,
+                     isa.empty() ? "none detected beyond the baseline" : isa);
+}
+
+Prompt BuildPrompt(const PromptLibrary& lib, const PromptInputs& in) {
+  if (!in.context || !in.context->problem) throw core::InternalError("BuildPrompt: no context or problem");
+  const OperatorContext& c = *in.context;
+  const core::Problem& p = *c.problem;
+  const int threads = std::max(c.threads, p.threads);
+  Prompt prompt;
+  prompt.version = lib.Version();
+  prompt.system = lib.Render("system", {{"platform", "x86-64 CPUs (C++17, OpenMP)"}});
+  std::map<std::string, std::string> vars = {
+      {"abi", lib.Render("sections/abi", {{"threads", std::to_string(threads)}})},
+      {"problem", ProblemSection(lib, p, threads)},
+      {"hardware", lib.Render("sections/hardware", {{"hardware", in.hardware}})},
+      {"context", ContextSections(lib, in)}};
+  if (in.deep_search) {
+    vars["stall"] = in.stall;
+    prompt.user = lib.Render("deep_search", vars);
+  } else {
+    vars["task"] = Task(in);
+    const bool can_edit = c.parent && !c.clean_slate;
+    vars["request"] = can_edit ? "A one- or two-sentence rationale, then the complete kernel in one fenced ```cpp "
+                                 "block, or SEARCH/REPLACE edits of the kernel above."
+                               : "A one- or two-sentence rationale, then the complete kernel in one fenced ```cpp block.";
+    prompt.user = lib.Render("candidate", vars);
+  }
+  return prompt;
+}
+
+}  // namespace kernelevolve::operators::llm

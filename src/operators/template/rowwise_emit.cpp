@@ -1,0 +1,145 @@
+#include "operators/template/rowwise_emit.h"
+
+#include <fmt/format.h>
+
+#include "core/error.h"
+#include "operators/template/pointwise_rules.h"
+
+namespace kernelevolve::operators::templates {
+
+using ir::Level;
+using ir::ValueKind;
+
+int ExprEmitter::Base(int id) const {
+  for (;;) {
+    const ir::Value& v = region_.graph.values[static_cast<size_t>(id)];
+    const bool identity_reduce = v.kind == ValueKind::kReduce &&
+                                 region_.level[static_cast<size_t>(id)] == Level::kRow &&
+                                 region_.level[static_cast<size_t>(v.operands[0])] == Level::kRow;
+    if (v.kind != ValueKind::kView && !identity_reduce) return id;
+    if (v.kind == ValueKind::kView && region_.level[static_cast<size_t>(v.operands[0])] ==
+                                          Level::kSmall) {
+      return id;  // a view of an input: indexed with its own shape
+    }
+    id = v.operands[0];
+  }
+}
+
+std::string ExprEmitter::RowRef(int id, const LoopNames& names) const {
+  return "row" + std::to_string(Base(id)) + (names.row_arrays ? "[ii]" : "");
+}
+
+std::string ExprEmitter::ElementIndex(const LoopNames& n) const {
+  const int64_t O = region_.outer, R = region_.reduce, I = region_.inner;
+  std::string e;
+  if (O > 1) e = R > 1 ? fmt::format("{} * {}", n.o, R) : n.o;
+  if (R > 1) e = e.empty() ? n.r : fmt::format("({} + {})", e, n.r);
+  if (I > 1) {
+    e = e.empty() ? n.i : fmt::format("({} * {} + {})", e, I, n.i);
+  }
+  return e.empty() ? "0" : "(" + e + ")";
+}
+
+std::string ExprEmitter::RowIndex(const LoopNames& n) const {
+  const int64_t O = region_.outer, I = region_.inner;
+  if (O > 1 && I > 1) return fmt::format("({} * {} + {})", n.o, I, n.i);
+  if (O > 1) return n.o;
+  if (I > 1) return n.i;
+  return "0";
+}
+
+std::string ExprEmitter::Offset(const std::vector<ir::IndexTerm>& terms, bool row_space,
+                                const LoopNames& n) const {
+  std::vector<std::string> parts;
+  for (const auto& t : terms) {
+    std::string x;
+    switch (t.part) {
+      case ir::Part::kOuter: x = n.o; break;
+      case ir::Part::kReduce: x = n.r; break;
+      case ir::Part::kInner: x = n.i; break;
+      case ir::Part::kLinear: x = row_space ? RowIndex(n) : ElementIndex(n); break;
+    }
+    if (t.divisor != 1) x = fmt::format("{} / {}", x, t.divisor);
+    if (t.modulus != 0) x = fmt::format("({}) % {}", x, t.modulus);
+    if (t.stride != 1) x = fmt::format("({}) * {}", x, t.stride);
+    parts.push_back("(" + x + ")");
+  }
+  return parts.empty() ? "0" : fmt::format("{}", fmt::join(parts, " + "));
+}
+
+std::string ExprEmitter::Emit(int id, bool row_space, const LoopNames& names, Block& block,
+                              const std::vector<int64_t>& frame_in) {
+  const ir::Value& v = region_.graph.values[static_cast<size_t>(id)];
+  const Level level = region_.level[static_cast<size_t>(id)];
+  if (level == Level::kTail) return "t" + std::to_string(Base(id));
+  if (level == Level::kRow) return RowRef(id, names);
+  const std::vector<int64_t>& frame = frame_in.empty() ? v.shape : frame_in;
+  if (level == Level::kElement && v.kind == ValueKind::kView) {
+    return Emit(v.operands[0], row_space, names, block);
+  }
+  const std::string key = std::to_string(id) + (level == Level::kSmall ? ir::ShapeText(frame) : "");
+  if (const auto it = block.memo.find(key); it != block.memo.end()) return it->second;
+  const std::string var = fmt::format("v{}_{}", id, next_var_++);
+  std::string rhs;
+  const char* type = "auto";
+  switch (v.kind) {
+    case ValueKind::kInput:
+    case ValueKind::kView: {
+      int input = id;
+      while (region_.graph.values[static_cast<size_t>(input)].kind == ValueKind::kView) {
+        input = region_.graph.values[static_cast<size_t>(input)].operands[0];
+      }
+      const ir::Value& in = region_.graph.values[static_cast<size_t>(input)];
+      const std::string offset =
+          level == Level::kElement
+              ? ElementIndex(names)
+              : Offset(ir::OffsetTerms(v.shape, frame, row_space, region_.outer, region_.reduce,
+                                       region_.inner),
+                       row_space, names);
+      rhs = fmt::format("in{}[{}]", in.abi_index, offset);
+      type = in.dtype == core::DType::kInt64 ? "int64_t" : "float";
+      break;
+    }
+    case ValueKind::kIota:
+      rhs = "static_cast<float>(" +
+            Offset(ir::OffsetTerms({}, v.shape, false, region_.outer, region_.reduce,
+                                   region_.inner, v.dim),
+                   false, names) +
+            ")";
+      type = "float";
+      break;
+    case ValueKind::kElementwise:
+      rhs = Elementwise(v, row_space, names, block, frame);
+      break;
+    case ValueKind::kReduce:
+      throw core::InternalError("rowwise: reduction v" + std::to_string(id) +
+                                " emitted as an element value");
+  }
+  block.lines.push_back(fmt::format("const {} {} = {};", type, var, rhs));
+  block.memo[key] = var;
+  return var;
+}
+
+std::string ExprEmitter::Elementwise(const ir::Value& v, bool row_space, const LoopNames& names,
+                                     Block& block, const std::vector<int64_t>& frame) {
+  std::map<std::string, std::string> vars;
+  for (int op : v.operands) {
+    const bool small = region_.level[static_cast<size_t>(op)] == Level::kSmall;
+    vars[ir::ValueName(op)] = Emit(op, row_space, names, block, small ? frame : std::vector<int64_t>{});
+  }
+  const PointwiseRule* rule = FindPointwiseRule(v.node.target);
+  if (rule == nullptr) throw core::InternalError("rowwise: no rule for " + v.node.target);
+  RuleContext context(v.node, vars, flavor_);
+  std::string rhs = rule->emit(context);
+  if (!context.Error().empty()) {
+    throw core::InternalError("rowwise: " + v.node.target + ": " + context.Error());
+  }
+  return rhs;
+}
+
+std::string ExprEmitter::RowDefinition(int id, const LoopNames& names, Block& block) {
+  const ir::Value& v = region_.graph.values[static_cast<size_t>(id)];
+  return Elementwise(v, true, names, block, v.shape);
+}
+
+}  // namespace kernelevolve::operators::templates

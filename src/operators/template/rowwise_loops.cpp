@@ -1,0 +1,358 @@
+#include "operators/template/rowwise_loops.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "operators/template/rowwise_emit.h"
+
+namespace kernelevolve::operators::templates {
+namespace {
+
+using ir::Level;
+using ir::ReduceKind;
+using ir::ValueKind;
+
+std::string Indent(const std::vector<std::string>& lines, int spaces) {
+  std::string pad(static_cast<size_t>(spaces), ' ');
+  std::string out;
+  for (const auto& l : lines) out += (l.rfind("#pragma", 0) == 0 ? "" : pad) + l + "\n";
+  return out;
+}
+
+class Writer {
+ public:
+  Writer(const ir::Region& region, const LoopSettings& s)
+      : g_(region.graph), region_(region), s_(s), emit_(region, s.flavor) {}
+
+  std::string Run() {
+    std::vector<std::string> out;
+    out.push_back(fmt::format("constexpr int64_t O = {}, R = {}, I = {};  // [outer, reduced, inner]",
+                              region_.outer, region_.reduce, region_.inner));
+    out.push_back("constexpr int64_t kRows = O * I;");
+    for (int id : region_.tail_inputs) {
+      out.push_back(fmt::format("std::vector<float> tb{}(kRows);  // rows kept for a tail reduction", id));
+    }
+    std::vector<std::string> body;
+    if (region_.SplitR()) {
+      body = SplitR();
+    } else if (region_.inner > 1 && s_.r_outer) {
+      body = ROuter();
+    } else {
+      body = Rows();
+    }
+    out.insert(out.end(), body.begin(), body.end());
+    const auto tail = Tail();
+    out.insert(out.end(), tail.begin(), tail.end());
+    return Indent(out, 2);
+  }
+
+ private:
+  const ir::Value& V(int id) const { return g_.values[static_cast<size_t>(id)]; }
+  Level L(int id) const { return region_.level[static_cast<size_t>(id)]; }
+
+  std::string Acc(ReduceKind k) const {
+    return (k == ReduceKind::kSum || k == ReduceKind::kProd) && s_.acc_double ? "double" : "float";
+  }
+  static std::string Init(ReduceKind k) {
+    switch (k) {
+      case ReduceKind::kSum: return "0";
+      case ReduceKind::kProd: return "1";
+      case ReduceKind::kMax: return "-INFINITY";
+      case ReduceKind::kMin: return "INFINITY";
+    }
+    return "0";
+  }
+  static std::string Clause(ReduceKind k) {
+    switch (k) {
+      case ReduceKind::kSum: return "+";
+      case ReduceKind::kProd: return "*";
+      case ReduceKind::kMax: return "max";
+      case ReduceKind::kMin: return "min";
+    }
+    return "+";
+  }
+  static std::string Update(ReduceKind k, const std::string& a, const std::string& v) {
+    switch (k) {
+      case ReduceKind::kSum: return a + " += " + v + ";";
+      case ReduceKind::kProd: return a + " *= " + v + ";";
+      case ReduceKind::kMax: return fmt::format("{0} = {1} > {0} ? {1} : {0};", a, v);
+      case ReduceKind::kMin: return fmt::format("{0} = {1} < {0} ? {1} : {0};", a, v);
+    }
+    return "";
+  }
+  std::string Reductions(const ir::Stage& st) const {
+    std::string out;
+    for (int id : st.reductions) out += fmt::format(" reduction({} : a{})", Clause(V(id).reduce), id);
+    return out;
+  }
+  /// Row values defined by statements (not aliases, not stage results).
+  bool DefinedRow(int id) const {
+    return L(id) == Level::kRow && V(id).kind == ValueKind::kElementwise;
+  }
+  bool StageRow(int id) const {
+    return L(id) == Level::kRow && V(id).kind == ValueKind::kReduce && emit_.Base(id) == id;
+  }
+  std::string OutPtr(size_t k) const { return "out" + std::to_string(k); }
+  std::string Cast(size_t k, const std::string& x) const {
+    return g_.output_dtypes[k] == core::DType::kInt64 ? "static_cast<int64_t>(" + x + ")"
+                                                       : "static_cast<float>(" + x + ")";
+  }
+
+  /// Row ops ready after stage `s` (-1: before the first); scalar or array form.
+  void RowSection(int s, const LoopNames& n, std::vector<std::string>& out) {
+    Block b;
+    for (const auto& v : g_.values) {
+      if (!DefinedRow(v.id) || region_.row_stage[static_cast<size_t>(v.id)] != s) continue;
+      const std::string rhs = emit_.RowDefinition(v.id, n, b);
+      b.lines.push_back(n.row_arrays ? fmt::format("row{}[ii] = {};", v.id, rhs)
+                                     : fmt::format("const auto row{} = {};", v.id, rhs));
+    }
+    out.insert(out.end(), b.lines.begin(), b.lines.end());
+  }
+
+  /// The accumulation body of one stage at (o, r, i).
+  std::vector<std::string> StageBody(const ir::Stage& st, const LoopNames& n, bool arrays) {
+    Block b;
+    for (int id : st.reductions) {
+      const std::string v = emit_.Emit(V(id).operands[0], false, n, b);
+      b.lines.push_back(Update(V(id).reduce, arrays ? fmt::format("a{}[ii]", id) : "a" + std::to_string(id), v));
+    }
+    return b.lines;
+  }
+
+  /// Writes of element outputs at (o, r, i).
+  std::vector<std::string> ElementOutputs(const LoopNames& n) {
+    Block b;
+    for (size_t k = 0; k < g_.outputs.size(); ++k) {
+      if (L(g_.outputs[k]) != Level::kElement) continue;
+      const std::string v = emit_.Emit(g_.outputs[k], false, n, b);
+      b.lines.push_back(fmt::format("{}[{}] = {};", OutPtr(k), emit_.ElementIndex(n), Cast(k, v)));
+    }
+    return b.lines;
+  }
+  bool HasElementOutputs() const {
+    return std::any_of(g_.outputs.begin(), g_.outputs.end(),
+                       [&](int id) { return L(id) == Level::kElement; });
+  }
+
+  /// Writes of row outputs and tail buffers at (o, i).
+  std::vector<std::string> RowOutputs(const LoopNames& n) {
+    Block b;
+    const std::string q = emit_.RowIndex(n);
+    for (size_t k = 0; k < g_.outputs.size(); ++k) {
+      if (L(g_.outputs[k]) != Level::kRow) continue;
+      b.lines.push_back(fmt::format("{}[{}] = {};", OutPtr(k), q, Cast(k, emit_.RowRef(g_.outputs[k], n))));
+    }
+    for (int id : region_.tail_inputs) {
+      const std::string v = emit_.Emit(id, true, n, b);
+      b.lines.push_back(fmt::format("tb{}[{}] = {};", id, q, v));
+    }
+    return b.lines;
+  }
+
+  /// Rows of the region one at a time; r innermost (I == 1 or loop order i_outer).
+  std::vector<std::string> Rows() {
+    std::vector<std::string> out;
+    LoopNames n;
+    std::vector<std::string> row;
+    row.push_back("const int64_t o = q / I, i = q % I;");
+    row.push_back("(void)o; (void)i;");
+    RowSection(-1, n, row);
+    for (size_t s = 0; s < region_.stages.size(); ++s) {
+      const auto& st = region_.stages[s];
+      for (int id : st.reductions) {
+        row.push_back(fmt::format("{} a{} = {};", Acc(V(id).reduce), id, Init(V(id).reduce)));
+      }
+      row.push_back("#pragma omp simd" + Reductions(st));
+      row.push_back("for (int64_t r = 0; r < R; ++r) {");
+      for (const auto& l : StageBody(st, n, false)) row.push_back("  " + l);
+      row.push_back("}");
+      for (int id : st.reductions) row.push_back(fmt::format("const float row{0} = static_cast<float>(a{0});", id));
+      RowSection(static_cast<int>(s), n, row);
+    }
+    if (HasElementOutputs()) {
+      row.push_back("#pragma omp simd");
+      row.push_back("for (int64_t r = 0; r < R; ++r) {");
+      for (const auto& l : ElementOutputs(n)) row.push_back("  " + l);
+      row.push_back("}");
+    }
+    for (const auto& l : RowOutputs(n)) row.push_back(l);
+    if (s_.threaded) {
+      out.push_back(fmt::format("constexpr int64_t kRowsPerChunk = {};", s_.rows_per_chunk));
+      out.push_back("constexpr int64_t kNumChunks = (kRows + kRowsPerChunk - 1) / kRowsPerChunk;");
+      out.push_back("#pragma omp parallel for schedule(static) if (kNumChunks > 1)");
+      out.push_back("for (int64_t c = 0; c < kNumChunks; ++c) {");
+      out.push_back("  const int64_t q_end = std::min(kRows, (c + 1) * kRowsPerChunk);");
+      out.push_back("  for (int64_t q = c * kRowsPerChunk; q < q_end; ++q) {");
+      for (const auto& l : row) out.push_back((l.rfind("#pragma", 0) == 0 ? "" : "    ") + l);
+      out.push_back("  }");
+      out.push_back("}");
+    } else {
+      out.push_back("for (int64_t q = 0; q < kRows; ++q) {");
+      for (const auto& l : row) out.push_back((l.rfind("#pragma", 0) == 0 ? "" : "  ") + l);
+      out.push_back("}");
+    }
+    return out;
+  }
+
+  /// A block of kIB values of i per step of r (I > 1, loop order r_outer).
+  std::vector<std::string> ROuter() {
+    std::vector<std::string> out;
+    LoopNames n;
+    n.row_arrays = true;
+    const int64_t ib = std::min(s_.i_block, region_.inner);
+    out.push_back(fmt::format("constexpr int64_t kIB = {};  // values of i per block", ib));
+    out.push_back("constexpr int64_t kNib = (I + kIB - 1) / kIB;");
+    if (s_.threaded) out.push_back("#pragma omp parallel for schedule(static) if (O * kNib > 1)");
+    out.push_back("for (int64_t c = 0; c < O * kNib; ++c) {");
+    std::vector<std::string> blk;
+    blk.push_back("const int64_t o = c / kNib, i0 = (c % kNib) * kIB;");
+    blk.push_back("const int64_t ni = std::min(kIB, I - i0);");
+    blk.push_back("(void)o;");
+    for (const auto& v : g_.values) {
+      if (DefinedRow(v.id) || StageRow(v.id)) {
+        blk.push_back(fmt::format("alignas(64) {} row{}[kIB];", v.dtype == core::DType::kBool ? "bool" : "float", v.id));
+      }
+    }
+    auto ii_loop = [&](std::vector<std::string> lines) {
+      blk.push_back("#pragma omp simd");
+      blk.push_back("for (int64_t ii = 0; ii < ni; ++ii) {");
+      blk.push_back("  const int64_t i = i0 + ii;");
+      blk.push_back("  (void)i;");
+      for (const auto& l : lines) blk.push_back("  " + l);
+      blk.push_back("}");
+    };
+    {
+      std::vector<std::string> pre;
+      RowSection(-1, n, pre);
+      if (!pre.empty()) ii_loop(pre);
+    }
+    for (size_t s = 0; s < region_.stages.size(); ++s) {
+      const auto& st = region_.stages[s];
+      std::vector<std::string> init;
+      for (int id : st.reductions) {
+        blk.push_back(fmt::format("alignas(64) {} a{}[kIB];", Acc(V(id).reduce), id));
+        init.push_back(fmt::format("a{}[ii] = {};", id, Init(V(id).reduce)));
+      }
+      ii_loop(init);
+      blk.push_back("for (int64_t r = 0; r < R; ++r) {");
+      blk.push_back("#pragma omp simd");
+      blk.push_back("  for (int64_t ii = 0; ii < ni; ++ii) {");
+      blk.push_back("    const int64_t i = i0 + ii;");
+      for (const auto& l : StageBody(st, n, true)) blk.push_back("    " + l);
+      blk.push_back("  }");
+      blk.push_back("}");
+      std::vector<std::string> fin;
+      for (int id : st.reductions) fin.push_back(fmt::format("row{0}[ii] = static_cast<float>(a{0}[ii]);", id));
+      RowSection(static_cast<int>(s), n, fin);
+      ii_loop(fin);
+    }
+    if (HasElementOutputs()) {
+      blk.push_back("for (int64_t r = 0; r < R; ++r) {");
+      blk.push_back("#pragma omp simd");
+      blk.push_back("  for (int64_t ii = 0; ii < ni; ++ii) {");
+      blk.push_back("    const int64_t i = i0 + ii;");
+      for (const auto& l : ElementOutputs(n)) blk.push_back("    " + l);
+      blk.push_back("  }");
+      blk.push_back("}");
+    }
+    const auto rows = RowOutputs(n);
+    if (!rows.empty()) ii_loop(rows);
+    for (const auto& l : blk) out.push_back((l.rfind("#pragma", 0) == 0 ? "" : "  ") + l);
+    out.push_back("}");
+    return out;
+  }
+
+  /// One row (O = I = 1): each stage's sweep over r split into fixed chunks whose
+  /// partials are combined in chunk order (the same result for any thread count).
+  std::vector<std::string> SplitR() {
+    std::vector<std::string> out;
+    LoopNames n;
+    out.push_back("constexpr int64_t o = 0, i = 0;");
+    out.push_back("(void)o; (void)i;");
+    out.push_back(fmt::format("constexpr int64_t kChunk = {};  // elements per partial", s_.r_chunk));
+    out.push_back("constexpr int64_t kNumChunks = (R + kChunk - 1) / kChunk;");
+    RowSection(-1, n, out);
+    const std::string par = "#pragma omp parallel for schedule(static) if (kNumChunks > 1)";
+    for (size_t s = 0; s < region_.stages.size(); ++s) {
+      const auto& st = region_.stages[s];
+      for (int id : st.reductions) {
+        out.push_back(fmt::format("std::vector<{}> p{}(kNumChunks);", Acc(V(id).reduce), id));
+      }
+      if (s_.threaded) out.push_back(par);
+      out.push_back("for (int64_t c = 0; c < kNumChunks; ++c) {");
+      for (int id : st.reductions) {
+        out.push_back(fmt::format("  {} a{} = {};", Acc(V(id).reduce), id, Init(V(id).reduce)));
+      }
+      out.push_back("  const int64_t r_end = std::min(R, (c + 1) * kChunk);");
+      out.push_back("#pragma omp simd" + Reductions(st));
+      out.push_back("  for (int64_t r = c * kChunk; r < r_end; ++r) {");
+      for (const auto& l : StageBody(st, n, false)) out.push_back("    " + l);
+      out.push_back("  }");
+      for (int id : st.reductions) out.push_back(fmt::format("  p{0}[c] = a{0};", id));
+      out.push_back("}");
+      for (int id : st.reductions) {
+        out.push_back(fmt::format("{} a{} = {};", Acc(V(id).reduce), id, Init(V(id).reduce)));
+        out.push_back(fmt::format("for (int64_t c = 0; c < kNumChunks; ++c) {}",
+                                  Update(V(id).reduce, "a" + std::to_string(id), fmt::format("p{}[c]", id))));
+        out.push_back(fmt::format("const float row{0} = static_cast<float>(a{0});", id));
+      }
+      RowSection(static_cast<int>(s), n, out);
+    }
+    if (HasElementOutputs()) {
+      if (s_.threaded) out.push_back(par);
+      out.push_back("for (int64_t c = 0; c < kNumChunks; ++c) {");
+      out.push_back("  const int64_t r_end = std::min(R, (c + 1) * kChunk);");
+      out.push_back("#pragma omp simd");
+      out.push_back("  for (int64_t r = c * kChunk; r < r_end; ++r) {");
+      for (const auto& l : ElementOutputs(n)) out.push_back("    " + l);
+      out.push_back("  }");
+      out.push_back("}");
+    }
+    const auto rows = RowOutputs(n);
+    out.insert(out.end(), rows.begin(), rows.end());
+    return out;
+  }
+
+  /// Tail reductions over the buffered rows, in order, then scalar ops and outputs.
+  std::vector<std::string> Tail() {
+    std::vector<std::string> out;
+    LoopNames n;
+    n.o = "0";
+    n.i = "0";
+    Block b;
+    for (const auto& v : g_.values) {
+      if (L(v.id) != Level::kTail) continue;
+      if (v.kind == ValueKind::kReduce) {
+        const int src = v.operands[0];
+        b.lines.push_back(fmt::format("{} ta{} = {};", Acc(v.reduce), v.id, Init(v.reduce)));
+        b.lines.push_back(fmt::format("for (int64_t q = 0; q < kRows; ++q) {}",
+                                      Update(v.reduce, "ta" + std::to_string(v.id), fmt::format("tb{}[q]", src))));
+        b.lines.push_back(fmt::format("const float t{0} = static_cast<float>(ta{0});", v.id));
+      } else if (v.kind == ValueKind::kElementwise) {
+        std::map<std::string, std::string> vars;
+        const std::string rhs = emit_.RowDefinition(v.id, n, b);
+        b.lines.push_back(fmt::format("const auto t{} = {};", v.id, rhs));
+      }
+    }
+    for (size_t k = 0; k < g_.outputs.size(); ++k) {
+      if (L(g_.outputs[k]) != Level::kTail) continue;
+      b.lines.push_back(fmt::format("{}[0] = {};", OutPtr(k), Cast(k, "t" + std::to_string(emit_.Base(g_.outputs[k])))));
+    }
+    return b.lines;
+  }
+
+  const ir::Graph& g_;
+  const ir::Region& region_;
+  const LoopSettings& s_;
+  ExprEmitter emit_;
+};
+
+}  // namespace
+
+std::string LoopNest(const ir::Region& region, const LoopSettings& settings) {
+  return Writer(region, settings).Run();
+}
+
+}  // namespace kernelevolve::operators::templates

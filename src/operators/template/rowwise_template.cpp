@@ -1,0 +1,197 @@
+#include "operators/template/rowwise_template.h"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <set>
+
+#include "core/error.h"
+#include "operators/ir/lower_graph.h"
+#include "operators/template/math_prelude.h"
+#include "operators/template/rowwise_loops.h"
+
+namespace kernelevolve::operators::templates {
+namespace {
+
+bool HasSumOrProd(const ir::Region& region) {
+  for (const auto& v : region.graph.values) {
+    if (v.kind == ir::ValueKind::kReduce &&
+        (v.reduce == ir::ReduceKind::kSum || v.reduce == ir::ReduceKind::kProd)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+/// Keeps only the knobs the space has, then canonicalizes.
+nlohmann::json Fit(const KnobSpace& space, const nlohmann::json& knobs) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [k, v] : knobs.items()) {
+    const KnobDim* dim = space.Find(k);
+    if (dim == nullptr) continue;
+    if (std::find(dim->values.begin(), dim->values.end(), v) != dim->values.end()) out[k] = v;
+  }
+  return space.Canonical(out);
+}
+
+constexpr const char* kInt64Check = R"(
+// 0 when `t` is a dense row-major int64 tensor in CPU memory, else 2 or 4.
+static inline int ke_check_int64(const DLTensor& t) {
+  if (t.device.device_type != kDLCPU || t.dtype.code != kDLInt || t.dtype.bits != 64 ||
+      t.dtype.lanes != 1 || (t.data == nullptr && ke_numel(t) != 0)) {
+    return 2;
+  }
+  if (t.strides != nullptr) {
+    int64_t expected = 1;
+    for (int32_t d = t.ndim - 1; d >= 0; --d) {
+      if (t.shape[d] != 1 && t.strides[d] != expected) return 4;
+      expected *= t.shape[d];
+    }
+  }
+  return 0;
+}
+)";
+
+}  // namespace
+
+RowwiseMatch MatchRowwise(const core::OpGraph& graph) {
+  ir::LowerResult lowered = ir::Lower(graph);
+  if (!lowered.graph) return {std::nullopt, lowered.unsupported};
+  ir::RegionResult region = ir::AnalyzeRegion(*lowered.graph);
+  if (!region.region) return {std::nullopt, region.unsupported};
+  return {std::move(region.region), ""};
+}
+
+KnobSpace RowwiseKnobSpace(const ir::Region& region, bool multithread) {
+  std::vector<KnobDim> dims;
+  dims.push_back({"math", {"libm", "vectorized"}, "libm", "libm", "vectorized", "", nullptr,
+                  "{} math"});
+  std::vector<nlohmann::json> threads = {"1"};
+  if (multithread) threads.push_back("all");
+  dims.push_back({"threads", threads, "1", "1", multithread ? nlohmann::json("all") : nullptr, "",
+                  nullptr, "{} threads"});
+  if (HasSumOrProd(region)) {
+    dims.push_back({"acc", {"double", "float"}, "double", "double", "float", "", nullptr,
+                    "{} accumulators"});
+  }
+  if (region.SplitR()) {
+    dims.push_back({"r_chunk", {4096, 16384, 65536}, 16384, nullptr, nullptr, "", nullptr,
+                    "{}-element partials"});
+  } else if (multithread) {
+    dims.push_back({"rows_per_chunk", {1, 4, 16}, 4, nullptr, nullptr, "threads", "all",
+                    "{} rows per chunk"});
+  }
+  if (!region.SplitR() && region.inner > 1) {
+    dims.push_back({"loop_order", {"r_outer", "i_outer"}, "r_outer", "i_outer", "r_outer", "",
+                    nullptr, "{} loop order"});
+    dims.push_back({"i_block", {16, 64, 256}, 64, nullptr, nullptr, "loop_order", "r_outer",
+                    "{}-wide i blocks"});
+  }
+  return KnobSpace(std::move(dims));
+}
+
+RowwiseTemplate::RowwiseTemplate(ir::Region region, bool multithread)
+    : region_(std::move(region)), space_(RowwiseKnobSpace(region_, multithread)) {}
+
+std::vector<nlohmann::json> RowwiseTemplate::Drafts() const {
+  const std::vector<nlohmann::json> curated = {
+      {{"math", "libm"}, {"threads", "1"}, {"acc", "double"}, {"loop_order", "r_outer"}},
+      {{"math", "vectorized"}, {"threads", "all"}, {"acc", "float"}, {"rows_per_chunk", 4},
+       {"loop_order", "r_outer"}, {"i_block", 64}},
+      {{"math", "vectorized"}, {"threads", "all"}, {"acc", "double"}, {"rows_per_chunk", 1},
+       {"i_block", 256}, {"r_chunk", 65536}},
+      {{"math", "vectorized"}, {"threads", "all"}, {"acc", "float"}, {"rows_per_chunk", 16},
+       {"i_block", 16}, {"r_chunk", 4096}},
+      {{"math", "vectorized"}, {"threads", "1"}, {"acc", "float"}},
+      {{"math", "vectorized"}, {"threads", "all"}, {"acc", "float"}, {"loop_order", "i_outer"}},
+  };
+  std::vector<nlohmann::json> out;
+  std::set<std::string> seen;
+  for (const auto& knobs : curated) {
+    nlohmann::json fit = Fit(space_, knobs);
+    if (seen.insert(fit.dump()).second) out.push_back(fit);
+  }
+  return out;
+}
+
+std::string RowwiseTemplate::Summary(const nlohmann::json& knobs) const {
+  return space_.Describe(space_.Canonical(knobs)) +
+         fmt::format(" over [{}, {}, {}] (outer, reduced, inner)", region_.outer, region_.reduce,
+                     region_.inner);
+}
+
+std::string RowwiseTemplate::Generate(const nlohmann::json& knobs_in) const {
+  const nlohmann::json knobs = space_.Canonical(knobs_in);
+  LoopSettings s;
+  s.flavor = knobs.at("math") == "vectorized" ? MathFlavor::kPrelude : MathFlavor::kLibm;
+  s.threaded = knobs.at("threads") == "all";
+  s.acc_double = !knobs.contains("acc") || knobs.at("acc") == "double";
+  if (knobs.contains("rows_per_chunk")) s.rows_per_chunk = knobs.at("rows_per_chunk").get<int64_t>();
+  if (knobs.contains("r_chunk")) s.r_chunk = knobs.at("r_chunk").get<int64_t>();
+  if (knobs.contains("loop_order")) s.r_outer = knobs.at("loop_order") == "r_outer";
+  if (knobs.contains("i_block")) s.i_block = knobs.at("i_block").get<int64_t>();
+
+  const ir::Graph& g = region_.graph;
+  std::map<int, const ir::Value*> inputs;  // abi index -> input value
+  for (const auto& v : g.values) {
+    if (v.kind == ir::ValueKind::kInput) inputs[v.abi_index] = &v;
+  }
+  std::string what = fmt::format(
+      "Fused reductions over float32 data viewed as [O, R, I] = [{}, {}, {}]\n"
+      "({} reduction stages; {}). Captured ops:\n",
+      region_.outer, region_.reduce, region_.inner, region_.stages.size(),
+      region_.SplitR() ? "one row, r split into chunks" : "rows in parallel");
+  std::set<std::string> origins;
+  for (const auto& v : g.values) {
+    if (!v.origin.empty() && origins.insert(v.origin).second) {
+      what += "  " + (v.origin.size() > 150 ? v.origin.substr(0, 147) + "..." : v.origin) + "\n";
+    }
+  }
+  std::string abi;
+  std::string entry =
+      "extern \"C\" int kernelevolve_entry(const DLTensor* inputs, int32_t num_inputs,\n"
+      "                                  DLTensor* outputs, int32_t num_outputs) {\n";
+  // Inputs the graph does not use (e.g. num_batches_tracked) may follow or sit between.
+  const int needed = inputs.empty() ? 0 : inputs.rbegin()->first + 1;
+  entry += fmt::format("  if (num_inputs < {} || num_outputs != {}) return 1;\n", needed,
+                       g.outputs.size());
+  for (const auto& [index, v] : inputs) {
+    const bool i64 = v->dtype == core::DType::kInt64;
+    abi += fmt::format("//   inputs[{}] = {} ({} {})\n", index, v->input_name,
+                       i64 ? "int64" : "float32", ir::ShapeText(v->shape));
+    entry += fmt::format(
+        "  if (const int rc = {}(inputs[{}])) return rc;\n"
+        "  if (ke_numel(inputs[{}]) != {}) return 3;\n",
+        i64 ? "ke_check_int64" : "ke_check_tensor", index, index, ir::Numel(v->shape));
+    entry += i64 ? fmt::format(
+                       "  const int64_t* __restrict in{0} = reinterpret_cast<const int64_t*>(\n"
+                       "      static_cast<const char*>(inputs[{0}].data) + inputs[{0}].byte_offset);\n",
+                       index)
+                 : fmt::format("  const float* __restrict in{0} = ke_float_data(inputs[{0}]);\n", index);
+  }
+  for (size_t o = 0; o < g.outputs.size(); ++o) {
+    const auto& v = g.values[static_cast<size_t>(g.outputs[o])];
+    const bool i64 = g.output_dtypes[o] == core::DType::kInt64;
+    abi += fmt::format("//   outputs[{}] = ({} {})\n", o, i64 ? "int64" : "float32",
+                       ir::ShapeText(v.shape));
+    entry += fmt::format(
+        "  if (const int rc = {}(outputs[{}])) return rc;\n"
+        "  if (ke_numel(outputs[{}]) != {}) return 3;\n",
+        i64 ? "ke_check_int64" : "ke_check_tensor", o, o, ir::Numel(v.shape));
+    entry += i64 ? fmt::format(
+                       "  int64_t* __restrict out{0} = reinterpret_cast<int64_t*>(\n"
+                       "      static_cast<char*>(outputs[{0}].data) + outputs[{0}].byte_offset);\n",
+                       o)
+                 : fmt::format("  float* __restrict out{0} = ke_float_data(outputs[{0}]);\n", o);
+  }
+  entry += LoopNest(region_, s) + "  return 0;\n}\n";
+  const std::string kernel =
+      "// ---- kernel --------------------------------------------------------------------\n" +
+      entry;
+  const std::string prelude = MathPreludeFor(kernel);
+  return GeneratedHeader(Name(), what, knobs, abi) + "\n" + GeneratedIncludes() +
+         "#include <vector>\n\n" + (prelude.empty() ? "" : prelude + "\n") + AbiHelpers() +
+         kInt64Check + "\n" + kernel;
+}
+
+}  // namespace kernelevolve::operators::templates

@@ -1,0 +1,197 @@
+#include "report/bench_summary.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace kernelevolve::report {
+namespace {
+
+using nlohmann::json;
+
+bool Finished(const BenchEntry& e) { return e.outcome != "interrupted"; }
+
+double GeoMean(const std::vector<double>& values) {
+  if (values.empty()) return 0;
+  double log_sum = 0;
+  for (double v : values) log_sum += std::log(v);
+  return std::exp(log_sum / static_cast<double>(values.size()));
+}
+
+double Median(std::vector<double> values) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  const size_t n = values.size();
+  return n % 2 == 1 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+/// A number field of `doc`, or `fallback` when absent or not a number.
+double Number(const json& doc, const char* key, double fallback = 0) {
+  if (!doc.is_object() || !doc.contains(key) || !doc.at(key).is_number()) return fallback;
+  return doc.at(key).get<double>();
+}
+
+std::string Text(const json& doc, const char* key) {
+  if (!doc.is_object() || !doc.contains(key) || !doc.at(key).is_string()) return "";
+  return doc.at(key).get<std::string>();
+}
+
+const json& Object(const json& doc, const char* key) {
+  static const json kNull;
+  if (!doc.is_object() || !doc.contains(key) || !doc.at(key).is_object()) return kNull;
+  return doc.at(key);
+}
+
+}  // namespace
+
+double FastP(const std::vector<BenchEntry>& entries, double p) {
+  int finished = 0;
+  int fast = 0;
+  for (const auto& e : entries) {
+    if (!Finished(e)) continue;
+    ++finished;
+    if (e.correct && e.speedup > p) ++fast;
+  }
+  return finished == 0 ? 0 : static_cast<double>(fast) / finished;
+}
+
+BenchTotals SummarizeBench(const std::vector<BenchEntry>& entries) {
+  BenchTotals t;
+  std::vector<double> correct_speedups;
+  std::vector<double> all_speedups;
+  std::vector<double> memory_fractions;
+  for (const auto& e : entries) {
+    if (!Finished(e)) continue;
+    ++t.problems;
+    const bool counted = e.correct && e.speedup > 0;
+    if (e.correct) ++t.correct;
+    if (counted) correct_speedups.push_back(e.speedup);
+    all_speedups.push_back(counted ? e.speedup : 1.0);
+    if (e.correct && e.bound == "memory" && e.roofline_fraction > 0) memory_fractions.push_back(e.roofline_fraction);
+  }
+  if (t.problems > 0) t.correct_rate = static_cast<double>(t.correct) / t.problems;
+  t.fast_0 = FastP(entries, 0);
+  t.fast_1 = FastP(entries, 1.0);
+  t.fast_1_5 = FastP(entries, 1.5);
+  t.fast_2 = FastP(entries, 2.0);
+  t.geomean_speedup_correct = GeoMean(correct_speedups);
+  t.geomean_speedup_all = GeoMean(all_speedups);
+  t.memory_bound = static_cast<int>(memory_fractions.size());
+  t.median_memory_roofline_fraction = Median(memory_fractions);
+  return t;
+}
+
+BenchEntry BenchEntryFromResult(const json& result, BenchEntry e) {
+  const std::string status = Text(result, "status");
+  e.stop_reason = Text(result, "stop_reason");
+  e.evaluations = static_cast<int>(Number(result, "evaluations"));
+  e.elapsed_seconds = Number(result, "elapsed_seconds");
+  const json& best = Object(result, "best");
+  if (status == "ok" && best.is_object()) {
+    e.correct = true;
+    e.outcome = "correct";
+    e.search_speedup = Number(best, "speedup_vs_eager");
+    const json& confirmed = Object(best, "confirmed");
+    const json& spread = best.contains("speedup_vs_eager_spread") ? best["speedup_vs_eager_spread"] : json();
+    if (confirmed.is_object() && confirmed.value("done", false)) {
+      e.speedup_source = "confirmed";
+      e.speedup = Number(confirmed, "speedup_vs_eager");
+      const json& ci = confirmed.contains("ci95") ? confirmed["ci95"] : json();
+      if (ci.is_array() && ci.size() == 2 && ci[0].is_number() && ci[1].is_number()) {
+        e.ci_low = ci[0].get<double>();
+        e.ci_high = ci[1].get<double>();
+      }
+      e.clearly_faster = confirmed.value("clearly_faster", false);
+    } else {
+      e.speedup_source = "search";
+      e.speedup = e.search_speedup;
+      if (spread.is_array() && spread.size() == 2 && spread[0].is_number() && spread[1].is_number()) {
+        e.ci_low = spread[0].get<double>();
+        e.ci_high = spread[1].get<double>();
+      }
+    }
+    const json& roofline = Object(best, "roofline");
+    if (roofline.is_object()) {
+      e.bound = Text(roofline, "bound").empty() ? "unknown" : Text(roofline, "bound");
+      e.roofline_fraction = Number(roofline, "fraction");
+    }
+  } else if (status == "error") {
+    e.outcome = "load_error";
+    e.message = Text(Object(result, "error"), "message");
+  } else if (status == "no_correct_candidate") {
+    const bool unsupported = e.stop_reason.rfind("unsupported", 0) == 0;
+    e.outcome = unsupported ? "unsupported" : "no_correct_candidate";
+    e.message = unsupported ? e.stop_reason : fmt::format("no correct kernel in {} evaluations", e.evaluations);
+  } else {
+    e.outcome = "error";
+    if (e.message.empty()) e.message = "result.json has no usable status";
+  }
+  if (e.stop_reason == "interrupted") {
+    e.outcome = "interrupted";
+    e.message = fmt::format("interrupted; continue with `kernelevolve resume {}`", e.run_dir.string());
+  }
+  return e;
+}
+
+json BenchEntryToJson(const BenchEntry& e) {
+  return {{"problem", e.problem},
+          {"problem_path", e.problem_path},
+          {"run_dir", e.run_dir.string()},
+          {"outcome", e.outcome},
+          {"correct", e.correct},
+          {"speedup", e.speedup},
+          {"ci", {e.ci_low, e.ci_high}},
+          {"speedup_source", e.speedup_source},
+          {"search_speedup", e.search_speedup},
+          {"clearly_faster", e.clearly_faster},
+          {"roofline", {{"bound", e.bound}, {"fraction", e.roofline_fraction}}},
+          {"evaluations", e.evaluations},
+          {"elapsed_seconds", e.elapsed_seconds},
+          {"stop_reason", e.stop_reason},
+          {"message", e.message},
+          {"exit_code", e.exit_code}};
+}
+
+json BenchTotalsToJson(const BenchTotals& t) {
+  return {{"problems", t.problems},
+          {"correct", t.correct},
+          {"correct_rate", t.correct_rate},
+          {"fast_0", t.fast_0},
+          {"fast_1", t.fast_1},
+          {"fast_1.5", t.fast_1_5},
+          {"fast_2", t.fast_2},
+          {"geomean_speedup_correct", t.geomean_speedup_correct},
+          {"geomean_speedup_all_incorrect_as_1", t.geomean_speedup_all},
+          {"memory_bound_problems", t.memory_bound},
+          {"median_memory_roofline_fraction", t.median_memory_roofline_fraction}};
+}
+
+std::string BenchTable(const std::vector<BenchEntry>& entries, const BenchTotals& t) {
+  std::string out = fmt::format("{:<18} {:<21} {:>8} {:>17} {:<9} {:>16} {:>5} {:>7}\n", "problem", "outcome",
+                                "speedup", "interval", "from", "roofline", "evals", "time s");
+  for (const auto& e : entries) {
+    const std::string speedup = e.correct ? fmt::format("{:.2f}x", e.speedup) : "-";
+    const std::string interval = e.correct ? fmt::format("[{:.2f}, {:.2f}]", e.ci_low, e.ci_high) : "";
+    std::string roofline = "-";
+    if (e.correct && e.bound == "memory") roofline = fmt::format("{:.0f}% copy bw", 100 * e.roofline_fraction);
+    if (e.correct && e.bound == "compute") roofline = fmt::format("{:.0f}% FMA peak", 100 * e.roofline_fraction);
+    out += fmt::format("{:<18} {:<21} {:>8} {:>17} {:<9} {:>16} {:>5} {:>7.0f}\n", e.problem, e.outcome, speedup,
+                       interval, e.speedup_source, roofline, e.evaluations, e.elapsed_seconds);
+    if (!e.correct && !e.message.empty()) out += fmt::format("{:<18} {}\n", "", e.message.substr(0, 110));
+  }
+  out += fmt::format("\n{} problems, {} correct ({:.1f}%): fast_0 {:.3f}, fast_1 {:.3f}, fast_1.5 {:.3f}, fast_2 {:.3f}\n",
+                     t.problems, t.correct, 100 * t.correct_rate, t.fast_0, t.fast_1, t.fast_1_5, t.fast_2);
+  out += fmt::format("geomean speedup vs eager: {:.2f}x over the {} correct problems; {:.2f}x over all {} with "
+                     "incorrect ones counted as 1.0 (the reference is the answer)\n",
+                     t.geomean_speedup_correct, t.correct, t.geomean_speedup_all, t.problems);
+  if (t.memory_bound > 0) {
+    out += fmt::format("median roofline fraction of the {} memory-bound problems: {:.0f}% of copy bandwidth\n",
+                       t.memory_bound, 100 * t.median_memory_roofline_fraction);
+  } else {
+    out += "median roofline fraction: no correct memory-bound problem with roofline figures\n";
+  }
+  return out;
+}
+
+}  // namespace kernelevolve::report

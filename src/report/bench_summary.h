@@ -1,0 +1,80 @@
+// The figures of a benchmark suite run (`kernelevolve bench`): one entry per problem,
+// and the KernelBench-style totals (correctness rate, fast_p, geometric-mean speedup).
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace kernelevolve::report {
+
+/// One problem of the suite, read from its run's result.json.
+struct BenchEntry {
+  std::string problem;               // file stem
+  std::string problem_path;
+  std::filesystem::path run_dir;
+  /// "correct" (a correct kernel was found), "no_correct_candidate", "unsupported"
+  /// (no template covers an op or dtype), "load_error" (the problem file failed to
+  /// load), "error" (kernelevolve itself failed on it), "interrupted" (Ctrl-C during it).
+  std::string outcome;
+  bool correct = false;
+  /// The speedup vs eager counted for fast_p and the geomean: the confirmed median of
+  /// the interleaved rounds when they ran, else the search-time figure; 0 when not correct.
+  double speedup = 0;
+  double ci_low = 0;                 // its interval: ci95 when confirmed, else the spread
+  double ci_high = 0;
+  std::string speedup_source;        // "confirmed" | "search" | "" (not correct)
+  double search_speedup = 0;         // best node's search-time speedup
+  bool clearly_faster = false;       // confirmed interval above 1.0
+  std::string bound = "unknown";     // best kernel's roofline bound: memory | compute | unknown
+  double roofline_fraction = 0;      // best kernel's roofline fraction (0: unknown)
+  int evaluations = 0;
+  double elapsed_seconds = 0;
+  std::string stop_reason;
+  std::string message;               // why it failed, one line ("" when correct)
+  int exit_code = -1;                // optimize's exit code for this problem
+};
+
+/// Suite totals. Rates are fractions of `problems` (every finished problem, broken and
+/// unsupported ones included: they count as not correct), as KernelBench does.
+struct BenchTotals {
+  int problems = 0;                  // finished problems (outcome != "interrupted")
+  int correct = 0;
+  double correct_rate = 0;           // = fast_0
+  double fast_0 = 0;
+  double fast_1 = 0;
+  double fast_1_5 = 0;
+  double fast_2 = 0;
+  /// Geometric mean of `speedup` over the correct problems (0 when none is correct).
+  double geomean_speedup_correct = 0;
+  /// Geometric mean over every problem, an incorrect one counting as 1.0 (the PyTorch
+  /// reference stays the answer there); 0 when there are no problems.
+  double geomean_speedup_all = 0;
+  int memory_bound = 0;              // correct problems whose best kernel is memory-bound
+  /// Median roofline fraction of those (0 when none); mean of the middle two for an even count.
+  double median_memory_roofline_fraction = 0;
+};
+
+/// fast_p of KernelBench (A. Ouyang et al., "KernelBench: Can LLMs Write Efficient GPU
+/// Kernels?", arXiv:2502.10517, 2025): the fraction of problems that are correct AND
+/// have speedup > p. fast_0 is the correctness rate. Entries with outcome
+/// "interrupted" are left out; 0 when none is left.
+double FastP(const std::vector<BenchEntry>& entries, double p);
+
+/// Every total of BenchTotals (entries with outcome "interrupted" left out).
+BenchTotals SummarizeBench(const std::vector<BenchEntry>& entries);
+
+/// Fills `entry` (problem, path, run_dir and exit_code set by the caller) from a run's
+/// result.json document (docs/result_json.md). Never throws: a document without the
+/// expected fields gives outcome "error".
+BenchEntry BenchEntryFromResult(const nlohmann::json& result, BenchEntry entry);
+
+nlohmann::json BenchEntryToJson(const BenchEntry& entry);
+nlohmann::json BenchTotalsToJson(const BenchTotals& totals);
+
+/// The readable table: one row per problem, then the totals (both geomean forms).
+std::string BenchTable(const std::vector<BenchEntry>& entries, const BenchTotals& totals);
+
+}  // namespace kernelevolve::report

@@ -1,0 +1,101 @@
+// The Triton platform on a real GPU (label gpu; skipped without one, never run by
+// scripts/test.sh; scripts/gpu_check.sh runs it): CUDA-event timing, the device copy
+// bandwidth, a sticky CUDA error replacing the runner, side-stream work rejected.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "../integration/triton_candidates.h"
+#include "../unit/relu_fixtures.h"
+#include "core/error.h"
+#include "platforms/triton/triton_platform.h"
+
+namespace kernelevolve {
+namespace {
+
+namespace fs = std::filesystem;
+using platforms::triton::TritonPlatform;
+
+constexpr const char* kSideStream = R"(
+import torch
+
+_side = torch.cuda.Stream()
+
+
+def kernelevolve_entry(inputs, outputs):
+    _side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(_side):
+        torch.cuda._sleep(50_000_000)
+        outputs[0].copy_(torch.relu(inputs[0]))
+)";
+
+class TritonGpuTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ::unsetenv("TRITON_INTERPRET");
+    dir_ = fs::temp_directory_path() /
+           fmt::format("ke_triton_gpu_{}_{}", ::getpid(), ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_ / "fixtures");
+    problem_ = testing_util::WriteReluFixtures(dir_ / "fixtures");
+    problem::WorkerOptions runner;
+    runner.log_path = dir_ / "gpu_runner.log";
+    try {
+      platform_ = std::make_unique<TritonPlatform>(dir_ / "cache", runner, 300);
+    } catch (const core::InvalidInputError& e) {
+      GTEST_SKIP() << "no usable GPU: " << e.what();
+    }
+    options_.timeout_seconds = 30;
+    options_.min_time_seconds = 0.02;
+  }
+  void TearDown() override {
+    platform_.reset();
+    if (!HasFailure()) fs::remove_all(dir_);
+  }
+
+  platforms::RunResult Run(const std::string& source) {
+    core::Candidate candidate;
+    candidate.source = source;
+    return platform_->Run(platform_->Build(candidate), problem_, options_);
+  }
+
+  fs::path dir_;
+  core::Problem problem_;
+  std::unique_ptr<TritonPlatform> platform_;
+  platforms::RunOptions options_;
+};
+
+TEST_F(TritonGpuTest, CorrectKernelIsCheckedAndTimedOnTheDevice) {
+  ASSERT_TRUE(platform_->Device().cuda);
+  const platforms::RunResult r = Run(triton_test::ReluSource());
+  ASSERT_EQ(r.status, core::Status::kOk) << r.message << "\n" << r.log_excerpt;
+  EXPECT_TRUE(r.correct);
+  EXPECT_EQ(r.checks.size(), 3u + 2u);  // 3 seeds and the "large" and "zeros" edge cases
+  EXPECT_TRUE(r.kernel_only.Measured());
+  EXPECT_GT(r.kernel_only.median_us, 0);
+  EXPECT_GT(platform_->CopyBandwidthGbps(), 100);  // any datacenter GPU copies far faster
+  EXPECT_EQ(Run(triton_test::WrongSource()).status, core::Status::kIncorrect);
+}
+
+TEST_F(TritonGpuTest, IllegalAddressReplacesTheRunner) {
+  const platforms::RunResult bad = Run(triton_test::ReluSource(" * 100000000"));
+  EXPECT_EQ(bad.status, core::Status::kRuntimeError) << bad.message;
+  EXPECT_NE(bad.message.find("sticky CUDA error"), std::string::npos) << bad.message;
+  const platforms::RunResult good = Run(triton_test::ReluSource());
+  EXPECT_EQ(good.status, core::Status::kOk) << good.message << "\n" << good.log_excerpt;
+  EXPECT_EQ(platform_->RunnerStarts(), 2);
+}
+
+TEST_F(TritonGpuTest, WorkLeftOnASideStreamIsRejected) {
+  const platforms::RunResult r = Run(kSideStream);
+  EXPECT_EQ(r.status, core::Status::kRejectedByCheck) << r.message;
+  EXPECT_NE(r.message.find("another stream"), std::string::npos) << r.message;
+}
+
+}  // namespace
+}  // namespace kernelevolve

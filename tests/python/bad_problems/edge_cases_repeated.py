@@ -1,0 +1,24 @@
+"""Bad problem: EDGE_CASES names "tiny" twice."""
+
+import torch
+import torch.nn as nn
+
+batch_size = 4
+dim = 8
+
+EDGE_CASES = ["tiny", "large", "tiny"]
+
+
+class Model(nn.Module):
+    """ReLU."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.relu(x)
+
+
+def get_inputs():
+    return [torch.randn(batch_size, dim)]
+
+
+def get_init_inputs():
+    return []

@@ -1,0 +1,112 @@
+// Suite totals of `kernelevolve bench` (report/bench_summary.h), checked against
+// hand-computed fast_p, geometric means and medians.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "report/bench_summary.h"
+
+namespace kernelevolve {
+namespace {
+
+report::BenchEntry Entry(const std::string& outcome, double speedup, std::string bound = "unknown",
+                         double fraction = 0) {
+  report::BenchEntry e;
+  e.problem = outcome;
+  e.outcome = outcome;
+  e.correct = outcome == "correct";
+  e.speedup = e.correct ? speedup : 0;
+  e.bound = std::move(bound);
+  e.roofline_fraction = fraction;
+  return e;
+}
+
+TEST(BenchSummary, FastPAndGeomeanByHand) {
+  // 5 problems: speedups 0.5, 1.2, 1.5, 4.0 (correct) and one unsupported.
+  const std::vector<report::BenchEntry> entries = {
+      Entry("correct", 0.5, "memory", 0.2), Entry("correct", 1.2, "memory", 0.6),
+      Entry("correct", 1.5, "compute", 0.1), Entry("correct", 4.0, "memory", 0.9),
+      Entry("unsupported", 0)};
+  const report::BenchTotals t = report::SummarizeBench(entries);
+  EXPECT_EQ(t.problems, 5);
+  EXPECT_EQ(t.correct, 4);
+  EXPECT_DOUBLE_EQ(t.correct_rate, 0.8);
+  EXPECT_DOUBLE_EQ(t.fast_0, 0.8);
+  EXPECT_DOUBLE_EQ(t.fast_1, 0.6);    // 1.2, 1.5, 4.0
+  EXPECT_DOUBLE_EQ(t.fast_1_5, 0.2);  // strictly above 1.5: only 4.0
+  EXPECT_DOUBLE_EQ(t.fast_2, 0.2);
+  // (0.5 * 1.2 * 1.5 * 4.0)^(1/4) = 3.6^(1/4); with the unsupported one as 1.0: 3.6^(1/5).
+  EXPECT_NEAR(t.geomean_speedup_correct, std::pow(3.6, 0.25), 1e-12);
+  EXPECT_NEAR(t.geomean_speedup_all, std::pow(3.6, 0.2), 1e-12);
+  EXPECT_EQ(t.memory_bound, 3);
+  EXPECT_DOUBLE_EQ(t.median_memory_roofline_fraction, 0.6);
+}
+
+TEST(BenchSummary, InterruptedEntriesAreLeftOutAndEmptyIsZero) {
+  std::vector<report::BenchEntry> entries = {Entry("correct", 2.5, "memory", 0.3),
+                                             Entry("load_error", 0), Entry("interrupted", 0)};
+  const report::BenchTotals t = report::SummarizeBench(entries);
+  EXPECT_EQ(t.problems, 2);
+  EXPECT_DOUBLE_EQ(t.fast_2, 0.5);
+  EXPECT_DOUBLE_EQ(t.geomean_speedup_correct, 2.5);
+  EXPECT_NEAR(t.geomean_speedup_all, std::sqrt(2.5), 1e-12);
+  EXPECT_DOUBLE_EQ(t.median_memory_roofline_fraction, 0.3);
+  entries.push_back(Entry("correct", 1.0, "memory", 0.5));  // even count: mean of the middle two
+  EXPECT_DOUBLE_EQ(report::SummarizeBench(entries).median_memory_roofline_fraction, 0.4);
+  EXPECT_DOUBLE_EQ(report::FastP(entries, 1.0), 1.0 / 3);  // 1.0 is not faster than 1.0
+  const report::BenchTotals none = report::SummarizeBench({});
+  EXPECT_EQ(none.problems, 0);
+  EXPECT_DOUBLE_EQ(none.fast_0, 0);
+  EXPECT_DOUBLE_EQ(none.geomean_speedup_all, 0);
+}
+
+TEST(BenchSummary, EntryFromResultJson) {
+  report::BenchEntry base;
+  base.problem = "gelu";
+  const nlohmann::json ok = nlohmann::json::parse(R"({
+    "status": "ok", "stop_reason": "budget", "evaluations": 6, "elapsed_seconds": 12.5,
+    "best": {"speedup_vs_eager": 1.9, "speedup_vs_eager_spread": [1.7, 2.1],
+             "confirmed": {"done": true, "speedup_vs_eager": 1.8, "ci95": [1.6, 2.0], "clearly_faster": true},
+             "roofline": {"bound": "memory", "fraction": 0.42}}})");
+  const report::BenchEntry e = report::BenchEntryFromResult(ok, base);
+  EXPECT_EQ(e.outcome, "correct");
+  EXPECT_DOUBLE_EQ(e.speedup, 1.8);
+  EXPECT_EQ(e.speedup_source, "confirmed");
+  EXPECT_DOUBLE_EQ(e.ci_low, 1.6);
+  EXPECT_DOUBLE_EQ(e.search_speedup, 1.9);
+  EXPECT_TRUE(e.clearly_faster);
+  EXPECT_DOUBLE_EQ(e.roofline_fraction, 0.42);
+  EXPECT_EQ(e.evaluations, 6);
+
+  nlohmann::json unconfirmed = ok;
+  unconfirmed["best"]["confirmed"]["done"] = false;
+  const report::BenchEntry u = report::BenchEntryFromResult(unconfirmed, base);
+  EXPECT_EQ(u.speedup_source, "search");
+  EXPECT_DOUBLE_EQ(u.speedup, 1.9);
+  EXPECT_DOUBLE_EQ(u.ci_high, 2.1);
+
+  const auto unsupported = report::BenchEntryFromResult(
+      {{"status", "no_correct_candidate"}, {"stop_reason", "unsupported_op: aten.cumsum.default"}}, base);
+  EXPECT_EQ(unsupported.outcome, "unsupported");
+  EXPECT_EQ(unsupported.message, "unsupported_op: aten.cumsum.default");
+  const auto broken = report::BenchEntryFromResult(
+      {{"status", "error"}, {"error", {{"message", "SyntaxError in x.py"}}}}, base);
+  EXPECT_EQ(broken.outcome, "load_error");
+  EXPECT_EQ(broken.message, "SyntaxError in x.py");
+  EXPECT_EQ(report::BenchEntryFromResult(nlohmann::json::array(), base).outcome, "error");
+  EXPECT_EQ(report::BenchEntryFromResult({{"status", "ok"}, {"stop_reason", "interrupted"}, {"best", ok["best"]}}, base)
+                .outcome,
+            "interrupted");
+}
+
+TEST(BenchSummary, TableShowsBothGeomeanForms) {
+  const std::vector<report::BenchEntry> entries = {Entry("correct", 2.0, "memory", 0.5), Entry("unsupported", 0)};
+  const std::string table = report::BenchTable(entries, report::SummarizeBench(entries));
+  EXPECT_NE(table.find("2.00x over the 1 correct problems"), std::string::npos) << table;
+  EXPECT_NE(table.find("1.41x over all 2 with incorrect ones counted as 1.0"), std::string::npos) << table;
+  EXPECT_NE(table.find("50% copy bw"), std::string::npos) << table;
+  EXPECT_NE(table.find("fast_1 0.500"), std::string::npos) << table;
+}
+
+}  // namespace
+}  // namespace kernelevolve

@@ -1,0 +1,244 @@
+// The rowwise template: lowering of captured graphs into the loop IR, region
+// analysis, and generated kernels compiled and run against eager PyTorch outputs
+// (cases written by tests/unit/data/rowwise/make_cases.py).
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "core/op_graph.h"
+#include "eval/safetensors.h"
+#include "operators/ir/lower_graph.h"
+#include "operators/ir/region.h"
+#include "operators/template/kernel_template.h"
+#include "operators/template/template_operator.h"
+#include "template_test_util.h"
+
+namespace kernelevolve::template_test {
+namespace {
+
+namespace ir = operators::ir;
+namespace templates = operators::templates;
+
+const std::filesystem::path kCases = std::filesystem::path(KE_TEST_DATA_DIR) / "unit" / "data" / "rowwise";
+
+core::Problem CaseProblem(const std::string& name) {
+  std::ifstream in(kCases / (name + ".json"));
+  core::Problem p;
+  p.name = name;
+  p.graph = core::OpGraphFromJson(nlohmann::json::parse(in));
+  p.threads = 2;
+  return p;
+}
+
+ir::Region CaseRegion(const std::string& name) {
+  const auto lowered = ir::Lower(CaseProblem(name).graph);
+  EXPECT_TRUE(lowered.graph) << lowered.unsupported;
+  auto region = ir::AnalyzeRegion(*lowered.graph);
+  EXPECT_TRUE(region.region) << region.unsupported;
+  return *region.region;
+}
+
+TEST(RowwiseLowering, RegionsOfCapturedGraphs) {
+  struct Want {
+    const char* name;
+    int64_t o, r, i;
+    size_t stages;
+  };
+  const Want wants[] = {
+      {"sum_mid_dim", 6, 37, 5, 1},       {"mean_keepdim", 24, 63, 1, 1},
+      {"max_dim_both", 5, 33, 4, 2},      {"layer_norm_affine", 40, 24, 1, 2},
+      {"layer_norm_2d", 5, 42, 1, 2},     {"group_norm", 12, 40, 1, 2},
+      {"instance_norm", 12, 30, 1, 2},    {"cross_entropy", 16, 11, 1, 3},
+      {"full_sum_chunks", 1, 15000, 1, 1}, {"losses", 1, 91, 1, 1},
+      {"softmax_mid", 3, 17, 10, 2},      {"batch_norm_eval", 1, 360, 1, 0},
+  };
+  for (const Want& w : wants) {
+    SCOPED_TRACE(w.name);
+    const ir::Region region = CaseRegion(w.name);
+    EXPECT_EQ(region.outer, w.o);
+    EXPECT_EQ(region.reduce, w.r);
+    EXPECT_EQ(region.inner, w.i);
+    EXPECT_EQ(region.stages.size(), w.stages);
+  }
+}
+
+TEST(RowwiseLowering, LayerNormBecomesTwoSumsAndBroadcastParameters) {
+  const ir::Region region = CaseRegion("layer_norm_affine");
+  int sums = 0, small_inputs = 0;
+  for (const auto& v : region.graph.values) {
+    sums += v.kind == ir::ValueKind::kReduce && v.reduce == ir::ReduceKind::kSum;
+    small_inputs += v.kind == ir::ValueKind::kInput && region.level[v.id] == ir::Level::kSmall;
+  }
+  EXPECT_EQ(sums, 2);          // mean, then the sum of squared deviations
+  EXPECT_EQ(small_inputs, 2);  // weight and bias [24]
+}
+
+TEST(RowwiseLowering, CrossEntropyReducesRowsInTheTail) {
+  const ir::Region region = CaseRegion("cross_entropy");
+  EXPECT_EQ(region.tail_inputs.size(), 2u);  // per-row losses and per-row weights
+}
+
+TEST(RowwiseLowering, OffsetTermsOfBroadcastOperands) {
+  // weight [24] inside [40, 24] rows of R = 24: the offset is r.
+  auto terms = ir::OffsetTerms({24}, {4, 10, 24}, false, 40, 24, 1);
+  ASSERT_EQ(terms.size(), 1u);
+  EXPECT_EQ(terms[0].part, ir::Part::kReduce);
+  EXPECT_EQ(terms[0].divisor, 1);
+  EXPECT_EQ(terms[0].modulus, 0);
+  // group norm weight [G=4, C/G=2, 1] in [N=3, 4, 2, HW=20]: (o % 4) * 2 + r / 20.
+  terms = ir::OffsetTerms({4, 2, 1}, {3, 4, 2, 20}, false, 12, 40, 1);
+  ASSERT_EQ(terms.size(), 2u);
+  EXPECT_EQ(terms[0].part, ir::Part::kReduce);
+  EXPECT_EQ(terms[0].divisor, 20);
+  EXPECT_EQ(terms[1].part, ir::Part::kOuter);
+  EXPECT_EQ(terms[1].modulus, 4);
+  EXPECT_EQ(terms[1].stride, 2);
+  // iota along dim 1 of [5, 33, 4] with R = 33, I = 4: r itself.
+  terms = ir::OffsetTerms({}, {5, 33, 4}, false, 5, 33, 4, 1);
+  ASSERT_EQ(terms.size(), 1u);
+  EXPECT_EQ(terms[0].part, ir::Part::kReduce);
+}
+
+TEST(RowwiseLowering, UnsupportedGraphsGiveReasons) {
+  GraphBuilder sort({4, 8});
+  sort.Input("x");
+  sort.Call("c", "aten.sort.default", {Ref("self", "x"), Val("dim", 1), Val("descending", false)});
+  operators::TemplateOperator op;
+  EXPECT_EQ(op.Unsupported(sort.Finish("c")).value_or(""), "unsupported_op: aten.sort.default");
+
+  GraphBuilder split({4, 5, 6});  // sum over dims 0 and 2: not contiguous
+  split.Input("x");
+  split.Call("s", "aten.sum.dim_IntList",
+             {Ref("self", "x"), Val("dim", {0, 2}), Val("keepdim", true), Val("dtype", nullptr)});
+  const auto why = op.Unsupported(split.Finish("s")).value_or("");
+  EXPECT_NE(why.find("unsupported_graph: reduction over dims [0, 2]"), std::string::npos) << why;
+
+  GraphBuilder two({4, 6});  // reductions over different dims in one graph
+  two.Input("x");
+  two.Call("a", "aten.sum.dim_IntList",
+           {Ref("self", "x"), Val("dim", {0}), Val("keepdim", true), Val("dtype", nullptr)});
+  two.Call("b", "aten.sum.dim_IntList",
+           {Ref("self", "x"), Val("dim", {1}), Val("keepdim", true), Val("dtype", nullptr)});
+  two.Call("c", "aten.mul.Tensor", {Ref("self", "a"), Ref("other", "b")});
+  const auto why2 = op.Unsupported(two.Finish("c")).value_or("");
+  EXPECT_NE(why2.find("unsupported_graph: reductions over different dim sets"), std::string::npos)
+      << why2;
+}
+
+TEST(RowwiseLowering, MatchTemplateKeepsSpecializedTemplates) {
+  GraphBuilder relu({4, 8});
+  relu.Input("x");
+  relu.Call("y", "aten.relu.default", {Ref("self", "x")});
+  EXPECT_EQ(templates::MatchTemplate(relu.Finish("y"), 2).tmpl->Name(), "pointwise");
+  GraphBuilder softmax({4, 8});
+  softmax.Input("x");
+  softmax.Call("y", "aten._softmax.default",
+               {Ref("self", "x"), Val("dim", -1), Val("half_to_float", false)});
+  EXPECT_EQ(templates::MatchTemplate(softmax.Finish("y"), 2).tmpl->Name(), "softmax_lastdim");
+  EXPECT_EQ(templates::MatchTemplate(CaseProblem("softmax_mid"), 2).tmpl->Name(), "rowwise");
+}
+
+// ---- generated kernels against eager outputs ----------------------------------
+
+DLTensor View(eval::HostTensor& t) {
+  DLTensor d{};
+  d.data = t.bytes.data();
+  d.device = {kDLCPU, 0};
+  d.ndim = static_cast<int32_t>(t.shape.size());
+  d.dtype = t.dtype == core::DType::kInt64 ? DLDataType{kDLInt, 64, 1} : DLDataType{kDLFloat, 32, 1};
+  d.shape = t.shape.data();
+  return d;
+}
+
+/// Compiles the template's settings for a case and checks every output on the case's
+/// inputs (1e-4 relative + absolute, integer outputs exactly): the first two drafts
+/// (the libm single-thread baseline and the vectorized multi-threaded one), or with
+/// `all` the whole knob space.
+enum class Settings { kTwoDrafts, kAllDrafts, kWholeSpace };
+
+void CheckCase(const std::string& name, Settings which = Settings::kTwoDrafts) {
+  const bool all = which == Settings::kWholeSpace;
+  SCOPED_TRACE(name);
+  const auto match = templates::MatchTemplate(CaseProblem(name), 2);
+  ASSERT_TRUE(match.tmpl) << match.unsupported;
+  ASSERT_EQ(match.tmpl->Name(), "rowwise");
+  auto settings = all ? match.tmpl->Space().Enumerate() : match.tmpl->Drafts();
+  if (which == Settings::kTwoDrafts && settings.size() > 2) settings.resize(2);
+  std::vector<std::string> sources;
+  for (const auto& k : settings) sources.push_back(match.tmpl->Generate(k));
+  const auto kernels = CompileAll(sources);
+  auto file = eval::ReadSafetensors(kCases / (name + ".safetensors"));
+  std::vector<eval::HostTensor*> ins, refs;
+  for (auto& t : file.tensors) (t.name.rfind("in.", 0) == 0 ? ins : refs).push_back(&t);
+  auto by_index = [](auto& v) {
+    std::sort(v.begin(), v.end(), [](auto* a, auto* b) {
+      return std::stoi(a->name.substr(a->name.find('.') + 1)) < std::stoi(b->name.substr(b->name.find('.') + 1));
+    });
+  };
+  by_index(ins);
+  by_index(refs);
+  for (size_t k = 0; k < kernels.size(); ++k) {
+    SCOPED_TRACE(settings[k].dump());
+    ASSERT_NE(kernels[k]->entry, nullptr) << kernels[k]->log << sources[k];
+    std::vector<DLTensor> in_views;
+    for (auto* t : ins) in_views.push_back(View(*t));
+    std::vector<eval::HostTensor> outs;
+    for (auto* t : refs) {
+      outs.push_back(*t);
+      std::fill(outs.back().bytes.begin(), outs.back().bytes.end(), std::byte{0x7f});
+    }
+    std::vector<DLTensor> out_views;
+    for (auto& t : outs) out_views.push_back(View(t));
+    ASSERT_EQ(kernels[k]->entry(in_views.data(), static_cast<int32_t>(in_views.size()),
+                                out_views.data(), static_cast<int32_t>(out_views.size())), 0);
+    for (size_t o = 0; o < outs.size(); ++o) {
+      int failures = 0;
+      for (int64_t e = 0; e < outs[o].NumElements() && failures < 3; ++e) {
+        const bool i64 = outs[o].dtype == core::DType::kInt64;
+        const double got = i64 ? outs[o].Data<int64_t>()[e] : outs[o].Data<float>()[e];
+        const double want = i64 ? refs[o]->Data<int64_t>()[e] : refs[o]->Data<float>()[e];
+        if (i64 ? got != want : !Close(got, want)) {
+          ++failures;
+          ADD_FAILURE() << "output " << o << " element " << e << ": got " << got << ", want " << want
+                        << "\n" << (failures == 1 ? sources[k] : "");
+        }
+      }
+    }
+  }
+}
+
+TEST(RowwiseKernel, SumMidDim) { CheckCase("sum_mid_dim"); }
+TEST(RowwiseKernel, MeanKeepdim) { CheckCase("mean_keepdim"); }
+TEST(RowwiseKernel, MaxDimValuesAndIndices) { CheckCase("max_dim_both"); }
+TEST(RowwiseKernel, ArgminLast) { CheckCase("argmin_last"); }
+TEST(RowwiseKernel, ProdDim) { CheckCase("prod_dim"); }
+TEST(RowwiseKernel, Norms) { CheckCase("norms"); }
+TEST(RowwiseKernel, VarStd) { CheckCase("var_std"); }
+TEST(RowwiseKernel, SoftmaxMiddleDimAllDrafts) { CheckCase("softmax_mid", Settings::kAllDrafts); }
+TEST(RowwiseKernel, LogSoftmaxFirstDim) { CheckCase("log_softmax_first"); }
+TEST(RowwiseKernel, LayerNormAffine) { CheckCase("layer_norm_affine"); }
+TEST(RowwiseKernel, LayerNormTwoDims) { CheckCase("layer_norm_2d"); }
+TEST(RowwiseKernel, RmsNormWeight) { CheckCase("rms_norm_weight"); }
+TEST(RowwiseKernel, GroupNorm) { CheckCase("group_norm"); }
+TEST(RowwiseKernel, InstanceNorm) { CheckCase("instance_norm"); }
+TEST(RowwiseKernel, BatchNormEval) { CheckCase("batch_norm_eval"); }
+TEST(RowwiseKernel, Losses) { CheckCase("losses"); }
+TEST(RowwiseKernel, KlDiv) { CheckCase("kl_div"); }
+TEST(RowwiseKernel, Hinge) { CheckCase("hinge"); }
+TEST(RowwiseKernel, CrossEntropy) { CheckCase("cross_entropy"); }
+TEST(RowwiseKernel, FullSumInChunks) { CheckCase("full_sum_chunks"); }
+TEST(RowwiseKernel, SwishBiasLayerNorm) { CheckCase("swish_bias_layer_norm"); }
+TEST(RowwiseKernel, ScaleClampSum) { CheckCase("scale_clamp_sum"); }
+TEST(RowwiseKernel, ResidualRmsNorm) { CheckCase("residual_rms_norm"); }
+TEST(RowwiseKernel, LayerNormGelu) { CheckCase("layer_norm_gelu"); }
+
+TEST(RowwiseKernel, WholeKnobSpace_Slow) {
+  if (!SlowTestsEnabled()) GTEST_SKIP() << "set KE_SLOW_TESTS=1 to run";
+  for (const char* name : {"softmax_mid", "layer_norm_affine", "full_sum_chunks", "cross_entropy",
+                           "max_dim_both", "group_norm", "losses"}) {
+    CheckCase(name, Settings::kWholeSpace);
+  }
+}
+
+}  // namespace
+}  // namespace kernelevolve::template_test

@@ -1,0 +1,199 @@
+"""Edge-case input sets: the first seed's inputs pushed to the corners of the float range.
+
+Seeded random inputs (``torch.randn``) rarely reach the values where kernels break:
+an exp that overflows, a reduction that loses precision, a branch never taken. Beside
+the seeded sets, every candidate is checked once on each of these sets, built from the
+first seed's inputs (seed 0 unless the caller lists other seeds) by transforming the
+floating-point forward() arguments only (integer and bool inputs, e.g. class indices
+or masks, and module parameters are kept):
+
+    zeros     every element 0
+    negative  -|x|                  (all <= 0)
+    large     x * 1e4               (exp(x) overflows, x^2 reaches 1e8)
+    tiny      x * 1e-30             (squares underflow; products reach subnormals)
+
+References for these sets are computed in float64 and rounded to the output dtype
+(float64_reference), so summation order does not decide correctness at large magnitudes.
+
+A problem file may restrict them with two optional module-level constants:
+
+    EDGE_CASES = ["large", "tiny"]                    # which sets apply ([] = none)
+    INPUT_DOMAIN = {"predictions": (0.0, 1.0)}        # valid closed range per input
+
+``INPUT_DOMAIN`` keys are forward() parameter names or ABI names ("input.0"); an edge
+set that puts any element of such an input outside its range is skipped, with the
+reason recorded in manifest.json ("edge_skipped"). A set whose reference raises, or
+gives outputs of other shapes or dtypes than the seeds, is skipped the same way.
+"""
+
+from __future__ import annotations
+
+import copy
+import inspect
+import math
+import types
+from typing import Any, Callable
+
+import torch
+
+from .protocol import ProblemError
+
+LARGE_SCALE = 1e4
+TINY_SCALE = 1e-30
+
+_TRANSFORMS: dict[str, tuple[str, Callable[[torch.Tensor], torch.Tensor]]] = {
+    "zeros": ("every float input element 0", torch.zeros_like),
+    "negative": ("float inputs replaced by -|x|", lambda x: -x.abs()),
+    "large": (f"float inputs scaled by {LARGE_SCALE:g}", lambda x: x * LARGE_SCALE),
+    "tiny": (f"float inputs scaled by {TINY_SCALE:g}", lambda x: x * TINY_SCALE),
+}
+
+ALL_EDGE_CASES = tuple(_TRANSFORMS)
+
+
+def describe(name: str) -> str:
+    """One line saying how edge set ``name`` is built, e.g. "float inputs scaled by 10000"."""
+    return _TRANSFORMS[name][0]
+
+
+def problem_edge_cases(module: types.ModuleType, path: str) -> list[str]:
+    """The edge sets the problem allows: its ``EDGE_CASES`` list, else all of them.
+
+    Raises:
+        ProblemError: EDGE_CASES is not a list/tuple of known names, or repeats one.
+    """
+    raw = getattr(module, "EDGE_CASES", None)
+    if raw is None:
+        return list(ALL_EDGE_CASES)
+    hint = f"expected a list drawn from {list(ALL_EDGE_CASES)} (or [] for none)"
+    if not isinstance(raw, (list, tuple)) or not all(isinstance(n, str) for n in raw):
+        raise ProblemError(f"{path}: EDGE_CASES = {raw!r}; {hint}")
+    unknown = [n for n in raw if n not in _TRANSFORMS]
+    if unknown:
+        raise ProblemError(f"{path}: EDGE_CASES names unknown set(s) {unknown}; {hint}")
+    if len(set(raw)) != len(raw):
+        raise ProblemError(f"{path}: EDGE_CASES repeats a name: {raw!r}")
+    return list(raw)
+
+
+def forward_argument_names(model: torch.nn.Module) -> list[str]:
+    """forward()'s positional parameter names, in order (no ``self``; *args stops the list)."""
+    names = []
+    for param in inspect.signature(model.forward).parameters.values():
+        if param.kind not in (param.POSITIONAL_ONLY, param.POSITIONAL_OR_KEYWORD):
+            break
+        names.append(param.name)
+    return names
+
+
+def problem_input_domain(module: types.ModuleType, path: str, arg_names: list[str],
+                         num_inputs: int) -> dict[int, tuple[float, float]]:
+    """The problem's ``INPUT_DOMAIN`` as {input index: (low, high)}; {} when undeclared.
+
+    Args:
+        arg_names: forward()'s parameter names (forward_argument_names).
+        num_inputs: how many tensors get_inputs() returns.
+    Raises:
+        ProblemError: not a dict, a key that names no input, or a range that is not two
+            numbers with low <= high.
+    """
+    raw = getattr(module, "INPUT_DOMAIN", None)
+    if raw is None:
+        return {}
+    hint = 'expected e.g. INPUT_DOMAIN = {"x": (0.0, 1.0)} (forward() argument name or "input.N" -> (low, high))'
+    if not isinstance(raw, dict):
+        raise ProblemError(f"{path}: INPUT_DOMAIN is a {type(raw).__name__}; {hint}")
+    domain: dict[int, tuple[float, float]] = {}
+    for key, bounds in raw.items():
+        index = _input_index(key, arg_names, num_inputs)
+        if index is None:
+            known = [f"input.{i}" for i in range(num_inputs)] + arg_names[:num_inputs]
+            raise ProblemError(f"{path}: INPUT_DOMAIN key {key!r} names no input; known: {known}")
+        ok = (isinstance(bounds, (list, tuple)) and len(bounds) == 2
+              and all(isinstance(b, (int, float)) and not isinstance(b, bool) for b in bounds)
+              and not any(math.isnan(b) for b in bounds) and bounds[0] <= bounds[1])
+        if not ok:
+            raise ProblemError(f"{path}: INPUT_DOMAIN[{key!r}] = {bounds!r}; {hint}")
+        domain[index] = (float(bounds[0]), float(bounds[1]))
+    return domain
+
+
+def _input_index(key: Any, arg_names: list[str], num_inputs: int) -> int | None:
+    if isinstance(key, str) and key.startswith("input."):
+        suffix = key[len("input."):]
+        if suffix.isdigit() and int(suffix) < num_inputs:
+            return int(suffix)
+        return None
+    if isinstance(key, str) and key in arg_names[:num_inputs]:
+        return arg_names.index(key)
+    return None
+
+
+def edge_inputs(name: str, inputs: list[torch.Tensor]) -> list[torch.Tensor]:
+    """The forward() arguments of edge set ``name``: float tensors transformed, others kept."""
+    transform = _TRANSFORMS[name][1]
+    return [transform(t) if t.is_floating_point() else t for t in inputs]
+
+
+def domain_violation(inputs: list[torch.Tensor], domain: dict[int, tuple[float, float]],
+                     arg_names: list[str]) -> str | None:
+    """Why ``inputs`` leave the declared domain ("'predictions' reaches 0 outside [1e-06, 1]"),
+    or None when every constrained input stays inside its range."""
+    for index, (low, high) in sorted(domain.items()):
+        tensor = inputs[index]
+        if tensor.numel() == 0 or not tensor.is_floating_point():
+            continue
+        lowest, highest = float(tensor.min()), float(tensor.max())
+        name = arg_names[index] if index < len(arg_names) else f"input.{index}"
+        if lowest < low:
+            return f"'{name}' reaches {lowest:g} below its INPUT_DOMAIN [{low:g}, {high:g}]"
+        if highest > high:
+            return f"'{name}' reaches {highest:g} above its INPUT_DOMAIN [{low:g}, {high:g}]"
+    return None
+
+
+def float64_reference(model: torch.nn.Module, inputs: list[torch.Tensor],
+                      outputs: list[torch.Tensor]) -> list[torch.Tensor]:
+    """The reference outputs recomputed in float64 and rounded to ``outputs``' dtypes.
+
+    At edge-case magnitudes a float32 reference carries the rounding of torch's own
+    summation order (a sum of terms of 1e4 with cancellation is off by ~1e-3, far above
+    atol), so a kernel that sums in another order, or in double, would be judged wrong.
+    The float64 result rounded once is the exact answer up to float32 rounding. Returns
+    ``outputs`` unchanged when the model cannot run in float64 (an op without a double
+    kernel, a dtype check in forward) or gives other shapes, and for outputs that are
+    not floating point (e.g. argmax indices, where ties decide).
+    """
+    if not any(t.is_floating_point() and t.dtype != torch.float64 for t in inputs):
+        return outputs
+    try:
+        model64 = copy.deepcopy(model).double()
+        wide = [t.double() if t.is_floating_point() else t for t in inputs]
+        with torch.no_grad():
+            result = model64(*wide)
+    except Exception:  # user code: any failure means "keep the float32 reference"
+        return outputs
+    flat = list(result) if isinstance(result, (list, tuple)) else [result]
+    if len(flat) != len(outputs) or not all(isinstance(t, torch.Tensor) for t in flat):
+        return outputs
+    exact = []
+    for ref, wide_out in zip(outputs, flat):
+        if not ref.is_floating_point() or wide_out.shape != ref.shape:
+            exact.append(ref)
+        else:
+            exact.append(wide_out.to(ref.dtype).contiguous())
+    return exact
+
+
+def edge_file_name(name: str) -> str:
+    """"edge_<name>.safetensors"."""
+    return f"edge_{name}.safetensors"
+
+
+def manifest_entries(written: list[tuple[str, str]], skipped: list[tuple[str, str]]) -> dict[str, Any]:
+    """The manifest's "edge_cases" ([{"name", "file", "description"}], files relative)
+    and "edge_skipped" ([{"name", "reason"}]) entries."""
+    return {
+        "edge_cases": [{"name": n, "file": f, "description": describe(n)} for n, f in written],
+        "edge_skipped": [{"name": n, "reason": r} for n, r in skipped],
+    }

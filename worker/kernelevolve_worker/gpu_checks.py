@@ -1,0 +1,110 @@
+"""Output comparison for GPU candidates, the same rule as the CPU checker.
+
+Mirrors src/eval/tolerance.cpp (CompareTensors, DefaultTolerance): an element passes
+when ``|out - ref| <= atol + rtol * |ref|``; NaN must sit where the reference has
+NaN, and an infinity must equal the reference's; integer and bool outputs must be
+equal. Defaults: float32 atol = rtol = 1e-4, float64 1e-7, float16/bfloat16 1e-2,
+others exact; a manifest's ``tolerance`` {dtype: {"atol", "rtol"}} overrides them.
+The result is an OutputCheck document (src/eval/result_json.h, OutputCheckToJson).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import torch
+
+# src/eval/tolerance.cpp, DefaultTolerance.
+DEFAULT_TOLERANCE: dict[str, tuple[float, float]] = {
+    "float32": (1e-4, 1e-4),
+    "float64": (1e-7, 1e-7),
+    "float16": (1e-2, 1e-2),
+    "bfloat16": (1e-2, 1e-2),
+}
+TINY_REFERENCE = 1e-12  # src/eval/tolerance.cpp, kTinyReference
+
+
+def json_double(value: float) -> Any:
+    """A float as eval::DoubleToJson writes it: finite numbers, else "NaN"/"Infinity"."""
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "Infinity" if value > 0 else "-Infinity"
+    return value
+
+
+def tolerance_for(dtype: torch.dtype, overrides: dict[str, dict[str, float]]) -> tuple[float, float]:
+    """(atol, rtol) for ``dtype``: the manifest's override, else the default (0, 0)."""
+    name = str(dtype).removeprefix("torch.")
+    if name in overrides:
+        return float(overrides[name]["atol"]), float(overrides[name]["rtol"])
+    return DEFAULT_TOLERANCE.get(name, (0.0, 0.0))
+
+
+def compare(actual: torch.Tensor, expected: torch.Tensor, seed_index: int, name: str,
+            overrides: dict[str, dict[str, float]]) -> dict[str, Any]:
+    """Compares one output with its reference (any device; the reference is moved).
+
+    Returns:
+        {"seed_index", "output", "passed", "max_abs_error", "max_rel_error",
+         "mismatches", "first_mismatch", "atol", "rtol", "note"}.
+    """
+    atol, rtol = tolerance_for(expected.dtype, overrides)
+    check: dict[str, Any] = {"seed_index": seed_index, "output": name, "passed": False,
+                             "max_abs_error": 0.0, "max_rel_error": 0.0, "mismatches": 0,
+                             "first_mismatch": -1, "atol": atol, "rtol": rtol, "note": ""}
+    if actual.dtype != expected.dtype or tuple(actual.shape) != tuple(expected.shape):
+        check["note"] = (f"shape/dtype mismatch: got {tuple(actual.shape)} {actual.dtype}, "
+                         f"expected {tuple(expected.shape)} {expected.dtype}")
+        check["mismatches"] = max(1, expected.numel())
+        check["first_mismatch"] = 0
+        return check
+    a = actual.reshape(-1)
+    e = expected.to(a.device).reshape(-1)
+    if not (e.is_floating_point()):
+        bad = a != e
+    else:
+        a64, e64 = a.double(), e.double()
+        e_nan, a_nan = torch.isnan(e64), torch.isnan(a64)
+        e_inf, a_inf = torch.isinf(e64), torch.isinf(a64)
+        finite = ~(e_nan | a_nan | e_inf | a_inf)
+        diff = torch.where(finite, (a64 - e64).abs(), torch.zeros_like(a64))
+        abs_e = e64.abs()
+        if diff.numel() > 0:
+            check["max_abs_error"] = float(diff.max())
+            check["max_rel_error"] = float((diff / abs_e.clamp_min(TINY_REFERENCE)).max())
+        finite_bad = finite & (diff > atol + rtol * abs_e)
+        nan_bad = e_nan != a_nan
+        inf_bad = (e_inf | a_inf) & ~(e_nan | a_nan) & (a64 != e64)
+        bad = finite_bad | nan_bad | inf_bad
+        if bool((nan_bad & e_nan.logical_not()).any()):
+            check["note"] = "NaN where reference is finite"
+        elif bool(nan_bad.any()):
+            check["note"] = "finite value where reference is NaN"
+        elif bool(inf_bad.any()):
+            check["note"] = "infinity mismatch"
+    mismatches = int(bad.sum())
+    check["mismatches"] = mismatches
+    if mismatches:
+        check["first_mismatch"] = int(torch.nonzero(bad)[0, 0])
+    check["passed"] = mismatches == 0
+    check["max_abs_error"] = json_double(check["max_abs_error"])
+    check["max_rel_error"] = json_double(check["max_rel_error"])
+    return check
+
+
+def fill_poison(tensor: torch.Tensor) -> None:
+    """Pre-fills an output so unwritten elements show up: NaN (float) or bytes 0x5A."""
+    if tensor.is_floating_point():
+        tensor.fill_(float("nan"))
+    elif tensor.numel() > 0:
+        tensor.reshape(-1).view(torch.uint8).fill_(0x5A)
+
+
+def same_bits(a: torch.Tensor, b: torch.Tensor) -> bool:
+    """True when two tensors of the same shape and dtype hold identical bytes."""
+    if a.numel() == 0:
+        return True
+    return bool(torch.equal(a.contiguous().reshape(-1).view(torch.uint8),
+                            b.contiguous().reshape(-1).view(torch.uint8)))

@@ -1,0 +1,376 @@
+"""The GPU runner: checks and times Triton candidates on one GPU.
+
+Runs as a separate worker process (``python -m kernelevolve_worker``, the same
+JSON-lines protocol), never inside the problem worker: the C++ side
+(src/platforms/triton/) kills and restarts it after a crash, a timeout or a sticky
+CUDA error, and records the candidate with that status. Methods:
+
+  gpu_hello           device facts (and whether a GPU is usable at all)
+  gpu_prepare         loads a problem's fixtures onto the device, builds the eager
+                      model (fixture parameters) and its torch.compile version
+  gpu_run             loads one candidate file, checks it on every seed, times it
+                      interleaved with eager and torch.compile
+  gpu_time_baselines  times eager and torch.compile alone (the run's first baseline)
+  gpu_bandwidth       device-to-device copy bandwidth (roofline peak)
+
+Without a GPU, TRITON_INTERPRET=1 makes it work on CPU tensors through Triton's
+interpreter (for tests: correctness only, timings meaningless).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import traceback
+from pathlib import Path
+from typing import Any, Callable
+
+import torch
+
+from . import problem_loader as loader
+from .gpu_checks import compare, fill_poison, same_bits
+from .gpu_timing import Clock, TimingConfig, time_interleaved
+from .protocol import ProblemError, ProtocolError, WorkerError, get_param
+from .triton_candidate import CandidateLoadError, classify_exception, forget_candidate, load_candidate
+
+INTERPRET_NOTE = "TRITON_INTERPRET=1 on the CPU: timings say nothing about GPU speed"
+
+
+class PoisonedError(WorkerError):
+    """A sticky CUDA error happened earlier: this process must be replaced."""
+
+
+def interpret_mode() -> bool:
+    """True when TRITON_INTERPRET=1 (Triton kernels run on the CPU)."""
+    return os.environ.get("TRITON_INTERPRET", "") == "1"
+
+
+def _device() -> torch.device | None:
+    if torch.cuda.is_available():
+        return torch.device("cuda", torch.cuda.current_device())
+    return torch.device("cpu") if interpret_mode() else None
+
+
+def _timing_config(params: dict[str, Any], method: str) -> TimingConfig:
+    d = TimingConfig()
+    return TimingConfig(
+        warmup_seconds=get_param(params, method, "warmup_seconds", float, d.warmup_seconds),
+        min_time_seconds=get_param(params, method, "min_time_seconds", float, d.min_time_seconds),
+        min_repetitions=get_param(params, method, "min_repetitions", int, d.min_repetitions),
+        max_repetitions=get_param(params, method, "max_repetitions", int, d.max_repetitions),
+        rounds=get_param(params, method, "rounds", int, d.rounds))
+
+
+class GpuRunner:
+    """State of one runner process: the prepared problem on the device."""
+
+    def __init__(self) -> None:
+        self.device: torch.device | None = None
+        self.clock: Clock | None = None
+        self.manifest: dict[str, Any] = {}
+        self.inputs: list[list[torch.Tensor]] = []   # per seed, ABI order, pristine
+        self.outputs: list[list[torch.Tensor]] = []  # per seed, reference outputs
+        # Edge-case sets (manifest "edge_cases"): (name, description, inputs, outputs);
+        # checked once per candidate after the seeds, never timed (as the CPU harness).
+        self.edges: list[tuple[str, str, list[torch.Tensor], list[torch.Tensor]]] = []
+        self.num_forward_inputs = 0
+        self.eager: Callable[..., Any] | None = None
+        self.compiled: Callable[..., Any] | None = None
+        self.notes: list[str] = []
+        self.poisoned = ""
+
+    def methods(self) -> dict[str, Callable[[dict[str, Any]], dict[str, Any]]]:
+        """The protocol methods this runner serves."""
+        return {"gpu_hello": self.hello, "gpu_prepare": self.prepare, "gpu_run": self.run,
+                "gpu_time_baselines": self.time_baselines, "gpu_bandwidth": self.bandwidth}
+
+    def hello(self, params: dict[str, Any]) -> dict[str, Any]:
+        """{"cuda", "interpret", "device_name", "capability", "sm_count", "l2_bytes",
+        "memory_bytes", "torch_version", "triton_version", "pid"}."""
+        result: dict[str, Any] = {"cuda": torch.cuda.is_available(), "interpret": interpret_mode(),
+                                  "torch_version": torch.__version__, "pid": os.getpid(),
+                                  "device_name": "", "capability": "", "sm_count": 0, "l2_bytes": 0,
+                                  "memory_bytes": 0, "triton_version": ""}
+        try:
+            import triton
+            result["triton_version"] = triton.__version__
+        except ImportError as exc:
+            result["triton_error"] = f"cannot import triton: {exc}"
+        if result["cuda"]:
+            p = torch.cuda.get_device_properties(torch.cuda.current_device())
+            result.update(device_name=p.name, capability=f"{p.major}.{p.minor}",
+                          sm_count=p.multi_processor_count, l2_bytes=int(p.L2_cache_size),
+                          memory_bytes=int(p.total_memory))
+        elif result["interpret"]:
+            result["device_name"] = "cpu (TRITON_INTERPRET=1)"
+        return result
+
+    def _require_device(self, method: str) -> torch.device:
+        if self.poisoned:
+            raise PoisonedError(f"{method}: this runner hit a sticky CUDA error earlier ({self.poisoned}); "
+                                "restart it")
+        device = _device()
+        if device is None:
+            raise ProtocolError(f"{method}: no CUDA GPU is visible (torch.cuda.is_available() is False) "
+                                "and TRITON_INTERPRET is not 1")
+        return device
+
+    def prepare(self, params: dict[str, Any]) -> dict[str, Any]:
+        """Loads the fixtures of ``manifest_path`` onto the device and builds baselines.
+
+        Params: manifest_path, eager (bool, default true), compile (bool, default: a
+        GPU is present).
+        Returns: {"device", "seeds", "edge_cases", "flush_bytes", "notes": [str]} (notes
+        say why a baseline is missing).
+        Raises:
+            ProtocolError: bad params, unreadable manifest or fixtures.
+        """
+        method = "gpu_prepare"
+        self.device = self._require_device(method)
+        path = Path(get_param(params, method, "manifest_path", str))
+        want_eager = get_param(params, method, "eager", bool, True)
+        want_compile = get_param(params, method, "compile", bool, self.device.type == "cuda")
+        try:
+            self.manifest = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise ProtocolError(f"{method}: cannot read {path}: {exc}") from exc
+        from safetensors.torch import load_file
+        self.inputs, self.outputs, self.edges, self.notes = [], [], [], []
+        in_names = [t["name"] for t in self.manifest["inputs"]]
+        out_names = [t["name"] for t in self.manifest["outputs"]]
+        self.num_forward_inputs = sum(1 for t in self.manifest["inputs"] if t.get("role") == "input")
+
+        def load(file: str) -> tuple[list[torch.Tensor], list[torch.Tensor]]:
+            try:
+                tensors = load_file(str(path.parent / file), device=str(self.device))
+            except Exception as exc:  # safetensors raises several types
+                raise ProtocolError(f"{method}: cannot load {path.parent / file}: {exc}") from exc
+            return [tensors[n].contiguous() for n in in_names], [tensors[n].contiguous() for n in out_names]
+
+        for file in self.manifest["files"]:
+            ins, outs = load(file)
+            self.inputs.append(ins)
+            self.outputs.append(outs)
+        for edge in self.manifest.get("edge_cases", []):
+            ins, outs = load(edge["file"])
+            self.edges.append((edge["name"], edge.get("description", ""), ins, outs))
+        self.clock = Clock(self.device)
+        self.eager = self.compiled = None
+        if want_eager:
+            self._build_baselines(want_compile)
+        return {"device": str(self.device), "seeds": len(self.inputs), "edge_cases": len(self.edges),
+                "flush_bytes": self.clock.flush_bytes(), "notes": self.notes}
+
+    def _build_baselines(self, want_compile: bool) -> None:
+        source = self.manifest.get("source_path", "")
+        try:
+            module = loader.import_problem(source)
+            loader.apply_overrides(module, self.manifest.get("overrides", {}), source)
+            model = loader.build_model(module, source)
+            params = {t["name"].removeprefix("param."): x for t, x in
+                      zip(self.manifest["inputs"], self.inputs[0]) if t.get("role") == "parameter"}
+            if params:
+                model.load_state_dict(params, strict=False)
+            model = model.to(self.device).eval()
+        except (ProblemError, Exception) as exc:
+            self.notes.append(f"no eager baseline: {loader.exception_line(exc)}")
+            return
+        self.eager = model
+        if want_compile:
+            try:
+                compiled = torch.compile(model)
+                with torch.no_grad():
+                    compiled(*self.inputs[0][:self.num_forward_inputs])
+                self.clock.synchronize()
+                self.compiled = compiled
+            except Exception as exc:  # inductor failures are the baseline's, not ours
+                self.notes.append(f"no torch.compile baseline: {loader.exception_line(exc)}")
+
+    def _require_prepared(self, method: str) -> None:
+        self._require_device(method)
+        if self.clock is None or not self.inputs:
+            raise ProtocolError(f"{method}: no problem prepared (call gpu_prepare first)")
+
+    def _baseline_fns(self) -> dict[str, Callable[[], Any]]:
+        fwd = self.inputs[0][:self.num_forward_inputs]
+        fns: dict[str, Callable[[], Any]] = {}
+        if self.eager is not None:
+            fns["eager"] = lambda: self.eager(*fwd)
+        if self.compiled is not None:
+            fns["compile"] = lambda: self.compiled(*fwd)
+        return fns
+
+    def time_baselines(self, params: dict[str, Any]) -> dict[str, Any]:
+        """{"samples_us": {"eager": [...], "compile": [...]}, "notes", "timing_note"}."""
+        method = "gpu_time_baselines"
+        self._require_prepared(method)
+        config = _timing_config(params, method)
+        fns = self._baseline_fns()
+        with torch.no_grad():
+            samples = time_interleaved(self.clock, fns, config) if fns else {}
+        return {"samples_us": samples, "notes": self.notes,
+                "timing_note": INTERPRET_NOTE if self.device.type != "cuda" else ""}
+
+    def run(self, params: dict[str, Any]) -> dict[str, Any]:
+        """Checks one candidate on every seed, then on every edge-case set, and times it
+        when correct.
+
+        Params: candidate_path, measure (bool, default true), timing fields
+        (warmup_seconds, min_time_seconds, min_repetitions, max_repetitions, rounds).
+        Returns: {"status", "message", "correct", "checks", "traceback",
+        "cuda_error", "samples_us": {"candidate", "candidate_dropin", "eager",
+        "compile"} (those timed), "timing_note"}.
+        """
+        method = "gpu_run"
+        self._require_prepared(method)
+        path = get_param(params, method, "candidate_path", str)
+        measure = get_param(params, method, "measure", bool, True)
+        config = _timing_config(params, method)
+        result: dict[str, Any] = {"status": "ok", "message": "ok", "correct": False, "checks": [],
+                                  "traceback": "", "cuda_error": False, "samples_us": {},
+                                  "timing_note": INTERPRET_NOTE if self.device.type != "cuda" else ""}
+        module = None
+        try:
+            module, entry = load_candidate(path)
+        except CandidateLoadError as exc:
+            result.update(status=exc.status, message=exc.message, traceback=exc.traceback_text)
+            return result
+        try:
+            with torch.no_grad():
+                self._check_and_time(entry, measure, config, result)
+        except Exception as exc:  # the candidate's failure, as a status
+            status, sticky = classify_exception(exc)
+            result.update(status=status, correct=False, cuda_error=sticky, traceback=traceback.format_exc(),
+                          message=f"{type(exc).__name__}: {' '.join(str(exc).split())[:500]}")
+            if not sticky and self.device.type == "cuda":
+                try:
+                    torch.cuda.synchronize(self.device)
+                except Exception:  # the error surfaced late: still sticky
+                    result["cuda_error"] = True
+            if result["cuda_error"]:
+                self.poisoned = result["message"][:200]
+        finally:
+            forget_candidate(module)
+        return result
+
+    def _check_seed(self, entry: Callable[..., Any], k: int, when: str) -> tuple[list[dict[str, Any]], str]:
+        """Runs the candidate on seed k with poisoned outputs; returns (checks, cheat)."""
+        return self._check_set(entry, self.inputs[k], self.outputs[k], k, "", when)
+
+    def _check_set(self, entry: Callable[..., Any], pristine: list[torch.Tensor], refs: list[torch.Tensor],
+                   k: int, edge: str, when: str) -> tuple[list[dict[str, Any]], str]:
+        """Runs the candidate on one input set (seed k, or edge case ``edge`` with k = 0)
+        with poisoned outputs; returns (checks, cheat)."""
+        inputs = [t.clone() for t in pristine]
+        outs = [torch.empty_like(ref) for ref in refs]
+        for o in outs:
+            fill_poison(o)
+        self.clock.synchronize()
+        entry(inputs, outs)
+        # Snapshot on the current stream: work the candidate left on another stream
+        # is not ordered before it.
+        snapshot = [o.clone() for o in outs]
+        self.clock.synchronize()
+        overrides = self.manifest.get("tolerance", {})
+        names = [t["name"] for t in self.manifest["outputs"]]
+        for spec, a, b in zip(self.manifest["inputs"], inputs, pristine):
+            if not same_bits(a, b):
+                return [], f"mutated input {spec['name']} ({when})"
+        checks = [compare(s, ref, k, n, overrides) for s, ref, n in zip(snapshot, refs, names)]
+        for c in checks:
+            c["edge_case"] = edge
+        if not all(c["passed"] for c in checks):
+            late = [compare(o, ref, k, n, overrides) for o, ref, n in zip(outs, refs, names)]
+            if all(c["passed"] for c in late):
+                return checks, ("outputs were complete only after a device-wide synchronize: work left "
+                                f"running on another stream after return ({when})")
+        return checks, ""
+
+    def _stale_result(self, entry: Callable[..., Any], pristine: list[torch.Tensor], refs: list[torch.Tensor],
+                      edge: str) -> str:
+        """Why an output wrong on edge case ``edge`` is a result reused from an earlier
+        call (it equals the reference of a seed or of another edge case), else ""."""
+        inputs = [t.clone() for t in pristine]
+        outs = [torch.empty_like(ref) for ref in refs]
+        entry(inputs, outs)
+        self.clock.synchronize()
+        earlier = [(f"seed {k}", o) for k, o in enumerate(self.outputs)]
+        earlier += [(f"edge case '{n}'", o) for n, _, _, o in self.edges if n != edge]
+        for i, (out, ref) in enumerate(zip(outs, refs)):
+            for where, other in earlier:
+                if not same_bits(other[i], ref) and same_bits(out, other[i]):
+                    return (f"{self.manifest['outputs'][i]['name']} on edge case '{edge}' is the result for {where}: "
+                            "a result reused from an earlier call")
+        return ""
+
+    def _check_and_time(self, entry: Callable[..., Any], measure: bool, config: TimingConfig,
+                        result: dict[str, Any]) -> None:
+        for k in range(len(self.inputs)):
+            checks, cheat = self._check_seed(entry, k, "seed check")
+            result["checks"].extend(checks)
+            if cheat:
+                result.update(status="rejected_by_check", message=cheat)
+                return
+        if all(c["passed"] for c in result["checks"]):
+            for name, description, ins, refs in self.edges:
+                checks, cheat = self._check_set(entry, ins, refs, 0, name, f"edge case '{name}'")
+                result["checks"].extend(checks)
+                if cheat:
+                    result.update(status="rejected_by_check", message=cheat)
+                    return
+                if not all(c["passed"] for c in checks):
+                    stale = self._stale_result(entry, ins, refs, name)
+                    if stale:
+                        result.update(status="rejected_by_check", message=stale)
+                        return
+                    break
+        failed = [c for c in result["checks"] if not c["passed"]]
+        if failed:
+            c = failed[0]
+            where = f"edge case '{c['edge_case']}'" if c["edge_case"] else f"seed {c['seed_index']}"
+            result.update(status="incorrect", message=(
+                f"{c['output']} {where}: {c['mismatches']} mismatches, max abs error "
+                f"{c['max_abs_error']} (atol {c['atol']}, rtol {c['rtol']}){'; ' + c['note'] if c['note'] else ''}"))
+            return
+        result["correct"] = True
+        if not measure:
+            return
+        inputs = [t.clone() for t in self.inputs[0]]
+        outs = [torch.empty_like(ref) for ref in self.outputs[0]]
+        shapes = [(ref.shape, ref.dtype) for ref in self.outputs[0]]
+        fns = {"candidate": lambda: entry(inputs, outs),
+               "candidate_dropin": lambda: entry(inputs, [torch.empty(s, dtype=d, device=self.device)
+                                                          for s, d in shapes])}
+        fns.update(self._baseline_fns())
+        result["samples_us"] = time_interleaved(self.clock, fns, config)
+        # Results must not depend on earlier calls: check every seed again, last first.
+        for k in reversed(range(len(self.inputs))):
+            checks, cheat = self._check_seed(entry, k, "after timing")
+            if cheat or not all(c["passed"] for c in checks):
+                result.update(status="rejected_by_check", correct=False, message=cheat or (
+                    f"seed {k} is wrong when checked again after timing: results depend on earlier calls"))
+                return
+
+    def bandwidth(self, params: dict[str, Any]) -> dict[str, Any]:
+        """Device-to-device copy bandwidth: {"copy_gbps", "bytes", "samples_us"}.
+
+        Params: bytes (default 1 GiB; each copy reads and writes this many). The figure
+        counts bytes read plus bytes written per second (1e9), median of 20 copies
+        (STREAM's copy convention; the H200 datasheet gives 4.8 TB/s peak).
+        """
+        method = "gpu_bandwidth"
+        device = self._require_device(method)
+        nbytes = get_param(params, method, "bytes", int, 1 << 30)
+        if nbytes < (1 << 20):
+            raise ProtocolError(f"{method}: bytes must be at least 1 MiB, got {nbytes}")
+        src = torch.ones(nbytes // 4, dtype=torch.float32, device=device)
+        dst = torch.empty_like(src)
+        clock = Clock(device)
+        for _ in range(3):
+            dst.copy_(src)
+        clock.synchronize()
+        samples = clock.time_calls(lambda: dst.copy_(src), 20)
+        median = sorted(samples)[len(samples) // 2]
+        del src, dst
+        return {"copy_gbps": 2 * (nbytes // 4) * 4 / (median * 1e-6) / 1e9, "bytes": nbytes,
+                "samples_us": samples}
