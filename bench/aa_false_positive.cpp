@@ -5,14 +5,14 @@
 // builds one vectorizable ReLU with the real CpuBuilder. Then, TRIALS times, runs the
 // tool's own confirmation (exec::ConfirmSpeedup): ROUNDS rounds of "A then B", each a
 // separate sandboxed kernelevolve-cpu-harness process on the same kernel, where A stands
-// in for the eager baseline (its fastest measurement so far, as the tool keeps it) and
-// B for the candidate; the verdict is SpeedupFromRatios over the per-round
-// RobustSpeedupOf ratios. Beside it, the same rounds scored with SpeedupFromRatios over
-// per-round A/B ratios of the minima (no fastest-so-far) and of the medians. A trial is a false positive when an
+// in for the eager baseline and B for the candidate; the verdict is SpeedupFromRatios
+// over the per-round paired RobustSpeedupOf ratios (A's min / B's min). Beside it, the
+// same rounds scored over per-round A/B ratios of the minima (recomputed here, equal to
+// the tool's) and of the medians. A trial is a false positive when an
 // interval excludes 1.0 (low > 1: "faster"; high < 1: "slower").
 // Prints one line per trial, then the false-positive rates, median interval widths, the
 // share of runs flagged degraded and of modes that converged.
-// Usage: aa_false_positive [TRIALS=50] [ROUNDS=5] [MIN_TIME_S=0.02] [MAX_TIME_S=0.5]
+// Usage: aa_false_positive [TRIALS=50] [ROUNDS=8] [MIN_TIME_S=0.02] [MAX_TIME_S=0.5]
 //        [THREADS=1] [--flush]
 #include <algorithm>
 #include <cstdio>
@@ -135,7 +135,7 @@ int main(int argc, char** argv) {
   bool flush = false;
   std::erase_if(args, [&](const std::string& a) { return a == "--flush" ? (flush = true) : false; });
   const int trials = args.size() > 0 ? std::atoi(args[0].c_str()) : 50;
-  const int rounds = args.size() > 1 ? std::atoi(args[1].c_str()) : 5;
+  const int rounds = args.size() > 1 ? std::atoi(args[1].c_str()) : 8;
   ke::platforms::RunOptions options;
   options.min_time_seconds = args.size() > 2 ? std::atof(args[2].c_str()) : 0.02;
   options.max_time_seconds = args.size() > 3 ? std::atof(args[3].c_str()) : 0.5;

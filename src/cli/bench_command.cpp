@@ -154,7 +154,7 @@ void AddBenchCommand(CLI::App& app, BenchOptions& o) {
   cmd->add_option("--policy", o.policy, "selection policy")->default_val("greedy");
   cmd->add_option("--min-time", o.min_time_seconds, "timed seconds per measurement")->default_val(0.2);
   cmd->add_option("--confirm-rounds", o.confirm_rounds, "interleaved eager/kernel rounds per problem's best (0: skip)")
-      ->default_val(3);
+      ->default_val(8);
   cmd->add_option("--candidate-timeout", o.candidate_timeout_seconds, "wall-clock limit per candidate run, seconds")
       ->default_val(60);
   cmd->add_option("--load-timeout", o.load_timeout_seconds, "limit for loading each problem, seconds")->default_val(300);

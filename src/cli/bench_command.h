@@ -26,7 +26,7 @@ struct BenchOptions {
   uint64_t seed = 0;
   std::string policy = "greedy";
   double min_time_seconds = 0.2;
-  int confirm_rounds = 3;             // interleaved rounds for each problem's best kernel
+  int confirm_rounds = 8;             // interleaved rounds for each problem's best kernel (A/A: 1/2^8)
   double candidate_timeout_seconds = 60;
   double load_timeout_seconds = 300;
   std::string omp_wait_policy;

@@ -319,7 +319,7 @@ int RunOptimize(const OptimizeOptions& options_in) {
       if (!o.quiet) fmt::print(stderr, "confirming node {} against eager: {} interleaved rounds...\n",
                                s.best->id, o.confirm_rounds);
       s.confirmation = exec::ConfirmSpeedup(time_baseline, platform, problem, s.best->candidate,
-                                            run_options, o.confirm_rounds, evaluator.FastestEager());
+                                            run_options, o.confirm_rounds);
     }
   } else {
     s.status = "no_correct_candidate";

@@ -20,7 +20,7 @@ struct OptimizeOptions {
   int seeds = 3;                      // input sets checked per candidate
   int drafts = 0;                     // 0: max(3, budget / 10)
   std::string policy = "greedy";
-  int confirm_rounds = 5;             // interleaved rounds for the best kernel
+  int confirm_rounds = 8;             // interleaved rounds for the best kernel (A/A: 1/2^8)
   double min_time_seconds = 0.2;      // timed time per candidate measurement
   double max_time_seconds = 2.0;      // --max-time: cap of adaptive stopping per measurement (issue 4)
   bool cache_flush = false;           // --cache-flush: cold caches before every timed call, both sides

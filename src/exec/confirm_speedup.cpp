@@ -10,7 +10,7 @@ namespace kernelevolve::exec {
 Confirmation ConfirmSpeedup(const std::function<core::TimingStats()>& time_baseline,
                             platforms::Platform& platform, const core::Problem& problem,
                             const core::Candidate& candidate, platforms::RunOptions run_options,
-                            int rounds, core::TimingStats fastest_eager) {
+                            int rounds) {
   Confirmation out;
   platforms::BuildResult build = platform.Build(candidate);
   if (build.status != core::Status::kOk) {
@@ -21,7 +21,6 @@ Confirmation ConfirmSpeedup(const std::function<core::TimingStats()>& time_basel
   std::vector<double> cand_medians;
   for (int r = 0; r < rounds; ++r) {
     core::TimingStats base = time_baseline();
-    if (!fastest_eager.Measured() || base.min_us < fastest_eager.min_us) fastest_eager = base;
     platforms::RunResult run = platform.Run(build, problem, run_options);
     if (run.status != core::Status::kOk || !run.correct || !run.latency.Measured()) {
       out.message = fmt::format("round {}: candidate {}: {}", r + 1,
@@ -30,7 +29,7 @@ Confirmation ConfirmSpeedup(const std::function<core::TimingStats()>& time_basel
     }
     base_medians.push_back(base.median_us);
     cand_medians.push_back(run.latency.median_us);
-    out.ratios.push_back(eval::RobustSpeedupOf(fastest_eager, run.latency).value);
+    out.ratios.push_back(eval::RobustSpeedupOf(base, run.latency).value);
   }
   out.rounds = rounds;
   out.speedup = eval::SpeedupFromRatios(out.ratios);
