@@ -61,7 +61,8 @@ class Provider {
   /// Parses a 200 body. Throws ResponseFormatError.
   virtual ChatResponse ParseResponse(const std::string& body) const = 0;
   /// One line for a non-200 response: "HTTP 401 authentication_error: invalid x-api-key".
-  virtual std::string DescribeError(int status, const std::string& body) const = 0;
+  /// Both protocols' error bodies ({"error": {"message": ...}}) read the same way.
+  std::string DescribeError(int status, const std::string& body) const;
   /// What to tell the user on 401/403/404 (the fix), e.g. "check OPENAI_API_KEY".
   virtual std::string FixHint(int status) const = 0;
 

@@ -48,6 +48,14 @@ std::string ErrorText(const std::string& body) {
   }
 }
 
+}  // namespace
+
+std::string Provider::DescribeError(int status, const std::string& body) const {
+  return fmt::format("HTTP {} {}", status, ErrorText(body));
+}
+
+namespace {
+
 class OpenAiProvider : public Provider {
  public:
   explicit OpenAiProvider(ProviderConfig c) : Provider(std::move(c)) {}
@@ -86,10 +94,6 @@ class OpenAiProvider : public Provider {
       throw ResponseFormatError(fmt::format("not a chat.completion object: {}", e.what()));
     }
     return r;
-  }
-
-  std::string DescribeError(int status, const std::string& body) const override {
-    return fmt::format("HTTP {} {}", status, ErrorText(body));
   }
 
   std::string FixHint(int status) const override {
@@ -146,10 +150,6 @@ class AnthropicProvider : public Provider {
       throw ResponseFormatError(fmt::format("not a Messages API message: {}", e.what()));
     }
     return r;
-  }
-
-  std::string DescribeError(int status, const std::string& body) const override {
-    return fmt::format("HTTP {} {}", status, ErrorText(body));
   }
 
   std::string FixHint(int status) const override {
