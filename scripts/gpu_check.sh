@@ -15,13 +15,18 @@
 # Env: KERNELEVOLVE_PYTHON (default python3: the one holding torch and triton),
 #      KE_GPU_DEPS (default .gpu_deps), KE_GPU_BIN (auto | native | prebuilt),
 #      KE_GPU_BUDGET (default 12 candidates for softmax; 0: no softmax run), KE_GPU_LEVEL1 (default
-#      "relu gelu"; "" for none), KE_GPU_LEVEL1_BUDGET (default 6), KE_GPU_PYTEST (1).
+#      "relu gelu"; "" for none), KE_GPU_LEVEL1_BUDGET (default 6), KE_GPU_PYTEST (1),
+#      KE_GPU_CUDA (0; 1: also --target cuda, KE_GPU_CUDA_LEVEL1, KE_GPU_CUDA_BUDGET (12)).
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 OUT="$(mkdir -p "${1:-gpu_check_out}" && cd "${1:-gpu_check_out}" && pwd)"
 DEPS="$(cd "${KE_GPU_DEPS:-.gpu_deps}" 2>/dev/null && pwd || echo /nonexistent)"
 WORK="${KE_GPU_WORK:-/tmp/ke_gpu_runs}"
+# nvcc (--target cuda) needs dlpack/dlpack.h, which the GPU machine lacks: gpu_deps.sh ships it.
+if [ ! -f /usr/include/dlpack/dlpack.h ] && [ -f "$DEPS/include/dlpack/dlpack.h" ]; then
+  export KE_DLPACK_INCLUDE_DIR="$DEPS/include"
+fi
 mkdir -p "$WORK"
 export KERNELEVOLVE_PYTHON="${KERNELEVOLVE_PYTHON:-$(command -v python3)}"
 export PYTHONUNBUFFERED=1
@@ -95,7 +100,7 @@ fi
 # Copies what a run left (not its fixtures) to OUT and prints the figures of result.json.
 report() {  # NAME RUN_DIR BYTES_PER_CALL
   mkdir -p "$OUT/$1"
-  cp "$2/result.json" "$2/kernelevolve.db" "$2/best_kernel.py" "$OUT/$1/" 2>/dev/null
+  cp "$2/result.json" "$2/kernelevolve.db" "$2"/best_kernel.* "$OUT/$1/" 2>/dev/null
   cp -r "$2/logs" "$OUT/$1/" 2>/dev/null
   "$KERNELEVOLVE_PYTHON" - "$2/result.json" "$1" "$3" <<'PY' 2>&1 | tee -a "$OUT/summary.txt"
 import json, sys
@@ -114,10 +119,10 @@ if med:
 PY
 }
 
-optimize() {  # NAME PROBLEM BUDGET ROWS COLS
-  log "3. $1: $2 at $4 x $5, --target triton, budget $3"
+optimize() {  # NAME PROBLEM BUDGET ROWS COLS  (TARGET=triton|cuda, default triton)
+  log "3. $1: $2 at $4 x $5, --target ${TARGET:-triton}, budget $3"
   rm -rf "$WORK/run_$1"
-  "$BIN" optimize "$2" --target triton --set batch_size="$4" --set dim="$5" --budget "$3" --seeds 2 \
+  "$BIN" optimize "$2" --target "${TARGET:-triton}" --set batch_size="$4" --set dim="$5" --budget "$3" --seeds 2 \
     --confirm-rounds 3 --no-kb --quiet --cache-dir "$WORK/cache" --out "$WORK/run_$1" > "$OUT/$1.log" 2>&1
   log "$1 exit $?"
   tail -25 "$OUT/$1.log" >> "$OUT/summary.txt"
@@ -128,4 +133,25 @@ optimize() {  # NAME PROBLEM BUDGET ROWS COLS
 for p in ${KE_GPU_LEVEL1-relu gelu}; do
   [ -f "problems/level1/$p.py" ] && optimize "$p" "problems/level1/$p.py" "${KE_GPU_LEVEL1_BUDGET:-6}" 4096 16384
 done
+# KE_GPU_CUDA=1: the CUDA C++ target (nvcc from $CUDACXX, PATH or /usr/local/cuda/bin)
+# on softmax 8192 x 4096 and KE_GPU_CUDA_LEVEL1 (default "relu gelu") at 4096 x 16384,
+# plus the cuda_candidate.py tests and the CUDA GPU tests when a native build exists.
+if [ "${KE_GPU_CUDA:-0}" = 1 ]; then
+  export PATH="$PATH:/usr/local/cuda/bin"
+  log "4. CUDA target: $(nvcc --version 2>/dev/null | grep release || echo 'nvcc not found')"
+  PYTHONPATH=worker:tests/python "$KERNELEVOLVE_PYTHON" -m pytest -vv --tb=short -p no:cacheprovider \
+    tests/python/test_cuda_candidate.py > "$OUT/pytest_cuda.log" 2>&1
+  log "pytest cuda_candidate exit $? ($(tail -1 "$OUT/pytest_cuda.log"))"
+  GPU_TESTS="$(find "$WORK" build* -name gpu_tests -type f -perm -u+x 2>/dev/null | head -1)"
+  if [ -n "$GPU_TESTS" ]; then
+    "$GPU_TESTS" --gtest_filter='CudaGpu*' > "$OUT/gpu_tests_cuda.log" 2>&1
+    log "gpu_tests CudaGpu* exit $? ($(grep -E 'PASSED|FAILED' "$OUT/gpu_tests_cuda.log" | tail -1))"
+  fi
+  TARGET=cuda
+  optimize cuda_softmax problems/level1/softmax.py "${KE_GPU_CUDA_BUDGET:-12}" 8192 4096
+  for p in ${KE_GPU_CUDA_LEVEL1-relu gelu}; do
+    optimize "cuda_$p" "problems/level1/$p.py" "${KE_GPU_CUDA_BUDGET:-12}" 4096 16384
+  done
+  unset TARGET
+fi
 log "done"

@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "cli/bench_sizes.h"
 #include "cli/gpu_target.h"
 #include "cli/interrupt.h"
 #include "cli/machine_peaks.h"
@@ -58,6 +59,8 @@ OptimizeOptions OptimizeFor(const BenchOptions& b, const fs::path& problem, cons
   o.no_kb = b.kb_path.empty();
   o.out_dir = out;
   o.quiet = true;
+  o.profile_top = b.profile_top;  // issue 6
+  o.profile_timeout_seconds = b.profile_timeout_seconds;
   return o;
 }
 
@@ -94,6 +97,7 @@ std::string ProgressLine(size_t index, size_t total, const report::BenchEntry& e
     what = fmt::format("correct {:.2f}x [{:.2f}, {:.2f}] ({})", e.speedup, e.ci_low, e.ci_high, e.speedup_source);
     if (e.bound == "memory") what += fmt::format(", {:.0f}% of copy bw", 100 * e.roofline_fraction);
     if (e.bound == "compute") what += ", compute-bound";
+    if (e.speedup_vs_compile > 0) what += fmt::format(", {:.2f}x vs torch.compile", e.speedup_vs_compile);
   } else if (!e.message.empty()) {
     what += ": " + e.message.substr(0, 100);
   }
@@ -113,6 +117,7 @@ nlohmann::json BenchDocument(const BenchOptions& b, const core::MachineContext& 
           {"jobs", b.jobs},
           {"seed", b.seed},
           {"sets", b.sets},
+          {"sizes_file", b.sizes_file.string()},
           {"confirm_rounds", b.confirm_rounds},
           {"suite_problems", suite_size},
           {"interrupted", interrupted},
@@ -142,7 +147,7 @@ std::vector<fs::path> SuiteProblems(const fs::path& dir) {
 void AddBenchCommand(CLI::App& app, BenchOptions& o) {
   auto* cmd = app.add_subcommand("bench", "optimize every problem of a folder and print KernelBench-style totals");
   cmd->add_option("suite", o.suite_dir, "folder of KernelBench-format problem files")->required();
-  cmd->add_option("--target", o.target, "hardware interpreter")->default_val("cpu");
+  cmd->add_option("--target", o.target, "hardware interpreter: cpu, triton or cuda (nvcc from $CUDACXX or PATH)")->default_val("cpu");
   cmd->add_option("--budget", o.budget, "candidate evaluations per problem")->default_val(20);
   cmd->add_option("--time-limit", o.time_limit_seconds, "search wall time per problem, seconds")->default_val(600);
   cmd->add_option("--set", o.sets, "override a module-level constant, NAME=VALUE, for every problem (repeatable)");
@@ -165,6 +170,13 @@ void AddBenchCommand(CLI::App& app, BenchOptions& o) {
   cmd->add_option("--kb", o.kb_path, "knowledge base to warm-start from and record into (default: none)");
   cmd->add_flag("--remeasure-machine", o.remeasure_machine, "measure copy bandwidth and FMA peak again");
   cmd->add_flag("--quiet", o.quiet, "no per-problem progress lines");
+  cmd->add_option("--sizes", o.sizes_file,
+                  "JSON file: problem name -> {CONSTANT: value}, applied as --set for that problem (it wins over "
+                  "--set); e.g. problems/level1/gpu_sizes.json");
+  cmd->add_option("--profile-top", o.profile_top, "GPU targets: Nsight Compute on each problem's N best (0: none)")
+      ->default_val(0);
+  cmd->add_option("--profile-timeout", o.profile_timeout_seconds, "ncu wall-clock limit per profiled candidate, s")
+      ->default_val(240);
 }
 
 int RunBench(const BenchOptions& options) {
@@ -172,6 +184,8 @@ int RunBench(const BenchOptions& options) {
   ValidateTarget(b.target);  // the targets optimize accepts
   if (b.budget < 1) throw core::InvalidInputError("--budget must be at least 1");
   const std::vector<fs::path> problems = SuiteProblems(b.suite_dir);
+  // Issue 6: per-problem sizes (checked against the suite before any work).
+  const ProblemSizes sizes = b.sizes_file.empty() ? ProblemSizes{} : LoadProblemSizes(b.sizes_file, problems);
   if (b.out_dir.empty()) b.out_dir = fs::path("runs") / fmt::format("bench-{}", UtcStamp());
   if (b.cache_dir.empty()) b.cache_dir = DefaultCacheDir();
   if (fs::exists(b.out_dir / "bench.json")) {
@@ -193,7 +207,11 @@ int RunBench(const BenchOptions& options) {
   }
   std::vector<report::BenchEntry> entries;
   for (size_t i = 0; i < problems.size() && !Interrupted(); ++i) {
-    entries.push_back(RunOne(b, problems[i], b.out_dir / problems[i].stem()));
+    BenchOptions per_problem = b;
+    if (auto it = sizes.find(problems[i].stem().string()); it != sizes.end()) {
+      per_problem.sets = MergeSets(b.sets, it->second);
+    }
+    entries.push_back(RunOne(per_problem, problems[i], b.out_dir / problems[i].stem()));
     if (!b.quiet) fmt::print(stderr, "{}\n", ProgressLine(i, problems.size(), entries.back()));
     const report::BenchTotals totals = report::SummarizeBench(entries);
     report::WriteJsonAtomic(b.out_dir / "bench.json",

@@ -35,6 +35,9 @@ struct BenchOptions {
   std::filesystem::path kb_path;      // empty: no knowledge base (each problem starts cold)
   bool remeasure_machine = false;
   bool quiet = false;                 // no per-problem progress lines
+  std::filesystem::path sizes_file;   // --sizes: per-problem constants (cli/bench_sizes.h); empty: none
+  int profile_top = 0;                // --profile-top: ncu on each problem's N best (GPU targets; default none)
+  double profile_timeout_seconds = 240;
 };
 
 /// Adds the `bench` subcommand to `app`, filling `options`.

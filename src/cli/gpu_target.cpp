@@ -4,33 +4,56 @@
 
 #include "core/error.h"
 #include "eval/result_json.h"
+#include "platforms/cuda/cuda_platform.h"
 
 namespace kernelevolve::cli {
 
 namespace triton = platforms::triton;
 
 void ValidateTarget(const std::string& target) {
-  if (target == "cpu" || target == "triton") return;
-  if (target == "cuda") {
-    throw core::InvalidInputError(
-        "--target cuda: the CUDA C++ platform is not built yet (available: cpu, triton; docs/gpu.md)");
-  }
-  throw core::InvalidInputError(fmt::format("--target {}: unknown target (available: cpu, triton)", target));
+  if (target == "cpu" || target == "triton" || target == "cuda") return;
+  throw core::InvalidInputError(fmt::format("--target {}: unknown target (available: cpu, triton, cuda)", target));
 }
 
 std::unique_ptr<triton::TritonPlatform> MakeGpuPlatform(const OptimizeOptions& o) {
-  if (o.target != "triton") return nullptr;
+  if (o.target != "triton" && o.target != "cuda") return nullptr;
   problem::WorkerOptions runner;
   runner.log_path = o.out_dir / "logs" / "gpu_runner.log";
   runner.threads = 1;
-  auto gpu = std::make_unique<triton::TritonPlatform>(o.cache_dir / "triton", runner, o.load_timeout_seconds);
+  std::unique_ptr<triton::TritonPlatform> gpu;
+  if (o.target == "cuda") {
+    gpu = std::make_unique<platforms::cuda::CudaPlatform>(o.cache_dir / "cuda", runner, o.nvcc,
+                                                          o.load_timeout_seconds);
+  } else {
+    gpu = std::make_unique<triton::TritonPlatform>(o.cache_dir / "triton", runner, o.load_timeout_seconds);
+  }
   if (!o.quiet) {
     const auto& d = gpu->Device();
     fmt::print(stderr, "GPU runner: {} (sm {}, {} SMs, L2 {} MiB), torch {}, triton {}{}\n", d.device_name,
                d.capability, d.sm_count, d.l2_bytes >> 20, d.torch_version, d.triton_version,
                d.cuda ? "" : "; TRITON_INTERPRET=1: correctness only, timings meaningless");
+    if (const auto* cuda = dynamic_cast<const platforms::cuda::CudaPlatform*>(gpu.get())) {
+      fmt::print(stderr, "CUDA builder: {} ({}), {}\n", cuda->Builder().NvccPath(), cuda->Builder().Version(),
+                 cuda->Builder().Flags());
+    }
   }
   return gpu;
+}
+
+std::string PeakDtype(const core::Problem& problem) {
+  const core::DType d = problem.outputs.empty() ? core::DType::kFloat32 : problem.outputs[0].dtype;
+  return d == core::DType::kFloat16 || d == core::DType::kBFloat16 ? std::string(core::DTypeName(d)) : "float32";
+}
+
+double GpuPeakGflops(triton::TritonPlatform& gpu, const core::Problem& problem, bool quiet) {
+  try {
+    const auto peaks = gpu.MatmulPeakTflops();
+    const auto it = peaks.find(PeakDtype(problem));
+    return it == peaks.end() ? 0 : it->second * 1e3;
+  } catch (const problem::WorkerError& e) {  // the roofline falls back to bandwidth only
+    if (!quiet) fmt::print(stderr, "note: no GPU matmul peak: {}\n", e.what());
+    return 0;
+  }
 }
 
 triton::GpuBaselines PrepareGpuRun(triton::TritonPlatform& gpu, core::Problem& problem, report::RunSummary& s,
@@ -45,10 +68,11 @@ triton::GpuBaselines PrepareGpuRun(triton::TritonPlatform& gpu, core::Problem& p
   s.machine.compiler = gpu.Machine().compiler;
   s.machine.torch_version = gpu.Device().torch_version;
   s.machine.copy_bandwidth_gbps = gpu.CopyBandwidthGbps();
-  s.machine.peak_gflops = 0;  // not measured on the GPU yet: roofline by bandwidth only
+  s.machine.peak_gflops = GpuPeakGflops(gpu, problem, quiet);  // issue 6: torch.mm peak of the problem's dtype
   if (!quiet && s.machine.copy_bandwidth_gbps > 0) {
-    fmt::print(stderr, "device copy bandwidth: {:.0f} GB/s; eager {:.1f} us, torch.compile {:.1f} us (medians)\n",
-               s.machine.copy_bandwidth_gbps, baselines.eager.median_us, baselines.compile.median_us);
+    fmt::print(stderr, "device copy bandwidth: {:.0f} GB/s, matmul peak ({}) {:.0f} TFLOP/s; eager {:.1f} us, "
+               "torch.compile {:.1f} us (medians)\n", s.machine.copy_bandwidth_gbps, PeakDtype(problem),
+               s.machine.peak_gflops / 1e3, baselines.eager.median_us, baselines.compile.median_us);
   }
   return baselines;
 }
@@ -66,18 +90,26 @@ nlohmann::json GpuResultJson(triton::TritonPlatform& gpu, const triton::GpuBasel
   if (s.best && compile.Measured() && s.best->evaluation.latency.median_us > 0) {
     vs_compile = compile.median_us / s.best->evaluation.latency.median_us;
   }
-  return {{"device", d.device_name},
-          {"capability", d.capability},
-          {"triton_version", d.triton_version},
-          {"copy_bandwidth_gbps", s.machine.copy_bandwidth_gbps},
-          {"eager_us", eval::TimingStatsToJson(at_load.eager)},
-          {"torch_compile_us", eval::TimingStatsToJson(at_load.compile)},
-          {"paired_eager_us", eval::TimingStatsToJson(paired.eager)},
-          {"paired_torch_compile_us", eval::TimingStatsToJson(paired.compile)},
-          {"best_speedup_vs_torch_compile", vs_compile},
-          {"notes", at_load.notes},
-          {"timing_note", d.cuda ? "" : "TRITON_INTERPRET=1 on the CPU: timings say nothing about GPU speed"},
-          {"runner_starts", gpu.RunnerStarts()}};
+  nlohmann::json out = {{"target", gpu.Name()},
+                         {"device", d.device_name},
+                         {"capability", d.capability},
+                         {"triton_version", d.triton_version},
+                         {"copy_bandwidth_gbps", s.machine.copy_bandwidth_gbps},
+          {"matmul_peak_tflops", gpu.MatmulPeakTflops()},  // issue 6: by dtype, cached
+          {"peak_gflops", s.machine.peak_gflops},           // the one the roofline used
+                         {"eager_us", eval::TimingStatsToJson(at_load.eager)},
+                         {"torch_compile_us", eval::TimingStatsToJson(at_load.compile)},
+                         {"paired_eager_us", eval::TimingStatsToJson(paired.eager)},
+                         {"paired_torch_compile_us", eval::TimingStatsToJson(paired.compile)},
+                         {"best_speedup_vs_torch_compile", vs_compile},
+                         {"notes", at_load.notes},
+                         {"timing_note", d.cuda ? "" : "TRITON_INTERPRET=1 on the CPU: timings say nothing about GPU speed"},
+                         {"runner_starts", gpu.RunnerStarts()}};
+  if (const auto* cuda = dynamic_cast<const platforms::cuda::CudaPlatform*>(&gpu)) {
+    out["nvcc"] = cuda->Builder().Version();
+    out["nvcc_flags"] = cuda->Builder().Flags();
+  }
+  return out;
 }
 
 }  // namespace kernelevolve::cli

@@ -15,20 +15,32 @@
 
 namespace kernelevolve::cli {
 
-/// Targets `optimize` accepts: "cpu" and "triton" ("cuda" is named in the error
-/// as not built yet). Throws InvalidInputError naming --target otherwise.
+/// Targets `optimize` accepts: "cpu", "triton" and "cuda". Throws InvalidInputError
+/// naming --target otherwise.
 void ValidateTarget(const std::string& target);
 
-/// For --target triton: starts the GPU runner (log: <out>/logs/gpu_runner.log,
-/// sources: <cache>/triton) before the problem is loaded, so a machine without a
-/// GPU fails at once (InvalidInputError, exit 2) unless TRITON_INTERPRET=1. Null
+/// For --target triton or cuda: starts the GPU runner (log:
+/// <out>/logs/gpu_runner.log; sources: <cache>/triton, or <cache>/cuda with the .so
+/// objects nvcc builds: a platforms::cuda::CudaPlatform) before the problem is
+/// loaded, so a machine without a GPU fails at once (InvalidInputError, exit 2)
+/// unless TRITON_INTERPRET=1; --target cuda also fails at once without nvcc. Null
 /// for any other target.
 std::unique_ptr<platforms::triton::TritonPlatform> MakeGpuPlatform(const OptimizeOptions& options);
+
+/// The dtype whose matmul peak bounds `problem`: its first output's dtype when float16
+/// or bfloat16, else "float32".
+std::string PeakDtype(const core::Problem& problem);
+
+/// The GPU compute peak for the roofline of `problem`, 1e9 FLOP/s: torch.mm
+/// throughput of PeakDtype(problem) (TritonPlatform::MatmulPeakTflops, cached per
+/// device); 0 in interpreter mode or when the runner could not measure it (a note is
+/// printed unless `quiet`).
+double GpuPeakGflops(platforms::triton::TritonPlatform& gpu, const core::Problem& problem, bool quiet);
 
 /// After the problem is loaded: times eager PyTorch and torch.compile on the GPU
 /// and makes the GPU eager figure the run's baseline (problem.eager_baseline,
 /// summary.eager_baseline), measures (or reads the cached) device copy bandwidth
-/// into summary.machine for roofline fractions, and names the device in
+/// and matmul peak (GpuPeakGflops) into summary.machine for roofline fractions, and names the device in
 /// summary.machine.compiler. Returns the baselines.
 platforms::triton::GpuBaselines PrepareGpuRun(platforms::triton::TritonPlatform& gpu, core::Problem& problem,
                                               report::RunSummary& summary,
@@ -38,11 +50,13 @@ platforms::triton::GpuBaselines PrepareGpuRun(platforms::triton::TritonPlatform&
 /// interleaved with it), as a BaselineTimer for the evaluator and confirmation.
 exec::BaselineTimer GpuPairedEagerTimer(platforms::triton::TritonPlatform& gpu);
 
-/// result.json's "gpu" object: {"device", "capability", "triton_version",
-/// "copy_bandwidth_gbps", "eager_us", "torch_compile_us" (stats objects, GPU, at
+/// result.json's "gpu" object: {"target" ("triton" | "cuda"), "device", "capability", "triton_version",
+/// "copy_bandwidth_gbps", "matmul_peak_tflops" ({dtype: 1e12 FLOP/s}), "peak_gflops"
+/// (the compute peak the roofline used), "eager_us", "torch_compile_us" (stats objects, GPU, at
 /// load), "paired_eager_us", "paired_torch_compile_us" (with the last timed
 /// candidate), "best_speedup_vs_torch_compile" (paired, medians; 0 when unknown),
-/// "notes", "timing_note" (set under TRITON_INTERPRET=1), "runner_starts"}.
+/// "notes", "timing_note" (set under TRITON_INTERPRET=1), "runner_starts"}; for
+/// cuda also "nvcc" (release line) and "nvcc_flags".
 nlohmann::json GpuResultJson(platforms::triton::TritonPlatform& gpu,
                              const platforms::triton::GpuBaselines& at_load, const report::RunSummary& summary);
 

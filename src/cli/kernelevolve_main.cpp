@@ -18,7 +18,8 @@ using kernelevolve::cli::OptimizeOptions;
 void AddOptimize(CLI::App& app, OptimizeOptions& o) {
   auto* cmd = app.add_subcommand("optimize", "search for a faster kernel for one problem file");
   cmd->add_option("problem", o.problem_path, "KernelBench-format problem file (.py)")->required();
-  cmd->add_option("--target", o.target, "hardware interpreter: cpu, or triton (NVIDIA GPU; docs/gpu.md)")->default_val("cpu");
+  cmd->add_option("--target", o.target, "hardware interpreter: cpu, triton or cuda (NVIDIA GPU; docs/gpu.md)")->default_val("cpu");
+  cmd->add_option("--nvcc", o.nvcc, "nvcc for --target cuda (default: $CUDACXX, else nvcc on PATH)");
   cmd->add_option("--budget", o.budget, "candidate evaluations at most")->default_val(40);
   cmd->add_option("--time-limit", o.time_limit_seconds, "search wall time at most, seconds")->default_val(600);
   cmd->add_option("--out", o.out_dir, "run directory (default runs/<problem>-<UTC time>)");
@@ -39,6 +40,8 @@ void AddOptimize(CLI::App& app, OptimizeOptions& o) {
   cmd->add_option("--candidate-timeout", o.candidate_timeout_seconds, "wall-clock limit per candidate run, seconds")->default_val(60);
   cmd->add_option("--candidate-memory-mb", o.candidate_memory_mb, "address-space limit per candidate, MiB (0: from problem size)")->default_val(0);
   cmd->add_option("--cache-dir", o.cache_dir, "build cache (default ~/.cache/kernelevolve)");
+  cmd->add_option("--profile-top", o.profile_top, "GPU targets: Nsight Compute on the N best candidates after the search (0: none; default 1 on GPU targets)")->default_val(-1);
+  cmd->add_option("--profile-timeout", o.profile_timeout_seconds, "wall-clock limit of ncu per profiled candidate, seconds")->default_val(240);
   cmd->add_flag("--quiet", o.quiet, "no progress line");
   cmd->add_option("--load-timeout", o.load_timeout_seconds,
                   "limit for loading the problem (import, reference runs, eager timing), seconds")

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "cli/gpu_profiling.h"
 #include "cli/gpu_target.h"
 #include "cli/knowledge_hooks.h"
 #include "cli/llm_setup.h"
@@ -64,7 +65,7 @@ void CreateRunDirectory(const fs::path& out_dir) {
 }
 
 void ValidateOptions(OptimizeOptions& o) {
-  ValidateTarget(o.target);  // issue 6: cpu | triton
+  ValidateTarget(o.target);  // issue 6: cpu | triton | cuda
   if (!o.resume && !fs::is_regular_file(o.problem_path)) {
     throw core::InvalidInputError(fmt::format(
         "{}: {}", o.problem_path.string(),
@@ -87,6 +88,8 @@ void ValidateOptions(OptimizeOptions& o) {
   if (o.drafts < 0) throw core::InvalidInputError("--drafts must be 0 (automatic) or positive");
   if (o.candidate_memory_mb < 0) throw core::InvalidInputError("--candidate-memory-mb must be 0 (automatic) or positive");
   if (o.confirm_rounds < 0) throw core::InvalidInputError("--confirm-rounds must be 0 (skip) or positive");
+  o.profile_top = ProfileTopFor(o.profile_top, o.target != "cpu");  // issue 6: ncu after the search
+  if (o.profile_timeout_seconds <= 0) throw core::InvalidInputError("--profile-timeout must be positive");
   if (o.out_dir.empty()) o.out_dir = fs::path("runs") / fmt::format("{}-{}", o.problem_path.stem().string(), UtcStamp());
   if (o.cache_dir.empty()) o.cache_dir = DefaultCacheDir();
   if (!o.resume && !fs::exists(o.out_dir / "kernelevolve.db") && PreviousLoadFailed(o.out_dir)) {
@@ -243,6 +246,8 @@ int RunOptimize(const OptimizeOptions& options_in) {
   platforms::triton::GpuBaselines gpu_baselines;
   if (gpu) gpu_baselines = PrepareGpuRun(*gpu, problem, s, MakeRunOptions(o, problem), o.quiet);  // issue 6
   else AttachMachinePeaks(s.machine, o.cache_dir, o.remeasure_machine, o.quiet);
+  nlohmann::json baseline_profile;  // issue 6: torch.profiler breakdown of eager, once per problem
+  if (gpu) baseline_profile = ProfileBaselineStep(*gpu, problem, o.quiet);
   s.work = eval::EstimateWork(problem);
   auto store = store::Store::Open(s.database_path);
   store::RunRecord run;
@@ -312,7 +317,7 @@ int RunOptimize(const OptimizeOptions& options_in) {
   if (outcome.best_node_id >= 0) {
     s.best = loop.tree().Get(outcome.best_node_id);
     s.status = "ok";
-    s.best_source_path = o.out_dir / (gpu ? "best_kernel.py" : "best_kernel.cpp");
+    s.best_source_path = o.out_dir / (!gpu ? "best_kernel.cpp" : o.target == "cuda" ? "best_kernel.cu" : "best_kernel.py");
     report::WriteTextAtomic(s.best_source_path, s.best->candidate.source);
     if (Interrupted()) s.confirmation.message = "skipped: the run was interrupted";
     if (o.confirm_rounds > 0 && !Interrupted()) {
@@ -333,11 +338,23 @@ int RunOptimize(const OptimizeOptions& options_in) {
                                      ? s.confirmation.speedup.value
                                      : 0.0,
                                  o.out_dir);
+  nlohmann::json profiles;  // issue 6: ncu on the best candidates (docs/gpu.md "Profiling")
+  if (gpu && s.best && !interrupted) {
+    profiles = ProfileTopCandidates(*gpu, problem, store, run_id, o.profile_top, o.profile_timeout_seconds, o.quiet);
+  }
   nlohmann::json result = report::ResultJson(s);
   if (llm_op) result["llm"] = LlmResultJson(*llm_op, o);  // issue 7: the run's LLM spending
   if (gpu) result["gpu"] = GpuResultJson(*gpu, gpu_baselines, s);  // issue 6
+  if (gpu) {
+    result["gpu"]["baseline_profile"] = baseline_profile;
+    result["profiles"] = profiles.is_array() ? profiles : nlohmann::json::array();
+    for (const auto& p : result["profiles"]) {
+      if (result["best"].is_object() && p.value("node_id", -1) == s.best->id) result["best"]["profile"] = p;
+    }
+  }
   report::WriteJsonAtomic(o.out_dir / "result.json", result);
   std::cout << report::SummaryTable(s);
+  if (gpu) for (const auto& line : ProfileSummaryLines(baseline_profile, profiles)) std::cout << line << "\n";
   std::cout << fmt::format("run directory: {}\n", o.out_dir.string());
   if (interrupted) {
     std::cout << fmt::format("interrupted: continue with `kernelevolve resume {}`\n", o.out_dir.string());

@@ -12,6 +12,7 @@ namespace kernelevolve::cli {
 struct OptimizeOptions {
   std::filesystem::path problem_path;
   std::string target = "cpu";
+  std::string nvcc;                   // --nvcc for --target cuda; "": $CUDACXX, else nvcc on PATH
   int budget = 40;                    // evaluations
   double time_limit_seconds = 600;
   std::filesystem::path out_dir;      // default runs/<problem>-<UTC timestamp>
@@ -45,6 +46,8 @@ struct OptimizeOptions {
   int clean_slate_after = 0;          // 0: automatic; < 0: never
   std::string timing_isolation = "exclusive";  // exclusive | runs-only
   bool remeasure_machine = false;     // --remeasure-machine: probe bandwidth/FLOP peaks again (issue 5)
+  int profile_top = -1;               // --profile-top: ncu on the N best after the search; -1: 1 on GPU targets, 0 on cpu (issue 6)
+  double profile_timeout_seconds = 240;  // --profile-timeout: ncu wall-clock limit per candidate
   // LLM operator (issue 7; docs/llm.md). Empty `llm`: the template operator.
   std::vector<std::string> llm;             // --llm PROVIDER:MODEL, repeatable (a bandit picks)
   std::vector<std::string> llm_base_urls;   // --llm-base-url URL or PROVIDER=URL

@@ -43,6 +43,30 @@ const json& Object(const json& doc, const char* key) {
   return doc.at(key);
 }
 
+/// The torch.compile figures of BenchTotals (issue 6).
+void SummarizeVsCompile(const std::vector<BenchEntry>& entries, BenchTotals& t) {
+  std::vector<double> measured;
+  std::vector<double> all;
+  int fast[3] = {0, 0, 0};
+  const double ps[3] = {1.0, 1.5, 2.0};
+  for (const auto& e : entries) {
+    if (!Finished(e)) continue;
+    t.gpu = t.gpu || e.has_gpu;
+    const bool counted = e.correct && e.speedup_vs_compile > 0;
+    if (counted) measured.push_back(e.speedup_vs_compile);
+    all.push_back(counted ? e.speedup_vs_compile : 1.0);
+    for (int i = 0; i < 3; ++i) fast[i] += counted && e.speedup_vs_compile > ps[i] ? 1 : 0;
+  }
+  t.compile_measured = static_cast<int>(measured.size());
+  if (t.problems > 0) {
+    t.compile_fast_1 = static_cast<double>(fast[0]) / t.problems;
+    t.compile_fast_1_5 = static_cast<double>(fast[1]) / t.problems;
+    t.compile_fast_2 = static_cast<double>(fast[2]) / t.problems;
+  }
+  t.compile_geomean_correct = GeoMean(measured);
+  t.compile_geomean_all = GeoMean(all);
+}
+
 }  // namespace
 
 double FastP(const std::vector<BenchEntry>& entries, double p) {
@@ -79,6 +103,7 @@ BenchTotals SummarizeBench(const std::vector<BenchEntry>& entries) {
   t.geomean_speedup_all = GeoMean(all_speedups);
   t.memory_bound = static_cast<int>(memory_fractions.size());
   t.median_memory_roofline_fraction = Median(memory_fractions);
+  SummarizeVsCompile(entries, t);
   return t;
 }
 
@@ -88,6 +113,9 @@ BenchEntry BenchEntryFromResult(const json& result, BenchEntry e) {
   e.evaluations = static_cast<int>(Number(result, "evaluations"));
   e.elapsed_seconds = Number(result, "elapsed_seconds");
   const json& best = Object(result, "best");
+  const json& gpu = Object(result, "gpu");  // GPU targets (issue 6)
+  e.has_gpu = gpu.is_object();
+  if (status == "ok" && best.is_object()) e.speedup_vs_compile = Number(gpu, "best_speedup_vs_torch_compile");
   if (status == "ok" && best.is_object()) {
     e.correct = true;
     e.outcome = "correct";
@@ -150,7 +178,8 @@ json BenchEntryToJson(const BenchEntry& e) {
           {"elapsed_seconds", e.elapsed_seconds},
           {"stop_reason", e.stop_reason},
           {"message", e.message},
-          {"exit_code", e.exit_code}};
+          {"exit_code", e.exit_code},
+          {"speedup_vs_torch_compile", e.speedup_vs_compile}};
 }
 
 json BenchTotalsToJson(const BenchTotals& t) {
@@ -164,20 +193,34 @@ json BenchTotalsToJson(const BenchTotals& t) {
           {"geomean_speedup_correct", t.geomean_speedup_correct},
           {"geomean_speedup_all_incorrect_as_1", t.geomean_speedup_all},
           {"memory_bound_problems", t.memory_bound},
-          {"median_memory_roofline_fraction", t.median_memory_roofline_fraction}};
+          {"median_memory_roofline_fraction", t.median_memory_roofline_fraction},
+          {"vs_torch_compile",
+           t.gpu ? json{{"measured", t.compile_measured},
+                        {"fast_0", t.fast_0},
+                        {"fast_1", t.compile_fast_1},
+                        {"fast_1.5", t.compile_fast_1_5},
+                        {"fast_2", t.compile_fast_2},
+                        {"share_faster", t.compile_fast_1},
+                        {"geomean_speedup_correct", t.compile_geomean_correct},
+                        {"geomean_speedup_all_incorrect_as_1", t.compile_geomean_all}}
+                 : json(nullptr)}};
 }
 
 std::string BenchTable(const std::vector<BenchEntry>& entries, const BenchTotals& t) {
-  std::string out = fmt::format("{:<18} {:<21} {:>8} {:>17} {:<9} {:>16} {:>5} {:>7}\n", "problem", "outcome",
-                                "speedup", "interval", "from", "roofline", "evals", "time s");
+  std::string out = fmt::format("{:<18} {:<21} {:>8} {:>17} {:<9} {:>16} {:>5} {:>7}{}\n", "problem", "outcome",
+                                "speedup", "interval", "from", "roofline", "evals", "time s",
+                                t.gpu ? fmt::format(" {:>10}", "vs compile") : "");
   for (const auto& e : entries) {
     const std::string speedup = e.correct ? fmt::format("{:.2f}x", e.speedup) : "-";
     const std::string interval = e.correct ? fmt::format("[{:.2f}, {:.2f}]", e.ci_low, e.ci_high) : "";
     std::string roofline = "-";
     if (e.correct && e.bound == "memory") roofline = fmt::format("{:.0f}% copy bw", 100 * e.roofline_fraction);
     if (e.correct && e.bound == "compute") roofline = fmt::format("{:.0f}% FMA peak", 100 * e.roofline_fraction);
-    out += fmt::format("{:<18} {:<21} {:>8} {:>17} {:<9} {:>16} {:>5} {:>7.0f}\n", e.problem, e.outcome, speedup,
-                       interval, e.speedup_source, roofline, e.evaluations, e.elapsed_seconds);
+    std::string vs_compile;
+    if (t.gpu) vs_compile = fmt::format(" {:>10}", e.correct && e.speedup_vs_compile > 0
+                                                       ? fmt::format("{:.2f}x", e.speedup_vs_compile) : "-");
+    out += fmt::format("{:<18} {:<21} {:>8} {:>17} {:<9} {:>16} {:>5} {:>7.0f}{}\n", e.problem, e.outcome, speedup,
+                       interval, e.speedup_source, roofline, e.evaluations, e.elapsed_seconds, vs_compile);
     if (!e.correct && !e.message.empty()) out += fmt::format("{:<18} {}\n", "", e.message.substr(0, 110));
   }
   out += fmt::format("\n{} problems, {} correct ({:.1f}%): fast_0 {:.3f}, fast_1 {:.3f}, fast_1.5 {:.3f}, fast_2 {:.3f}\n",
@@ -185,6 +228,13 @@ std::string BenchTable(const std::vector<BenchEntry>& entries, const BenchTotals
   out += fmt::format("geomean speedup vs eager: {:.2f}x over the {} correct problems; {:.2f}x over all {} with "
                      "incorrect ones counted as 1.0 (the reference is the answer)\n",
                      t.geomean_speedup_correct, t.correct, t.geomean_speedup_all, t.problems);
+  if (t.gpu) {
+    out += fmt::format("vs torch.compile: faster on {:.1f}% of the problems; fast_1 {:.3f}, fast_1.5 {:.3f}, fast_2 "
+                       "{:.3f}; geomean {:.2f}x over the {} correct problems with a torch.compile time, {:.2f}x over "
+                       "all {} (incorrect or unmeasured as 1.0)\n",
+                       100 * t.compile_fast_1, t.compile_fast_1, t.compile_fast_1_5, t.compile_fast_2,
+                       t.compile_geomean_correct, t.compile_measured, t.compile_geomean_all, t.problems);
+  }
   if (t.memory_bound > 0) {
     out += fmt::format("median roofline fraction of the {} memory-bound problems: {:.0f}% of copy bandwidth\n",
                        t.memory_bound, 100 * t.median_memory_roofline_fraction);

@@ -35,6 +35,10 @@ struct BenchEntry {
   std::string stop_reason;
   std::string message;               // why it failed, one line ("" when correct)
   int exit_code = -1;                // optimize's exit code for this problem
+  /// GPU targets (issue 6): torch.compile median / best kernel's median, paired in the
+  /// runner (result.json gpu.best_speedup_vs_torch_compile); 0 when not measured.
+  double speedup_vs_compile = 0;
+  bool has_gpu = false;              // result.json has a "gpu" object
 };
 
 /// Suite totals. Rates are fractions of `problems` (every finished problem, broken and
@@ -55,6 +59,19 @@ struct BenchTotals {
   int memory_bound = 0;              // correct problems whose best kernel is memory-bound
   /// Median roofline fraction of those (0 when none); mean of the middle two for an even count.
   double median_memory_roofline_fraction = 0;
+  /// GPU targets (issue 6): the same figures against torch.compile (default mode)
+  /// instead of eager. `gpu` is true when any finished entry has a "gpu" object.
+  /// fast_p: correct AND speedup_vs_compile > p, over every finished problem
+  /// (compile_fast_1 is the share faster than torch.compile). Geomeans as above, over
+  /// the correct problems whose torch.compile time was measured (`compile_measured`),
+  /// and over all with incorrect or unmeasured ones counted as 1.0.
+  bool gpu = false;
+  int compile_measured = 0;
+  double compile_fast_1 = 0;
+  double compile_fast_1_5 = 0;
+  double compile_fast_2 = 0;
+  double compile_geomean_correct = 0;
+  double compile_geomean_all = 0;
 };
 
 /// fast_p of KernelBench (A. Ouyang et al., "KernelBench: Can LLMs Write Efficient GPU

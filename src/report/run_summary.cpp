@@ -123,8 +123,9 @@ void WriteJsonAtomic(const std::filesystem::path& path, const nlohmann::json& do
 std::string SummaryTable(const RunSummary& s, int max_rows) {
   std::string out = fmt::format("\n{} on {}: {} evaluations in {:.1f} s, stopped: {}\n",
                                 s.problem, s.target, s.evaluations, s.elapsed_seconds, StopReasonText(s.stop_reason));
-  out += fmt::format("eager PyTorch ({} threads): median {:.1f} us [{:.1f}, {:.1f}] (n={})\n\n",
-                     s.machine.threads, s.eager_baseline.median_us, s.eager_baseline.ci_low_us,
+  out += fmt::format("eager PyTorch ({}): median {:.1f} us [{:.1f}, {:.1f}] (n={})\n\n",
+                     s.target == "cpu" ? fmt::format("{} threads", s.machine.threads) : std::string("on the GPU"),
+                     s.eager_baseline.median_us, s.eager_baseline.ci_low_us,
                      s.eager_baseline.ci_high_us, s.eager_baseline.n);
   const auto& b = s.eager_baseline;
   if (b.Measured() && b.p10_us > 0 && b.p90_us / b.p10_us > 1.5) {
@@ -177,10 +178,13 @@ std::string SummaryTable(const RunSummary& s, int max_rows) {
                          c.message.empty() ? "skipped (--confirm-rounds 0 or interrupted)" : c.message);
     }
     if (e.roofline.Known()) {
-      out += fmt::format("roofline: {} ({:.1f} GB/s, {:.2f} GFLOP/s kernel-only; machine copy {:.1f} GB/s, "
-                         "FMA peak {:.0f} GFLOP/s)\n",
+      // GPU targets measure a torch.mm peak (cli/gpu_target.h), the CPU an FMA loop.
+      const bool gpu = s.target != "cpu";
+      out += fmt::format("roofline: {} ({:.1f} GB/s, {:.2f} GFLOP/s kernel-only; {} copy {:.1f} GB/s, "
+                         "{} {:.0f} GFLOP/s)\n",
                          eval::RooflineShort(e.roofline), e.roofline.achieved_gbps, e.roofline.achieved_gflops,
-                         s.machine.copy_bandwidth_gbps, s.machine.peak_gflops);
+                         gpu ? "device" : "machine", s.machine.copy_bandwidth_gbps,
+                         gpu ? "torch.mm peak" : "FMA peak", s.machine.peak_gflops);
     }
     out += fmt::format("kernel: {}\n", s.best_source_path.string());
   }

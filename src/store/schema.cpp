@@ -166,8 +166,21 @@ CREATE TABLE IF NOT EXISTS rooflines (
 );
 )sql";
 
-constexpr std::array<const char*, kSchemaVersion> kMigrations = {kMigrationToV1, kMigrationToV2,
-                                                                 kMigrationToV3, kMigrationToV4};
+// Version 5 (issue 6, GPU profiling): the hardware-counter profile of a node
+// (core::KernelProfile as JSON: Nsight Compute metrics per kernel and for the call),
+// written after the search for the best candidates; one row per profiled node.
+constexpr const char* kMigrationToV5 = R"sql(
+CREATE TABLE IF NOT EXISTS profiles (
+  node_id        INTEGER PRIMARY KEY REFERENCES nodes(id) ON DELETE CASCADE,
+  tool           TEXT NOT NULL,
+  status         TEXT NOT NULL,
+  profile_json   TEXT NOT NULL DEFAULT '{}',
+  created_unix_s REAL
+);
+)sql";
+
+constexpr std::array<const char*, kSchemaVersion> kMigrations = {kMigrationToV1, kMigrationToV2, kMigrationToV3,
+                                                                 kMigrationToV4, kMigrationToV5};
 
 }  // namespace
 

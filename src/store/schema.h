@@ -15,6 +15,8 @@
 //               cost, latency, outcome, and the node its candidate became (docs/llm.md)
 //   rooflines   (v4) per node: bytes and FLOPs per call, achieved GB/s and GFLOP/s,
 //               bound (memory | compute | unknown) and roofline fraction (eval/roofline.h)
+//   profiles    (v5) per profiled node: tool, status and the profile as JSON
+//               (core/kernel_profile.h: Nsight Compute metrics per kernel and in total)
 #pragma once
 
 #include <sqlite3.h>
@@ -25,8 +27,8 @@ namespace kernelevolve::store {
 
 /// The schema version this build writes and understands (PRAGMA user_version).
 /// Version 1: runs, nodes, evaluations. Version 2: pending, node_stats, search_state.
-/// Version 3: llm_calls. Version 4: rooflines.
-inline constexpr int kSchemaVersion = 4;
+/// Version 3: llm_calls. Version 4: rooflines. Version 5: profiles.
+inline constexpr int kSchemaVersion = 5;
 
 /// Reads PRAGMA user_version of the open database `db` (file `path`, for messages).
 /// Throws core::IoError when the file is not a database.

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/kernel_profile.h"
 #include "search/node.h"
 #include "store/llm_call_record.h"
 
@@ -127,6 +128,13 @@ class Store {
   int LinkLlmCalls(int64_t run_id, const std::string& source_hash, int64_t node_id);
   /// The run's calls in id order.
   std::vector<LlmCallRecord> LoadLlmCalls(int64_t run_id) const;
+
+  // Hardware-counter profiles (schema v5, issue 6; store/profiles.cpp).
+  /// Inserts or replaces the profile of a committed node. Throws IoError (an unknown
+  /// node violates a foreign key).
+  void SaveProfile(int64_t node_id, const core::KernelProfile& profile);
+  /// The node's profile, or nullopt when it has none. Throws IoError on corrupt JSON.
+  std::optional<core::KernelProfile> LoadProfile(int64_t node_id) const;
 
  private:
   Store(sqlite3* db, std::filesystem::path path);

@@ -232,6 +232,92 @@ TEST(RowwiseKernel, ScaleClampSum) { CheckCase("scale_clamp_sum"); }
 TEST(RowwiseKernel, ResidualRmsNorm) { CheckCase("residual_rms_norm"); }
 TEST(RowwiseKernel, LayerNormGelu) { CheckCase("layer_norm_gelu"); }
 
+// Loop-invariant code motion, the r split and row buffers (rowwise_loops.cpp) are
+// exercised on every draft of these cases: the per-channel parameters of batch and
+// group norm, and the swish prologue read by three loops over r.
+TEST(RowwiseKernel, BatchNormEvalAllDrafts) { CheckCase("batch_norm_eval", Settings::kAllDrafts); }
+TEST(RowwiseKernel, GroupNormAllDrafts) { CheckCase("group_norm", Settings::kAllDrafts); }
+TEST(RowwiseKernel, SwishBiasLayerNormAllDrafts) { CheckCase("swish_bias_layer_norm", Settings::kAllDrafts); }
+
+/// The kernel part of a generated source (after the ABI helpers).
+std::string KernelPart(const std::string& source) {
+  const auto at = source.find("// ---- kernel ---");
+  EXPECT_NE(at, std::string::npos);
+  return at == std::string::npos ? source : source.substr(at);
+}
+
+size_t Count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+TEST(RowwiseCode, PerChannelParametersAreLoadedOncePerRow) {
+  // The captured batch norm at [2, 6, 32, 32]: rows of 1024 elements per (n, c), so
+  // every parameter is fixed over a row.
+  core::Problem problem = CaseProblem("batch_norm_eval");
+  std::string text = core::OpGraphToJson(problem.graph).dump();
+  for (auto at = text.find("[4,6,5,3]"); at != std::string::npos; at = text.find("[4,6,5,3]")) {
+    text.replace(at, 9, "[2,6,32,32]");
+  }
+  problem.graph = core::OpGraphFromJson(nlohmann::json::parse(text));
+  const auto match = templates::MatchTemplate(problem, 2);
+  ASSERT_TRUE(match.tmpl) << match.unsupported;
+  const std::string k = KernelPart(match.tmpl->Generate(match.tmpl->Drafts().at(1)));
+  // Every load of a parameter (in1..in4) and the 1/sqrt(var + eps) come before the
+  // element loop; inside it only x (in0) is read.
+  const auto loop = k.find("for (int64_t r = 0; r < R; ++r) {");
+  ASSERT_NE(loop, std::string::npos) << k;
+  for (const char* param : {"in1[", "in2[", "in3[", "in4[", "std::sqrt("}) {
+    const auto at = k.find(param);
+    ASSERT_NE(at, std::string::npos) << param << "\n" << k;
+    EXPECT_LT(at, loop) << param << " should be hoisted out of the r loop\n" << k;
+  }
+  EXPECT_NE(k.find("in0[", loop), std::string::npos) << k;
+}
+
+TEST(RowwiseCode, GroupNormSplitsRSoTheChannelWeightIsLoadedPerChannel) {
+  // [3, 8, 5, 4] in 2 groups: rows are (n, group), r runs over 4 channels x 20
+  // positions, and the weight index r / 20 becomes r1 of a loop r = r1 * 20 + r2.
+  const auto match = templates::MatchTemplate(CaseProblem("group_norm"), 2);
+  ASSERT_TRUE(match.tmpl) << match.unsupported;
+  const std::string k = KernelPart(match.tmpl->Generate(match.tmpl->Drafts().at(1)));
+  const auto outer = k.find("for (int64_t r1 = 0; r1 < R / 20; ++r1)");
+  ASSERT_NE(outer, std::string::npos) << k;
+  const auto inner = k.find("for (int64_t r2 = 0; r2 < 20; ++r2)", outer);
+  ASSERT_NE(inner, std::string::npos) << k;
+  const auto weight = k.find("in1[", outer);
+  ASSERT_NE(weight, std::string::npos) << k;
+  EXPECT_LT(weight, inner) << k;
+  EXPECT_EQ(k.find("r / 20"), std::string::npos) << "no division left in the inner loop\n" << k;
+  // The two statistics loops have nothing to hoist: they stay single flat loops.
+  EXPECT_EQ(Count(k, "for (int64_t r1 = 0;"), 1u) << k;
+}
+
+TEST(RowwiseCode, RowBufferComputesTheSwishPrologueOnce) {
+  const auto match = templates::MatchTemplate(CaseProblem("swish_bias_layer_norm"), 2);
+  ASSERT_TRUE(match.tmpl) << match.unsupported;
+  ASSERT_NE(match.tmpl->Space().Find("row_buffer"), nullptr);
+  nlohmann::json knobs = match.tmpl->Drafts().at(1);
+  knobs["row_buffer"] = "off";
+  const std::string off = KernelPart(match.tmpl->Generate(knobs));
+  knobs["row_buffer"] = "on";
+  const std::string on = KernelPart(match.tmpl->Generate(knobs));
+  // mean, variance and output loops: the sigmoid is spelled in each without the
+  // buffer, once with it (stored by the first loop, read as buf<id>[r] after).
+  EXPECT_EQ(Count(off, "ke_sigmoid("), 3u) << off;
+  EXPECT_EQ(Count(on, "ke_sigmoid("), 1u) << on;
+  EXPECT_EQ(Count(on, "alignas(64) float buf"), 1u) << on;
+  EXPECT_EQ(Count(on, "] = v"), 1u) << "one store into the buffer\n" << on;
+}
+
+TEST(RowwiseCode, NoRowBufferKnobWithoutRecomputedValues) {
+  // A plain sum reads x once: nothing would be buffered.
+  const auto match = templates::MatchTemplate(CaseProblem("mean_keepdim"), 2);
+  ASSERT_TRUE(match.tmpl) << match.unsupported;
+  EXPECT_EQ(match.tmpl->Space().Find("row_buffer"), nullptr);
+}
+
 TEST(RowwiseKernel, WholeKnobSpace_Slow) {
   if (!SlowTestsEnabled()) GTEST_SKIP() << "set KE_SLOW_TESTS=1 to run";
   for (const char* name : {"softmax_mid", "layer_norm_affine", "full_sum_chunks", "cross_entropy",

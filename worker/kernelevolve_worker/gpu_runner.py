@@ -1,4 +1,4 @@
-"""The GPU runner: checks and times Triton candidates on one GPU.
+"""The GPU runner: checks and times Triton and CUDA C++ candidates on one GPU.
 
 Runs as a separate worker process (``python -m kernelevolve_worker``, the same
 JSON-lines protocol), never inside the problem worker: the C++ side
@@ -12,6 +12,7 @@ CUDA error, and records the candidate with that status. Methods:
                       interleaved with eager and torch.compile
   gpu_time_baselines  times eager and torch.compile alone (the run's first baseline)
   gpu_bandwidth       device-to-device copy bandwidth (roofline peak)
+  gpu_matmul_peak     torch.mm FLOP/s per dtype (roofline compute peak; gpu_peaks.py)
 
 Without a GPU, TRITON_INTERPRET=1 makes it work on CPU tensors through Triton's
 interpreter (for tests: correctness only, timings meaningless).
@@ -27,11 +28,12 @@ from typing import Any, Callable
 
 import torch
 
+from . import gpu_peaks, gpu_profile
 from . import problem_loader as loader
 from .gpu_checks import compare, fill_poison, same_bits
 from .gpu_timing import Clock, TimingConfig, time_interleaved
 from .protocol import ProblemError, ProtocolError, WorkerError, get_param
-from .triton_candidate import CandidateLoadError, classify_exception, forget_candidate, load_candidate
+from .candidate_kinds import CandidateLoadError, classify_exception, forget_candidate, load_candidate
 
 INTERPRET_NOTE = "TRITON_INTERPRET=1 on the CPU: timings say nothing about GPU speed"
 
@@ -82,7 +84,11 @@ class GpuRunner:
     def methods(self) -> dict[str, Callable[[dict[str, Any]], dict[str, Any]]]:
         """The protocol methods this runner serves."""
         return {"gpu_hello": self.hello, "gpu_prepare": self.prepare, "gpu_run": self.run,
-                "gpu_time_baselines": self.time_baselines, "gpu_bandwidth": self.bandwidth}
+                "gpu_time_baselines": self.time_baselines, "gpu_bandwidth": self.bandwidth,
+                # Profiling (gpu_profile.py): eager breakdown by torch.profiler; ncu of a candidate.
+                "gpu_profile_baseline": lambda p: gpu_profile.profile_baseline(self, p),
+                "gpu_ncu": gpu_profile.ncu_method,
+                "gpu_matmul_peak": gpu_peaks.matmul_peak}  # issue 6: roofline compute peak
 
     def hello(self, params: dict[str, Any]) -> dict[str, Any]:
         """{"cuda", "interpret", "device_name", "capability", "sm_count", "l2_bytes",

@@ -280,10 +280,14 @@ def flatten_outputs(result: Any, path: str) -> list[torch.Tensor]:
     return outputs
 
 
-def run_reference(model: torch.nn.Module, inputs: list[torch.Tensor], path: str) -> list[torch.Tensor]:
+def run_reference(model: torch.nn.Module, inputs: list[torch.Tensor], path: str,
+                  to_cpu: bool = False) -> list[torch.Tensor]:
     """Runs model(*inputs) under no_grad on copies of the inputs (so an in-place
     forward cannot change the inputs kept for fixtures).
 
+    Args:
+        to_cpu: copy the outputs to the CPU first (a reference run on a GPU,
+            reference_device.ReferenceRunner); else outputs must already be CPU tensors.
     Returns:
         The outputs, flattened (see flatten_outputs).
     Raises:
@@ -292,6 +296,10 @@ def run_reference(model: torch.nn.Module, inputs: list[torch.Tensor], path: str)
     """
     with torch.no_grad():
         result = _call_stage(path, "forward()", model, *[t.clone() for t in inputs])
+    if to_cpu and isinstance(result, torch.Tensor):
+        result = result.cpu()
+    elif to_cpu and isinstance(result, (list, tuple)):
+        result = type(result)(t.cpu() if isinstance(t, torch.Tensor) else t for t in result)
     return flatten_outputs(result, path)
 
 

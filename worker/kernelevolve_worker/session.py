@@ -23,6 +23,7 @@ from .fixtures import build_manifest, write_fixture_file, write_manifest, write_
 from .graph_capture import capture_graph
 from .memory_check import check_memory
 from .protocol import ProblemError, ProtocolError, get_param
+from .reference_device import ReferenceRunner
 
 DEFAULT_SEEDS = [0, 1, 2]
 
@@ -128,6 +129,7 @@ class WorkerSession:
         torch.set_num_threads(threads)
         model = loader.build_model(module, path)
         params = loader.abi_parameters(model, path)
+        ref = ReferenceRunner(model)  # KE_REFERENCE_DEVICE: CPU (default) or GPU forward()
         try:
             fixtures_dir.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -139,7 +141,7 @@ class WorkerSession:
         first_inputs: list[torch.Tensor] = []
         for seed in seeds:
             inputs = loader.make_inputs(module, seed, path)
-            outputs = loader.run_reference(model, inputs, path)
+            outputs = ref.run(inputs, path)
             named = [(f"input.{i}", t) for i, t in enumerate(inputs)] + params
             specs_in = [loader.tensor_spec(n, "input" if n.startswith("input.") else "parameter", t) for n, t in named]
             specs_out = [loader.tensor_spec(f"output.{i}", "output", t) for i, t in enumerate(outputs)]
@@ -155,7 +157,7 @@ class WorkerSession:
             del inputs, outputs, named
 
         edge_written, edge_skipped = self._write_edge_cases(module, model, path, edge_names, first_inputs,
-                                                            params, output_specs, fixtures_dir)
+                                                            params, output_specs, fixtures_dir, ref)
         stem = Path(path).stem
         manifest = build_manifest(stem, Path(path), input_specs, output_specs, seeds, overrides, tolerance)
         manifest.update(edges.manifest_entries(edge_written, edge_skipped))
@@ -164,24 +166,26 @@ class WorkerSession:
         except OSError as exc:
             raise ProtocolError(f"load_problem: cannot write {fixtures_dir}/manifest.json: {exc}") from exc
 
-        graph, graph_error = capture_graph(model, first_inputs)
-        samples = self._time(model, first_inputs, baseline, path)
+        graph, graph_error = capture_graph(ref.model, ref.inputs(first_inputs))
+        samples = self._time(ref.timed_model(), ref.inputs(first_inputs), baseline, path)
+        ref.close()
         result = {
             "name": stem, "inputs": input_specs, "outputs": output_specs,
             "graph": graph, "graph_error": graph_error,
             "fixtures_dir": str(fixtures_dir.resolve()), "manifest_path": str(manifest_path),
             "fixture_files": files, "seeds": seeds, "baseline_samples_us": samples,
             "threads": threads, "torch_version": torch.__version__, "memory_check": memory,
+            "reference_device": "cpu" if ref.device is None else str(ref.device), "reference_note": ref.note,
         }
         return result, LoadedProblem(path, module, model, first_inputs, threads)
 
     @staticmethod
     def _write_edge_cases(module: Any, model: torch.nn.Module, path: str, names: list[str],
                           inputs: list[torch.Tensor], params: list[tuple[str, torch.Tensor]],
-                          output_specs: list[dict[str, Any]],
-                          fixtures_dir: Path) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+                          output_specs: list[dict[str, Any]], fixtures_dir: Path,
+                          ref: ReferenceRunner) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
         """Writes one fixture file per edge-case set in ``names`` (edge_cases.problem_edge_cases),
-        built from ``inputs`` (the first seed's).
+        built from ``inputs`` (the first seed's); ``ref`` runs forward() (reference_device.py).
 
         Returns:
             ([(name, file name)] written, [(name, reason)] skipped).
@@ -203,7 +207,7 @@ class WorkerSession:
                 skipped.append((name, violation))
                 continue
             try:
-                outputs = loader.run_reference(model, edge, path)
+                outputs = ref.run(edge, path)
             except ProblemError as exc:
                 skipped.append((name, _edge_failure(exc, path)))
                 continue

@@ -118,12 +118,10 @@ static inline int64_t ke_numel(const DLTensor& t) {
   return n;
 }
 
-// 0 when `t` is a dense row-major float32 tensor in CPU memory, else 2 or 4.
-static inline int ke_check_tensor(const DLTensor& t) {
-  if (t.device.device_type != kDLCPU || t.dtype.code != kDLFloat || t.dtype.bits != 32 ||
-      t.dtype.lanes != 1 || (t.data == nullptr && ke_numel(t) != 0)) {
-    return 2;
-  }
+// 0 when `t` is in CPU memory (with data unless empty) and dense row-major, else 2
+// (device or data) or 4 (strides).
+static inline int ke_check_layout(const DLTensor& t) {
+  if (t.device.device_type != kDLCPU || (t.data == nullptr && ke_numel(t) != 0)) return 2;
   if (t.strides != nullptr) {
     int64_t expected = 1;
     for (int32_t d = t.ndim - 1; d >= 0; --d) {
@@ -132,6 +130,12 @@ static inline int ke_check_tensor(const DLTensor& t) {
     }
   }
   return 0;
+}
+
+// 0 when `t` is a dense row-major float32 tensor in CPU memory, else 2 or 4.
+static inline int ke_check_tensor(const DLTensor& t) {
+  if (t.dtype.code != kDLFloat || t.dtype.bits != 32 || t.dtype.lanes != 1) return 2;
+  return ke_check_layout(t);
 }
 )ABI";
 }

@@ -54,9 +54,10 @@ std::string GeneratedHeader(const std::string& template_name, const std::string&
 std::string GeneratedIncludes();
 
 /// ABI helper functions pasted into generated sources: `ke_float_data(t)` (float
-/// pointer of a DLTensor, byte_offset applied), `ke_numel(t)`, and
-/// `ke_check_tensor(t)` returning 0, or 2 (not float32 on the CPU, or no data) or 4
-/// (strides given and not dense row-major).
+/// pointer of a DLTensor, byte_offset applied), `ke_numel(t)`, `ke_check_layout(t)`
+/// returning 0, or 2 (not on the CPU, or no data) or 4 (strides given and not dense
+/// row-major), and `ke_check_tensor(t)`: 2 unless float32, else ke_check_layout(t).
+/// Templates with other dtypes check the dtype and then call ke_check_layout.
 std::string AbiHelpers();
 
 /// The return codes every generated entry point uses, as comment lines.

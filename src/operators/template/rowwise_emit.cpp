@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "core/error.h"
 #include "operators/template/pointwise_rules.h"
 
@@ -55,7 +57,17 @@ std::string ExprEmitter::Offset(const std::vector<ir::IndexTerm>& terms, bool ro
     std::string x;
     switch (t.part) {
       case ir::Part::kOuter: x = n.o; break;
-      case ir::Part::kReduce: x = n.r; break;
+      case ir::Part::kReduce:
+        if (n.r_split > 0 && t.divisor % n.r_split == 0) {
+          x = n.r_hi;
+          if (t.divisor != n.r_split) x = fmt::format("{} / {}", x, t.divisor / n.r_split);
+          if (t.modulus != 0) x = fmt::format("({}) % {}", x, t.modulus);
+          if (t.stride != 1) x = fmt::format("({}) * {}", x, t.stride);
+          parts.push_back("(" + x + ")");
+          continue;
+        }
+        x = n.r;
+        break;
       case ir::Part::kInner: x = n.i; break;
       case ir::Part::kLinear: x = row_space ? RowIndex(n) : ElementIndex(n); break;
     }
@@ -67,6 +79,39 @@ std::string ExprEmitter::Offset(const std::vector<ir::IndexTerm>& terms, bool ro
   return parts.empty() ? "0" : fmt::format("{}", fmt::join(parts, " + "));
 }
 
+bool ExprEmitter::TermsUseR(const std::vector<ir::IndexTerm>& terms, const LoopNames& n) const {
+  for (const auto& t : terms) {
+    if (t.part == ir::Part::kLinear) return true;  // element space: o * R + r ...
+    if (t.part == ir::Part::kReduce && !(n.r_split > 0 && t.divisor % n.r_split == 0)) return true;
+  }
+  return false;
+}
+
+bool ExprEmitter::DependsOnR(int id, const std::vector<int64_t>& frame_in, const LoopNames& names) const {
+  const ir::Value& v = region_.graph.values[static_cast<size_t>(id)];
+  const Level level = region_.level[static_cast<size_t>(id)];
+  if (level == Level::kTail || level == Level::kRow) return false;
+  if (level == Level::kElement) return true;
+  const std::vector<int64_t>& frame = frame_in.empty() ? v.shape : frame_in;
+  const int64_t O = region_.outer, R = region_.reduce, I = region_.inner;
+  switch (v.kind) {
+    case ValueKind::kInput:
+    case ValueKind::kView:
+      return TermsUseR(ir::OffsetTerms(v.shape, frame, false, O, R, I), names);
+    case ValueKind::kIota:
+      return TermsUseR(ir::OffsetTerms({}, v.shape, false, O, R, I, v.dim), names);
+    case ValueKind::kElementwise:
+      for (int op : v.operands) {
+        const bool small = region_.level[static_cast<size_t>(op)] == Level::kSmall;
+        if (DependsOnR(op, small ? frame : std::vector<int64_t>{}, names)) return true;
+      }
+      return false;
+    case ValueKind::kReduce:
+      return true;
+  }
+  return true;
+}
+
 std::string ExprEmitter::Emit(int id, bool row_space, const LoopNames& names, Block& block,
                               const std::vector<int64_t>& frame_in) {
   const ir::Value& v = region_.graph.values[static_cast<size_t>(id)];
@@ -74,8 +119,18 @@ std::string ExprEmitter::Emit(int id, bool row_space, const LoopNames& names, Bl
   if (level == Level::kTail) return "t" + std::to_string(Base(id));
   if (level == Level::kRow) return RowRef(id, names);
   const std::vector<int64_t>& frame = frame_in.empty() ? v.shape : frame_in;
+  if (level == Level::kSmall && !row_space && hoist_ != nullptr && &block != hoist_ &&
+      !DependsOnR(id, frame_in, names)) {
+    return Emit(id, row_space, names, *hoist_, frame_in);
+  }
   if (level == Level::kElement && v.kind == ValueKind::kView) {
     return Emit(v.operands[0], row_space, names, block);
+  }
+  if (level == Level::kElement && reads_ != nullptr) {
+    if (const auto it = reads_->find(id); it != reads_->end()) {
+      if (used_ != nullptr) used_->insert(id);
+      return it->second;
+    }
   }
   const std::string key = std::to_string(id) + (level == Level::kSmall ? ir::ShapeText(frame) : "");
   if (const auto it = block.memo.find(key); it != block.memo.end()) return it->second;
@@ -117,6 +172,9 @@ std::string ExprEmitter::Emit(int id, bool row_space, const LoopNames& names, Bl
   }
   block.lines.push_back(fmt::format("const {} {} = {};", type, var, rhs));
   block.memo[key] = var;
+  if (computed_ != nullptr && level == Level::kElement && v.kind == ValueKind::kElementwise) {
+    (*computed_)[id] = var;
+  }
   return var;
 }
 
@@ -126,6 +184,21 @@ std::string ExprEmitter::Elementwise(const ir::Value& v, bool row_space, const L
   for (int op : v.operands) {
     const bool small = region_.level[static_cast<size_t>(op)] == Level::kSmall;
     vars[ir::ValueName(op)] = Emit(op, row_space, names, block, small ? frame : std::vector<int64_t>{});
+  }
+  if (flavor_ == MathFlavor::kPrelude && !row_space && v.node.target == "aten.div.Tensor") {
+    // x / d with d fixed over the row (a row or tail value, e.g. a norm): x * (1 / d),
+    // the reciprocal hoisted out of the r loop by the compiler; within 1 ulp of the
+    // quotient for each factor's rounding (vectorized math only; libm keeps the division).
+    for (const auto& arg : v.node.args) {
+      if (arg.name != "other" || arg.ref.rfind('v', 0) != 0) continue;
+      const int d = std::stoi(arg.ref.substr(1));
+      const Level dl = region_.level[static_cast<size_t>(d)];
+      const auto self = std::find_if(v.node.args.begin(), v.node.args.end(),
+                                     [](const core::OpArg& a) { return a.name == "self"; });
+      if ((dl == Level::kRow || dl == Level::kTail) && self != v.node.args.end() && self->IsRef()) {
+        return fmt::format("{} * (1.0f / {})", vars.at(self->ref), vars.at(arg.ref));
+      }
+    }
   }
   const PointwiseRule* rule = FindPointwiseRule(v.node.target);
   if (rule == nullptr) throw core::InternalError("rowwise: no rule for " + v.node.target);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,12 @@ struct LoopNames {
   std::string i = "i";  // inner index
   /// Row values as arrays over a block of i ("row<id>[ii]") instead of scalars.
   bool row_arrays = false;
+  /// Split r loop: r = r_hi * r_split + (inner index). A reduce-index term whose
+  /// divisor is a multiple of r_split is spelled with r_hi (e.g. group norm's channel
+  /// r / HW becomes r_hi / (HW / r_split)), so it no longer varies in the inner loop.
+  /// 0: r is not split.
+  int64_t r_split = 0;
+  std::string r_hi = "r1";
 };
 
 /// Statements of one loop body, with the values already computed in it.
@@ -43,6 +50,28 @@ class ExprEmitter {
   /// emitted into `block`), in row space.
   std::string RowDefinition(int id, const LoopNames& names, Block& block);
 
+  /// Loop-invariant code motion: while `hoist` is set, small values (broadcast
+  /// inputs and ops on them) whose index does not vary with r (under the names'
+  /// r split) are emitted into `*hoist`, placed by the caller before the r loop,
+  /// instead of into the loop body. nullptr: off.
+  void SetHoist(Block* hoist) { hoist_ = hoist; }
+
+  /// Row buffers (knob row_buffer): while set, element value `id` in `*reads` is
+  /// spelled as its text there (e.g. "buf7[r]") instead of being recomputed, and its
+  /// id goes into `*used`. While `computed` is set, every element-level value emitted
+  /// as a statement is recorded there (id -> variable). nullptr: off.
+  void SetBuffers(const std::map<int, std::string>* reads, std::set<int>* used,
+                  std::map<int, std::string>* computed) {
+    reads_ = reads;
+    used_ = used;
+    computed_ = computed;
+  }
+
+  /// Whether value `id`, used in an op of shape `frame` at element (o, r, i), varies
+  /// with r (under the r split of `names`). Row and tail values do not; element
+  /// values do; small values when an index term uses r.
+  bool DependsOnR(int id, const std::vector<int64_t>& frame, const LoopNames& names) const;
+
   /// The value a view / identity reduction chain stands for.
   int Base(int id) const;
 
@@ -60,7 +89,12 @@ class ExprEmitter {
   std::string Elementwise(const ir::Value& v, bool row_space, const LoopNames& names,
                           Block& block, const std::vector<int64_t>& frame);
   const ir::Region& region_;
+  bool TermsUseR(const std::vector<ir::IndexTerm>& terms, const LoopNames& names) const;
   MathFlavor flavor_;
+  Block* hoist_ = nullptr;
+  const std::map<int, std::string>* reads_ = nullptr;
+  std::set<int>* used_ = nullptr;
+  std::map<int, std::string>* computed_ = nullptr;
   int next_var_ = 0;  // temporaries are numbered across blocks (they may share a scope)
 };
 

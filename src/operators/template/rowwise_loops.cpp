@@ -3,6 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
+#include <iterator>
+#include <map>
+#include <set>
 
 #include "operators/template/rowwise_emit.h"
 
@@ -151,31 +155,166 @@ class Writer {
     return b.lines;
   }
 
+  /// The r split factor D of the rows form: broadcast operands of element ops indexed
+  /// by r / D' (D' a multiple of D, e.g. group norm's per-channel weight, r / HW) stay
+  /// fixed over runs of D consecutive r, so r runs as r1 * D + r2 and their loads move
+  /// out of the inner loop. 0: no split (no such operand, or no D dividing R that all
+  /// their divisors are multiples of, or D < 8).
+  int64_t SplitFactor() const {
+    std::vector<int64_t> divisors;
+    std::function<void(int, const std::vector<int64_t>&)> leaves = [&](int id, const std::vector<int64_t>& frame) {
+      const ir::Value& v = V(id);
+      if (L(id) != Level::kSmall) return;
+      std::vector<ir::IndexTerm> terms;
+      if (v.kind == ValueKind::kInput || v.kind == ValueKind::kView) {
+        terms = ir::OffsetTerms(v.shape, frame, false, region_.outer, region_.reduce, region_.inner);
+      } else if (v.kind == ValueKind::kIota) {
+        terms = ir::OffsetTerms({}, v.shape, false, region_.outer, region_.reduce, region_.inner, v.dim);
+      } else if (v.kind == ValueKind::kElementwise) {
+        for (int op : v.operands) leaves(op, frame);
+      }
+      for (const auto& t : terms) {
+        if (t.part == ir::Part::kReduce && t.divisor > 1) divisors.push_back(t.divisor);
+      }
+    };
+    for (const auto& v : g_.values) {
+      if (L(v.id) != Level::kElement || v.kind != ValueKind::kElementwise) continue;
+      for (int op : v.operands) leaves(op, v.shape);
+    }
+    if (divisors.empty()) return 0;
+    const int64_t d = *std::min_element(divisors.begin(), divisors.end());
+    if (d < 8 || region_.reduce % d != 0) return 0;
+    for (int64_t x : divisors) {
+      if (x % d != 0) return 0;
+    }
+    return d;
+  }
+
+  /// One loop over r of the rows form: `pragma` then the loop, whose body `body`
+  /// emits; small values that do not vary with r are hoisted in front of it (or, with
+  /// an r split, in front of the inner loop over r2).
+  void RLoop(const std::string& pragma, const std::function<std::vector<std::string>(const LoopNames&)>& body,
+             std::vector<std::string>& row) {
+    LoopNames n;
+    n.r_split = split_;
+    Block hoist;
+    std::map<int, std::string> computed;
+    emit_.SetHoist(&hoist);
+    emit_.SetBuffers(&reads_, &used_, &computed);
+    std::vector<std::string> lines = body(n);
+    if (split_ != 0 && hoist.lines.empty()) {  // nothing moved out: keep one flat loop
+      n.r_split = 0;
+      computed.clear();
+      lines = body(n);
+    }
+    emit_.SetHoist(nullptr);
+    emit_.SetBuffers(nullptr, nullptr, nullptr);
+    std::set<int> stored;
+    for (const auto& [id, var] : computed) {
+      if (buffered_.count(id) != 0 && reads_.count(id) == 0) {
+        lines.push_back(fmt::format("buf{}[r] = {};", id, var));
+        stored.insert(id);
+      }
+    }
+    for (int id : stored) reads_[id] = fmt::format("buf{}[r]", id);
+    std::set<int> ids;
+    for (const auto& kv : computed) ids.insert(kv.first);
+    loop_values_.push_back(std::move(ids));
+    if (n.r_split == 0) {
+      row.insert(row.end(), hoist.lines.begin(), hoist.lines.end());
+      row.push_back(pragma);
+      row.push_back("for (int64_t r = 0; r < R; ++r) {");
+      for (const auto& l : lines) row.push_back("  " + l);
+      row.push_back("}");
+      return;
+    }
+    row.push_back(fmt::format("for (int64_t {0} = 0; {0} < R / {1}; ++{0}) {{  // r = {0} * {1} + r2", n.r_hi, split_));
+    for (const auto& l : hoist.lines) row.push_back("  " + l);
+    row.push_back(pragma);
+    row.push_back(fmt::format("  for (int64_t r2 = 0; r2 < {}; ++r2) {{", split_));
+    row.push_back(fmt::format("    const int64_t r = {} * {} + r2;", n.r_hi, split_));
+    for (const auto& l : lines) row.push_back("    " + l);
+    row.push_back("  }");
+    row.push_back("}");
+  }
+
   /// Rows of the region one at a time; r innermost (I == 1 or loop order i_outer).
   std::vector<std::string> Rows() {
+    split_ = SplitFactor();
+    buffered_.clear();
+    if (s_.row_buffer) buffered_ = ChooseRowBuffers();
+    ResetPass();
+    return RowsPass();
+  }
+
+  void ResetPass() {
+    reads_.clear();
+    used_.clear();
+    loop_values_.clear();
+  }
+
+ public:
+  /// Element values of the rows form worth a row buffer (knob row_buffer): float
+  /// values computed in two or more loops over r, kept only while a later loop still
+  /// reads them once buffered (a value only feeding a buffered one is dropped), at
+  /// most kMaxBufferedFloats / R of them. Empty when the form has no such value.
+  std::set<int> ChooseRowBuffers() {
+    constexpr int64_t kMaxBufferedFloats = 32768;  // 128 KiB of stack per thread
+    if (region_.SplitR() || region_.inner != 1 || region_.reduce > kMaxBufferedFloats) return {};
+    if (split_ == 0) split_ = SplitFactor();
+    buffered_.clear();
+    ResetPass();
+    RowsPass();
+    std::map<int, int> loops;
+    for (const auto& ids : loop_values_) {
+      for (int id : ids) ++loops[id];
+    }
+    std::set<int> chosen;
+    for (const auto& [id, count] : loops) {
+      if (count >= 2 && V(id).dtype == core::DType::kFloat32) chosen.insert(id);
+    }
+    for (int round = 0; round < 4 && !chosen.empty(); ++round) {
+      buffered_ = chosen;
+      ResetPass();
+      RowsPass();
+      std::set<int> kept;
+      for (int id : chosen) {
+        if (used_.count(id) != 0) kept.insert(id);
+      }
+      if (kept == chosen) break;
+      chosen = std::move(kept);
+    }
+    while (!chosen.empty() && static_cast<int64_t>(chosen.size()) * region_.reduce > kMaxBufferedFloats) {
+      chosen.erase(std::prev(chosen.end()));
+    }
+    buffered_.clear();
+    ResetPass();
+    return chosen;
+  }
+
+ private:
+  std::vector<std::string> RowsPass() {
     std::vector<std::string> out;
     LoopNames n;
     std::vector<std::string> row;
     row.push_back("const int64_t o = q / I, i = q % I;");
     row.push_back("(void)o; (void)i;");
+    for (int id : buffered_) {
+      row.push_back(fmt::format("alignas(64) float buf{}[R];  // row buffer: computed once, read again", id));
+    }
     RowSection(-1, n, row);
     for (size_t s = 0; s < region_.stages.size(); ++s) {
       const auto& st = region_.stages[s];
       for (int id : st.reductions) {
         row.push_back(fmt::format("{} a{} = {};", Acc(V(id).reduce), id, Init(V(id).reduce)));
       }
-      row.push_back("#pragma omp simd" + Reductions(st));
-      row.push_back("for (int64_t r = 0; r < R; ++r) {");
-      for (const auto& l : StageBody(st, n, false)) row.push_back("  " + l);
-      row.push_back("}");
+      RLoop("#pragma omp simd" + Reductions(st), [&](const LoopNames& ln) { return StageBody(st, ln, false); },
+            row);
       for (int id : st.reductions) row.push_back(fmt::format("const float row{0} = static_cast<float>(a{0});", id));
       RowSection(static_cast<int>(s), n, row);
     }
     if (HasElementOutputs()) {
-      row.push_back("#pragma omp simd");
-      row.push_back("for (int64_t r = 0; r < R; ++r) {");
-      for (const auto& l : ElementOutputs(n)) row.push_back("  " + l);
-      row.push_back("}");
+      RLoop("#pragma omp simd", [&](const LoopNames& ln) { return ElementOutputs(ln); }, row);
     }
     for (const auto& l : RowOutputs(n)) row.push_back(l);
     if (s_.threaded) {
@@ -264,6 +403,18 @@ class Writer {
     return out;
   }
 
+  /// The lines of a loop body from `body`, with the small values that do not vary
+  /// with r appended to `before` (statements placed ahead of the loop) instead.
+  std::vector<std::string> Hoisted(const std::function<std::vector<std::string>()>& body,
+                                   std::vector<std::string>& before) {
+    Block hoist;
+    emit_.SetHoist(&hoist);
+    std::vector<std::string> lines = body();
+    emit_.SetHoist(nullptr);
+    before.insert(before.end(), hoist.lines.begin(), hoist.lines.end());
+    return lines;
+  }
+
   /// One row (O = I = 1): each stage's sweep over r split into fixed chunks whose
   /// partials are combined in chunk order (the same result for any thread count).
   std::vector<std::string> SplitR() {
@@ -280,6 +431,7 @@ class Writer {
       for (int id : st.reductions) {
         out.push_back(fmt::format("std::vector<{}> p{}(kNumChunks);", Acc(V(id).reduce), id));
       }
+      const std::vector<std::string> body = Hoisted([&] { return StageBody(st, n, false); }, out);
       if (s_.threaded) out.push_back(par);
       out.push_back("for (int64_t c = 0; c < kNumChunks; ++c) {");
       for (int id : st.reductions) {
@@ -288,7 +440,7 @@ class Writer {
       out.push_back("  const int64_t r_end = std::min(R, (c + 1) * kChunk);");
       out.push_back("#pragma omp simd" + Reductions(st));
       out.push_back("  for (int64_t r = c * kChunk; r < r_end; ++r) {");
-      for (const auto& l : StageBody(st, n, false)) out.push_back("    " + l);
+      for (const auto& l : body) out.push_back("    " + l);
       out.push_back("  }");
       for (int id : st.reductions) out.push_back(fmt::format("  p{0}[c] = a{0};", id));
       out.push_back("}");
@@ -301,12 +453,13 @@ class Writer {
       RowSection(static_cast<int>(s), n, out);
     }
     if (HasElementOutputs()) {
+      const std::vector<std::string> body = Hoisted([&] { return ElementOutputs(n); }, out);
       if (s_.threaded) out.push_back(par);
       out.push_back("for (int64_t c = 0; c < kNumChunks; ++c) {");
       out.push_back("  const int64_t r_end = std::min(R, (c + 1) * kChunk);");
       out.push_back("#pragma omp simd");
       out.push_back("  for (int64_t r = c * kChunk; r < r_end; ++r) {");
-      for (const auto& l : ElementOutputs(n)) out.push_back("    " + l);
+      for (const auto& l : body) out.push_back("    " + l);
       out.push_back("  }");
       out.push_back("}");
     }
@@ -347,12 +500,24 @@ class Writer {
   const ir::Region& region_;
   const LoopSettings& s_;
   ExprEmitter emit_;
+  int64_t split_ = 0;  // r split factor of the rows form (SplitFactor)
+  // Row buffers of the rows form (knob row_buffer, ChooseRowBuffers).
+  std::set<int> buffered_;                  // values stored in buf<id>[R]
+  std::map<int, std::string> reads_;        // buffered values stored by an earlier loop
+  std::set<int> used_;                      // buffered values read by a later loop
+  std::vector<std::set<int>> loop_values_;  // element values computed, per loop over r
 };
 
 }  // namespace
 
 std::string LoopNest(const ir::Region& region, const LoopSettings& settings) {
   return Writer(region, settings).Run();
+}
+
+std::set<int> RowBufferValues(const ir::Region& region) {
+  LoopSettings settings;
+  settings.row_buffer = true;
+  return Writer(region, settings).ChooseRowBuffers();
 }
 
 }  // namespace kernelevolve::operators::templates

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <set>
 #include <string>
 
 #include "operators/ir/region.h"
@@ -20,6 +21,10 @@ struct LoopSettings {
   int64_t r_chunk = 16384;     // one-row kernels: elements per partial
   bool r_outer = true;         // I > 1: accumulate a block of i per r step
   int64_t i_block = 64;
+  /// Rows form (I == 1): element values computed in several loops over r are stored
+  /// in a per-row stack buffer by the first loop and read back by the others (one
+  /// transcendental per element instead of one per loop). See RowBufferValues.
+  bool row_buffer = false;
 };
 
 /// Statements computing every output of `region`, to be placed in the entry
@@ -27,5 +32,10 @@ struct LoopSettings {
 /// Throws InternalError when a value cannot be spelled (a bug: the region was
 /// checked by ir::AnalyzeRegion).
 std::string LoopNest(const ir::Region& region, const LoopSettings& settings);
+
+/// Ids of the element values a row buffer would hold for `region` (empty: the knob
+/// row_buffer changes nothing: one row split across threads, I > 1, R > 32768, or no
+/// float value recomputed in a second loop over r).
+std::set<int> RowBufferValues(const ir::Region& region);
 
 }  // namespace kernelevolve::operators::templates

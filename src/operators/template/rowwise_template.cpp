@@ -37,18 +37,8 @@ nlohmann::json Fit(const KnobSpace& space, const nlohmann::json& knobs) {
 constexpr const char* kInt64Check = R"(
 // 0 when `t` is a dense row-major int64 tensor in CPU memory, else 2 or 4.
 static inline int ke_check_int64(const DLTensor& t) {
-  if (t.device.device_type != kDLCPU || t.dtype.code != kDLInt || t.dtype.bits != 64 ||
-      t.dtype.lanes != 1 || (t.data == nullptr && ke_numel(t) != 0)) {
-    return 2;
-  }
-  if (t.strides != nullptr) {
-    int64_t expected = 1;
-    for (int32_t d = t.ndim - 1; d >= 0; --d) {
-      if (t.shape[d] != 1 && t.strides[d] != expected) return 4;
-      expected *= t.shape[d];
-    }
-  }
-  return 0;
+  if (t.dtype.code != kDLInt || t.dtype.bits != 64 || t.dtype.lanes != 1) return 2;
+  return ke_check_layout(t);
 }
 )";
 
@@ -87,6 +77,9 @@ KnobSpace RowwiseKnobSpace(const ir::Region& region, bool multithread) {
     dims.push_back({"i_block", {16, 64, 256}, 64, nullptr, nullptr, "loop_order", "r_outer",
                     "{}-wide i blocks"});
   }
+  if (!RowBufferValues(region).empty()) {
+    dims.push_back({"row_buffer", {"off", "on"}, "off", "off", "on", "", nullptr, "row buffer {}"});
+  }
   return KnobSpace(std::move(dims));
 }
 
@@ -97,11 +90,11 @@ std::vector<nlohmann::json> RowwiseTemplate::Drafts() const {
   const std::vector<nlohmann::json> curated = {
       {{"math", "libm"}, {"threads", "1"}, {"acc", "double"}, {"loop_order", "r_outer"}},
       {{"math", "vectorized"}, {"threads", "all"}, {"acc", "float"}, {"rows_per_chunk", 4},
-       {"loop_order", "r_outer"}, {"i_block", 64}},
+       {"loop_order", "r_outer"}, {"i_block", 64}, {"row_buffer", "on"}},
       {{"math", "vectorized"}, {"threads", "all"}, {"acc", "double"}, {"rows_per_chunk", 1},
        {"i_block", 256}, {"r_chunk", 65536}},
       {{"math", "vectorized"}, {"threads", "all"}, {"acc", "float"}, {"rows_per_chunk", 16},
-       {"i_block", 16}, {"r_chunk", 4096}},
+       {"i_block", 16}, {"r_chunk", 4096}, {"row_buffer", "on"}},
       {{"math", "vectorized"}, {"threads", "1"}, {"acc", "float"}},
       {{"math", "vectorized"}, {"threads", "all"}, {"acc", "float"}, {"loop_order", "i_outer"}},
   };
@@ -130,6 +123,7 @@ std::string RowwiseTemplate::Generate(const nlohmann::json& knobs_in) const {
   if (knobs.contains("r_chunk")) s.r_chunk = knobs.at("r_chunk").get<int64_t>();
   if (knobs.contains("loop_order")) s.r_outer = knobs.at("loop_order") == "r_outer";
   if (knobs.contains("i_block")) s.i_block = knobs.at("i_block").get<int64_t>();
+  if (knobs.contains("row_buffer")) s.row_buffer = knobs.at("row_buffer") == "on";
 
   const ir::Graph& g = region_.graph;
   std::map<int, const ir::Value*> inputs;  // abi index -> input value

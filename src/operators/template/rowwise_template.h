@@ -29,7 +29,9 @@ RowwiseMatch MatchRowwise(const core::OpGraph& graph);
 /// per partial (fixed chunks combined in order: deterministic for any thread count);
 /// else rows_per_chunk {1, 4, 16} (threads "all" only); with I > 1: loop_order
 /// {"r_outer" (vector accumulators over a block of i), "i_outer" (one strided row at
-/// a time)} and i_block {16, 64, 256} (r_outer only).
+/// a time)} and i_block {16, 64, 256} (r_outer only); row_buffer {"off", "on"} when
+/// RowBufferValues(region) is not empty (rows form: values recomputed in several
+/// loops over r stored once per row instead).
 KnobSpace RowwiseKnobSpace(const ir::Region& region, bool multithread);
 
 class RowwiseTemplate : public KernelTemplate {

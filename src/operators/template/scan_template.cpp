@@ -53,17 +53,8 @@ static inline const uint8_t* ke_byte_data(const DLTensor& t) {
 static inline int ke_check_bool_tensor(const DLTensor& t) {
   const bool byte = t.dtype.bits == 8 && t.dtype.lanes == 1 &&
                     (t.dtype.code == kDLUInt || static_cast<int>(t.dtype.code) == 6);
-  if (t.device.device_type != kDLCPU || !byte || (t.data == nullptr && ke_numel(t) != 0)) {
-    return 2;
-  }
-  if (t.strides != nullptr) {
-    int64_t expected = 1;
-    for (int32_t d = t.ndim - 1; d >= 0; --d) {
-      if (t.shape[d] != 1 && t.strides[d] != expected) return 4;
-      expected *= t.shape[d];
-    }
-  }
-  return 0;
+  if (!byte) return 2;
+  return ke_check_layout(t);
 }
 )BOOL";
 

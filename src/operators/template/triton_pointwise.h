@@ -8,6 +8,7 @@
 
 #include "core/op_graph.h"
 #include "operators/template/kernel_template.h"
+#include "operators/template/triton_expr.h"
 
 namespace kernelevolve::operators::templates {
 
@@ -29,9 +30,6 @@ struct TritonPointwiseBuild {
 /// float32, one output, no broadcasting) accepts it and every op has a Triton rule
 /// (the C++ rules minus aten.pow with a general exponent).
 TritonPointwiseBuild BuildTritonPointwise(const core::OpGraph& graph);
-
-/// A Python float literal for a float32 constant: "0.01", "-0.5", "float('inf')".
-std::string PythonFloat(double value);
 
 /// Knobs: block {512, 1024, 2048, 4096} elements per program, num_warps {2, 4, 8}.
 KnobSpace TritonPointwiseKnobSpace();

@@ -2,7 +2,11 @@
 
 #include <fmt/format.h>
 
+#include "operators/template/triton_matmul.h"
+#include "operators/template/cuda_reduction.h"
 #include "operators/template/triton_pointwise.h"
+#include "operators/template/triton_rowwise.h"
+#include "operators/template/triton_scan.h"
 
 namespace kernelevolve::operators::templates {
 namespace {
@@ -186,16 +190,24 @@ TemplateMatch MatchTritonTemplate(const core::Problem& problem) {
     return {nullptr, "unsupported_graph: the problem has no captured op graph" +
                          (problem.graph_error.empty() ? std::string() : " (" + problem.graph_error + ")")};
   }
-  if (auto softmax = MatchTritonSoftmax(graph)) return std::move(*softmax);
+  // A softmax the last-dim template refuses (another dim) falls through to rowwise.
+  std::optional<TemplateMatch> softmax = MatchTritonSoftmax(graph);
+  if (softmax && softmax->tmpl) return std::move(*softmax);
+  if (auto mm = MatchTritonMatmul(graph)) {  // issue 6: matmul + elementwise epilogue
+    if (!mm->spec) return {nullptr, mm->unsupported};
+    return {std::make_unique<TritonMatmulTemplate>(std::move(*mm->spec)), ""};
+  }
+  if (auto scan = MatchTritonScan(problem)) return std::move(*scan);  // cumsum / cumprod
   TritonPointwiseBuild pointwise = BuildTritonPointwise(graph);
-  if (!pointwise.body) return {nullptr, pointwise.unsupported};
-  return {std::make_unique<TritonPointwiseTemplate>(std::move(*pointwise.body)), ""};
+  if (pointwise.body) return {std::make_unique<TritonPointwiseTemplate>(std::move(*pointwise.body)), ""};
+  return MatchTritonRowwiseOr(graph, pointwise.unsupported);  // reductions, norms, losses
 }
 
 TemplateMatch MatchTemplateForTarget(const std::string& target, const core::Problem& problem, int threads) {
   if (target == "cpu") return MatchTemplate(problem, threads);
   if (target == "triton") return MatchTritonTemplate(problem);
-  return {nullptr, "unsupported_target: " + target + " (templates exist for cpu and triton)"};
+  if (target == "cuda") return MatchCudaTemplate(problem);  // cuda_reduction.h
+  return {nullptr, "unsupported_target: " + target + " (templates exist for cpu, triton and cuda)"};
 }
 
 }  // namespace kernelevolve::operators::templates

@@ -39,13 +39,17 @@ class TritonSoftmaxTemplate : public KernelTemplate {
   KnobSpace space_;
 };
 
-/// The Triton template for a problem: triton_softmax_lastdim for a lone last-dim
-/// softmax / log_softmax, else triton_pointwise; or why none applies.
+/// The Triton template for a problem, first match wins: triton_softmax_lastdim for a
+/// lone last-dim softmax / log_softmax; triton_matmul; triton_scan for a graph with a
+/// cumulative op (its reason when refused); triton_pointwise for a same-shape
+/// elementwise graph; triton_rowwise for reductions, norms, losses, softmax over
+/// other dims and broadcasting. Otherwise null with the reason (MatchTritonRowwiseOr).
 TemplateMatch MatchTritonTemplate(const core::Problem& problem);
 
 /// Template matching by --target: "cpu" -> MatchTemplate(problem, threads),
-/// "triton" -> MatchTritonTemplate(problem); any other target -> no template, with
-/// "unsupported_target: NAME (templates exist for cpu and triton)".
+/// "triton" -> MatchTritonTemplate(problem), "cuda" -> MatchCudaTemplate(problem)
+/// (cuda_reduction.h); any other target -> no template, with
+/// "unsupported_target: NAME (templates exist for cpu, triton and cuda)".
 TemplateMatch MatchTemplateForTarget(const std::string& target, const core::Problem& problem, int threads);
 
 }  // namespace kernelevolve::operators::templates

@@ -13,6 +13,7 @@
 #include "core/candidate.h"
 #include "core/error.h"
 #include "eval/sandbox.h"
+#include "platforms/cpu/cache_flush.h"
 
 namespace kernelevolve::platforms::cpu {
 namespace {
@@ -156,24 +157,8 @@ fs::path BuildProbe(const PeakProbeOptions& o, const std::string& compiler) {
 
 }  // namespace
 
-int64_t LastLevelCacheBytes() {
-  int64_t best = 0;
-  for (int index = 0; index < 8; ++index) {
-    std::ifstream in(fmt::format("/sys/devices/system/cpu/cpu0/cache/index{}/size", index));
-    std::string text;
-    if (!(in >> text) || text.empty()) continue;
-    int64_t value = std::strtoll(text.c_str(), nullptr, 10);
-    const char unit = text.back();
-    if (unit == 'K') value <<= 10;
-    if (unit == 'M') value <<= 20;
-    if (unit == 'G') value <<= 30;
-    best = std::max(best, value);
-  }
-  return best;
-}
-
 int64_t DefaultArrayBytes() {
-  return std::clamp<int64_t>(4 * LastLevelCacheBytes(), 64LL << 20, 512LL << 20);
+  return std::clamp<int64_t>(4 * ReadLastLevelCache().bytes, 64LL << 20, 512LL << 20);
 }
 
 MachinePeakRecord MeasureMachinePeaks(const PeakProbeOptions& options) {

@@ -44,11 +44,8 @@ struct PeakProbeOptions {
   double timeout_seconds = 120;     // compile and run, each
 };
 
-/// Bytes of the last-level cache of CPU 0 (largest "size" under
-/// /sys/devices/system/cpu/cpu0/cache/index*/), 0 when unknown.
-int64_t LastLevelCacheBytes();
-
-/// STREAM's sizing rule (each array at least 4x the last-level cache), at least
+/// STREAM's sizing rule (each array at least 4x the last-level cache, as
+/// ReadLastLevelCache in cache_flush.h finds it), at least
 /// 64 MiB and at most 512 MiB per array.
 int64_t DefaultArrayBytes();
 

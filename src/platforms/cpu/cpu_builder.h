@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/candidate.h"
+#include "platforms/native_build.h"
 #include "platforms/platform.h"
 
 namespace kernelevolve::platforms::cpu {
@@ -13,9 +14,9 @@ namespace kernelevolve::platforms::cpu {
 ///   <compiler> -std=c++17 -O3 -march=native -fopenmp -fPIC -shared -I<dlpack dir>
 /// where hash = core::ContentHash(source + flags + compiler version). An existing .so
 /// with that hash is reused (cache_hit). The compiler runs through eval::RunSandboxed
-/// (120 s wall limit, no network). Build may be called from several threads, and
-/// several processes may share a cache directory: sources and objects are written to
-/// unique temporary names and renamed into place.
+/// (120 s wall limit, no network) by platforms::CompileCached. Build may be called from
+/// several threads, and several processes may share a cache directory: sources and
+/// objects are written to unique temporary names and renamed into place.
 class CpuBuilder {
  public:
   /// `compiler`: a program name looked up on PATH, or a path. Creates `cache_dir`.
@@ -40,20 +41,13 @@ class CpuBuilder {
 
  private:
   std::filesystem::path cache_dir_;
-  std::string compiler_path_;
   std::string compiler_version_;
-  std::filesystem::path dlpack_include_dir_;
+  NativeCompiler compiler_;
 };
 
-/// Directory holding dlpack/dlpack.h: $KE_DLPACK_INCLUDE_DIR when set, else the first of
-/// /usr/include, /usr/local/include that has it. Throws InvalidInputError when none does.
-std::filesystem::path FindDLPackIncludeDir();
-
-/// `program` resolved against $PATH (returned unchanged when it contains a '/').
-/// Throws InvalidInputError naming the program when it is not found.
-std::string ResolveProgram(const std::string& program);
-
-/// First line containing "error:" in a compiler log (trimmed), or "" when none.
-std::string FirstErrorLine(const std::string& log);
+// Shared with the CUDA builder (platforms/native_build.h), named here as before.
+using platforms::FindDLPackIncludeDir;
+using platforms::FirstErrorLine;
+using platforms::ResolveProgram;
 
 }  // namespace kernelevolve::platforms::cpu

@@ -46,6 +46,19 @@ void WriteFileAtomic(const fs::path& path, const std::string& text) {
   if (ec) throw core::IoError("cannot rename " + tmp.string() + " to " + path.string() + ": " + ec.message());
 }
 
+/// The peaks cache ({device name: {"copy_gbps", "matmul_tflops", ...}}); an absent
+/// or damaged file reads as empty (measured again).
+json ReadPeaksCache(const fs::path& cache) {
+  if (std::ifstream in(cache); in) {
+    try {
+      json doc = json::parse(in);
+      if (doc.is_object()) return doc;
+    } catch (const json::exception&) {
+    }
+  }
+  return json::object();
+}
+
 }  // namespace
 
 core::Status LostRunnerStatus(const std::string& message) {
@@ -162,6 +175,18 @@ GpuBaselines TritonPlatform::TimeBaselines(const core::Problem& problem, const R
   return baselines;
 }
 
+json TritonPlatform::CallForProblem(const core::Problem& problem, const std::string& method, const json& params,
+                                    double timeout_seconds) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  try {
+    PrepareFor(problem);
+    return runner_.Call(method, params, timeout_seconds);
+  } catch (const problem::WorkerLostError&) {
+    runner_.Restart();
+    throw;
+  }
+}
+
 GpuBaselines TritonPlatform::LastPairedBaselines() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return last_paired_;
@@ -171,21 +196,36 @@ double TritonPlatform::CopyBandwidthGbps() {
   std::lock_guard<std::mutex> lock(mutex_);
   if (!runner_.Device().cuda) return 0;
   const fs::path cache = cache_dir_ / "gpu_peaks.json";
-  json doc = json::object();
-  if (std::ifstream in(cache); in) {
-    try {
-      doc = json::parse(in);
-    } catch (const json::exception&) {
-      doc = json::object();  // a damaged cache is measured again
-    }
-  }
+  json doc = ReadPeaksCache(cache);
   const std::string key = runner_.Device().device_name;
   if (doc.contains(key) && doc[key].value("copy_gbps", 0.0) > 0) return doc[key]["copy_gbps"].get<double>();
   const json answer = runner_.Call("gpu_bandwidth", json::object(), 120);
   const double gbps = answer.at("copy_gbps").get<double>();
-  doc[key] = {{"copy_gbps", gbps}, {"bytes", answer.value("bytes", 0)}, {"method", "torch device copy, median of 20"}};
+  doc[key]["copy_gbps"] = gbps;
+  doc[key]["bytes"] = answer.value("bytes", 0);
+  doc[key]["method"] = "torch device copy, median of 20";
   WriteFileAtomic(cache, doc.dump(2) + "\n");
   return gbps;
+}
+
+std::map<std::string, double> TritonPlatform::MatmulPeakTflops() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!runner_.Device().cuda || !matmul_peaks_.empty()) return matmul_peaks_;
+  const fs::path cache = cache_dir_ / "gpu_peaks.json";
+  json doc = ReadPeaksCache(cache);
+  const std::string key = runner_.Device().device_name;
+  if (doc.contains(key) && doc[key].contains("matmul_tflops") && doc[key]["matmul_tflops"].is_object()) {
+    for (const auto& [dtype, value] : doc[key]["matmul_tflops"].items()) {
+      if (value.is_number() && value.get<double>() > 0) matmul_peaks_[dtype] = value.get<double>();
+    }
+    if (!matmul_peaks_.empty()) return matmul_peaks_;
+  }
+  const json answer = runner_.Call("gpu_matmul_peak", json::object(), 300);
+  for (const auto& [dtype, value] : answer.at("tflops").items()) matmul_peaks_[dtype] = value.get<double>();
+  doc[key]["matmul_tflops"] = answer.at("tflops");
+  doc[key]["matmul_method"] = answer.value("method", "");
+  WriteFileAtomic(cache, doc.dump(2) + "\n");
+  return matmul_peaks_;
 }
 
 core::MachineContext TritonPlatform::Machine() const {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <mutex>
 #include <string>
 
@@ -49,9 +50,21 @@ class TritonPlatform : public Platform {
   /// per device and cached in `<cache_dir>/gpu_peaks.json` keyed by device name;
   /// 0 in interpreter mode.
   double CopyBandwidthGbps();
+  /// torch.mm throughput in 1e12 FLOP/s by dtype name ("float16", "bfloat16",
+  /// "float32", "tf32"): 8192^3, median of 10 CUDA-event timings (gpu_peaks.py),
+  /// measured once per device and cached in `<cache_dir>/gpu_peaks.json` beside the
+  /// copy bandwidth; empty in interpreter mode. Throws WorkerError when the runner
+  /// fails to measure.
+  std::map<std::string, double> MatmulPeakTflops();
   const GpuDeviceInfo& Device() const { return runner_.Device(); }
   /// How many runner processes were started (1 + replacements).
   int RunnerStarts() const { return runner_.Starts(); }
+  /// One runner call for `problem` (the runner prepared for it first), serialized with
+  /// Run: the profiling methods gpu_profile_baseline and gpu_ncu (triton/gpu_profiler.h).
+  /// A runner lost during the call is replaced and the WorkerLostError rethrown;
+  /// WorkerError as the runner raised it.
+  nlohmann::json CallForProblem(const core::Problem& problem, const std::string& method,
+                                const nlohmann::json& params, double timeout_seconds);
 
  private:
   void PrepareFor(const core::Problem& problem);
@@ -62,6 +75,7 @@ class TritonPlatform : public Platform {
   mutable std::mutex mutex_;
   GpuRunnerClient runner_;
   GpuBaselines last_paired_;
+  std::map<std::string, double> matmul_peaks_;  // MatmulPeakTflops, once read or measured
 };
 
 /// Maps a gpu_run answer to a RunResult (samples -> eval::Summarize). Exposed for

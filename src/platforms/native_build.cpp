@@ -1,0 +1,190 @@
+#include "platforms/native_build.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "core/candidate.h"
+#include "core/error.h"
+#include "eval/result_json.h"
+#include "eval/sandbox.h"
+
+namespace kernelevolve::platforms {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr int64_t kCompileMemoryBytes = 8LL << 30;  // cc1plus / cicc at -O3 stay well below
+constexpr size_t kMaxLogBytes = 16 * 1024;          // platform.h: log truncated to 16 KiB
+
+std::map<std::string, std::string> CompilerEnv(const std::string& compiler_path,
+                                               const std::vector<std::string>& extra_path) {
+  std::string path = fs::path(compiler_path).parent_path().string();
+  for (const auto& dir : extra_path) path += ":" + dir;
+  // The driver finds as/ld on PATH; LC_ALL=C keeps diagnostics ASCII (no curly quotes).
+  return {{"PATH", path + ":/usr/local/bin:/usr/bin:/bin"}, {"LC_ALL", "C"}, {"TMPDIR", "/tmp"},
+          {"HOME", "/tmp"}};
+}
+
+eval::SandboxLimits CompilerLimits(double timeout_seconds) {
+  eval::SandboxLimits limits;
+  limits.wall_timeout_seconds = timeout_seconds;
+  limits.memory_bytes = kCompileMemoryBytes;
+  limits.cpu_seconds = static_cast<int64_t>(2 * timeout_seconds);
+  limits.file_size_bytes = 1LL << 30;
+  limits.isolate_network = true;
+  return limits;
+}
+
+std::string FailureMessage(const eval::SandboxResult& result, const std::string& log, double timeout_seconds) {
+  if (result.timed_out) return fmt::format("compilation timed out after {:.0f} s", timeout_seconds);
+  std::string error = FirstErrorLine(log);
+  if (!error.empty()) return error;
+  if (result.signal != 0) return "compiler killed by signal " + std::to_string(result.signal);
+  return "compiler exited with code " + std::to_string(result.exit_code) + " and no error line";
+}
+
+std::string Joined(const std::vector<std::string>& parts) {
+  std::string out;
+  for (const auto& p : parts) out += (out.empty() ? "" : " ") + p;
+  return out;
+}
+
+}  // namespace
+
+void WriteFileAtomically(const fs::path& path, const std::string& content) {
+  static std::atomic<int> counter{0};
+  fs::path temp = path;
+  temp += ".tmp." + std::to_string(getpid()) + "." + std::to_string(counter++);
+  {
+    std::ofstream out(temp, std::ios::binary);
+    out << content;
+    if (!out.flush()) throw core::IoError("cannot write " + temp.string());
+  }
+  std::error_code ec;
+  fs::rename(temp, path, ec);
+  if (ec) {
+    fs::remove(temp, ec);
+    throw core::IoError("cannot rename " + temp.string() + " to " + path.string() + ": " + ec.message());
+  }
+}
+
+std::string QueryCompilerVersion(const std::string& compiler_path, const std::string& flag_hint) {
+  auto result = eval::RunSandboxed({compiler_path, "--version"}, CompilerEnv(compiler_path, {}), "/",
+                                   CompilerLimits(30));
+  // g++ puts its version on the first line; nvcc on the last two ("Cuda compilation
+  // tools, release 13.0, V13.0.88" then "Build cuda_13.0...").
+  std::istringstream in(result.stdout_text);
+  std::string line, first, release;
+  while (std::getline(in, line)) {
+    if (first.empty()) first = line;
+    if (line.rfind("Cuda compilation tools", 0) == 0) release = line;
+  }
+  if (result.exit_code != 0 || first.empty()) {
+    throw core::InvalidInputError(fmt::format(
+        "compiler '{}' does not answer --version (exit {}): {}; pass a working compiler with {}", compiler_path,
+        result.exit_code, result.stderr_text.substr(0, result.stderr_text.find('\n')), flag_hint));
+  }
+  return release.empty() ? first : release;
+}
+
+fs::path FindDLPackIncludeDir() {
+  std::vector<fs::path> candidates;
+  if (const char* env = std::getenv("KE_DLPACK_INCLUDE_DIR")) candidates.emplace_back(env);
+  candidates.emplace_back("/usr/include");
+  candidates.emplace_back("/usr/local/include");
+  for (const auto& dir : candidates) {
+    if (fs::exists(dir / "dlpack" / "dlpack.h")) return dir;
+  }
+  throw core::InvalidInputError(
+      "dlpack/dlpack.h not found in $KE_DLPACK_INCLUDE_DIR, /usr/include or /usr/local/include; "
+      "install libdlpack-dev or set KE_DLPACK_INCLUDE_DIR to the directory holding dlpack/");
+}
+
+std::string ResolveProgram(const std::string& program, const std::string& flag_hint) {
+  if (program.find('/') != std::string::npos) {
+    if (access(program.c_str(), X_OK) == 0) return program;
+    throw core::InvalidInputError("compiler '" + program + "' is not an executable file; pass another with " +
+                                  flag_hint);
+  }
+  const char* path_env = std::getenv("PATH");
+  std::stringstream path(path_env ? path_env : "/usr/local/bin:/usr/bin:/bin");
+  std::string dir;
+  while (std::getline(path, dir, ':')) {
+    if (dir.empty()) continue;
+    fs::path candidate = fs::path(dir) / program;
+    if (access(candidate.c_str(), X_OK) == 0) return candidate.string();
+  }
+  throw core::InvalidInputError("compiler '" + program + "' not found on PATH; install it or pass another with " +
+                                flag_hint);
+}
+
+std::string FirstErrorLine(const std::string& log) {
+  static const std::regex kError(R"(error\s*:)");
+  std::istringstream in(log);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (!std::regex_search(line, kError)) continue;
+    auto begin = line.find_first_not_of(" \t");
+    auto end = line.find_last_not_of(" \t\r");
+    return line.substr(begin, end - begin + 1);
+  }
+  return "";
+}
+
+BuildResult CompileCached(const fs::path& cache_dir, const NativeCompiler& compiler, const std::string& source) {
+  BuildResult build;
+  build.source_hash = core::ContentHash(source + "\n" + Joined(compiler.flags) + "\n" + compiler.version);
+  const std::string stem = build.source_hash;
+  build.artifact = cache_dir / (stem + ".so");
+  if (fs::exists(build.artifact)) {
+    build.status = core::Status::kOk;
+    build.message = "ok";
+    build.cache_hit = true;
+    return build;
+  }
+  const std::string source_name = stem + compiler.source_extension;
+  WriteFileAtomically(cache_dir / source_name, source);
+
+  static std::atomic<int> counter{0};
+  const std::string temp_name =
+      stem + ".tmp." + std::to_string(getpid()) + "." + std::to_string(counter++) + ".so";
+  std::vector<std::string> argv = {compiler.compiler_path};
+  argv.insert(argv.end(), compiler.flags.begin(), compiler.flags.end());
+  argv.insert(argv.end(), {"-o", temp_name, source_name});
+  // The compiler sees a read-only file system except its output folder and TMPDIR.
+  eval::SandboxLimits limits = CompilerLimits(compiler.timeout_seconds);
+  limits.read_only_filesystem = true;
+  limits.writable_paths = {cache_dir, "/tmp"};
+  auto result = eval::RunSandboxed(argv, CompilerEnv(compiler.compiler_path, compiler.extra_path), cache_dir, limits);
+  build.seconds = result.wall_seconds;
+  const std::string log = result.stdout_text + result.stderr_text;
+  build.log = eval::Utf8Head(log, kMaxLogBytes);
+
+  std::error_code ec;
+  const bool ok = !result.timed_out && result.signal == 0 && result.exit_code == 0 &&
+                  fs::exists(cache_dir / temp_name);
+  if (!ok) {
+    fs::remove(cache_dir / temp_name, ec);
+    build.status = core::Status::kCompileError;
+    build.message = FailureMessage(result, log, compiler.timeout_seconds);
+    build.artifact.clear();
+    return build;
+  }
+  fs::rename(cache_dir / temp_name, build.artifact, ec);
+  if (ec) {
+    fs::remove(cache_dir / temp_name, ec);
+    throw core::IoError("cannot move the compiled kernel into " + build.artifact.string() + ": " + ec.message());
+  }
+  build.status = core::Status::kOk;
+  build.message = "ok";
+  return build;
+}
+
+}  // namespace kernelevolve::platforms

@@ -1,0 +1,61 @@
+// Compiling one native candidate (C++ for the CPU, CUDA C++ for the GPU) into a
+// shared object in the sandbox, cached by content hash: the part the CPU and CUDA
+// builders share.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "platforms/platform.h"
+
+namespace kernelevolve::platforms {
+
+/// One compiler and how it is called: `<compiler_path> <flags...> -o <out.so> <src>`.
+struct NativeCompiler {
+  std::string compiler_path;       // resolved executable (ResolveProgram)
+  std::string version;             // first line of `--version`, hashed with the source
+  std::vector<std::string> flags;  // passed before -o; hashed, joined by spaces
+  std::string source_extension;    // ".cpp", ".cu"
+  /// Directories added in front of PATH for the compiler (its own directory is always
+  /// first): nvcc runs its host compiler and cicc/ptxas found there.
+  std::vector<std::string> extra_path;
+  double timeout_seconds = 120;    // wall limit of one compile
+};
+
+/// Builds `source` into `<cache_dir>/<hash>.so`, hash = core::ContentHash(source + "\n"
+/// + flags joined by spaces + "\n" + version); the source is kept beside it as
+/// `<hash><source_extension>`. An existing object is reused (cache_hit, status kOk).
+/// The compiler runs through eval::RunSandboxed: no network, read-only file system
+/// except `cache_dir` and /tmp, 8 GiB of address space, `compiler.timeout_seconds` of
+/// wall time. Failures, compiler crashes and timeouts are kCompileError values with
+/// the first "error" line as message and the first 16 KiB of output as log.
+/// Safe from several threads and processes sharing `cache_dir` (unique temporary
+/// names renamed into place). Throws IoError when the cache cannot be written.
+BuildResult CompileCached(const std::filesystem::path& cache_dir, const NativeCompiler& compiler,
+                          const std::string& source);
+
+/// First line of `<compiler_path> --version` (nvcc: its last line, the release).
+/// Throws InvalidInputError naming `flag_hint` (e.g. "--compiler", "--nvcc") when
+/// the compiler does not answer.
+std::string QueryCompilerVersion(const std::string& compiler_path, const std::string& flag_hint);
+
+/// Directory holding dlpack/dlpack.h: $KE_DLPACK_INCLUDE_DIR when set, else the first of
+/// /usr/include, /usr/local/include that has it. Throws InvalidInputError when none does.
+std::filesystem::path FindDLPackIncludeDir();
+
+/// `program` resolved against $PATH (returned unchanged when it contains a '/').
+/// Throws InvalidInputError naming the program and `flag_hint` (the flag that picks
+/// another) when it is not found.
+std::string ResolveProgram(const std::string& program, const std::string& flag_hint = "--compiler");
+
+/// First line containing "error" followed by ':' (gcc "error:", nvcc "error :" and
+/// "error   :") in a compiler log, trimmed; "" when none.
+std::string FirstErrorLine(const std::string& log);
+
+/// Writes `content` to `path` through a unique temporary name and a rename.
+/// Throws IoError.
+void WriteFileAtomically(const std::filesystem::path& path, const std::string& content);
+
+}  // namespace kernelevolve::platforms

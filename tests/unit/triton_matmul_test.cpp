@@ -1,0 +1,257 @@
+// The triton_matmul template (issue 6): graph matching of matmul + epilogue graphs as
+// the worker captures them, and the generated Triton source. Running the source is
+// tests/integration/triton_interpret_test.cpp (TRITON_INTERPRET=1) and the GPU script.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/gpu_target.h"
+#include "core/error.h"
+#include "operators/template/triton_matmul.h"
+#include "operators/template/triton_softmax.h"
+
+namespace kernelevolve::operators::templates {
+namespace {
+
+using nlohmann::json;
+
+json Placeholder(const std::string& name, int abi, std::vector<int64_t> shape,
+                 const std::string& dtype) {
+  return {{"name", name},
+          {"kind", "placeholder"},
+          {"abi_index", abi},
+          {"shape", shape},
+          {"dtype", dtype}};
+}
+
+json Call(const std::string& name, const std::string& target, json args, std::vector<int64_t> shape,
+          const std::string& dtype) {
+  return {{"name", name},   {"kind", "call"}, {"target", target}, {"args", std::move(args)},
+          {"shape", shape}, {"dtype", dtype}};
+}
+
+json R(const std::string& name, const std::string& node) { return {{"name", name}, {"ref", node}}; }
+json V(const std::string& name, json value) {
+  return {{"name", name}, {"value", std::move(value)}};
+}
+
+core::Problem ProblemOf(json nodes, const std::string& out) {
+  core::Problem p;
+  p.graph = core::OpGraphFromJson({{"nodes", std::move(nodes)}, {"outputs", {out}}});
+  return p;
+}
+
+// gelu(a @ b + bias), as captured from problems/gpu_gemm/matmul_bias_gelu.py (M=64, N=48, K=32).
+core::Problem BiasGelu(const std::string& dtype = "float16") {
+  return ProblemOf(
+      {Placeholder("a", 0, {64, 32}, dtype), Placeholder("b", 1, {32, 48}, dtype),
+       Placeholder("bias", 2, {48}, dtype),
+       Call("mm", "aten.mm.default", {R("self", "a"), R("mat2", "b")}, {64, 48}, dtype),
+       Call("add", "aten.add.Tensor", {R("self", "mm"), R("other", "bias"), V("alpha", 1)},
+            {64, 48}, dtype),
+       Call("gelu", "aten.gelu.default", {R("self", "add"), V("approximate", "none")}, {64, 48},
+            dtype)},
+      "gelu");
+}
+
+// relu(linear(x, w, bias)): t + addmm, as captured from matmul_bias_relu.py.
+core::Problem LinearRelu() {
+  const std::string bf = "bfloat16";
+  return ProblemOf(
+      {Placeholder("x", 0, {64, 32}, bf), Placeholder("w", 1, {48, 32}, bf),
+       Placeholder("bias", 2, {48}, bf),
+       Call("t", "aten.t.default", {R("self", "w")}, {32, 48}, bf),
+       Call("addmm", "aten.addmm.default",
+            {R("self", "bias"), R("mat1", "x"), R("mat2", "t"), V("beta", 1), V("alpha", 1)},
+            {64, 48}, bf),
+       Call("relu", "aten.relu.default", {R("self", "addmm")}, {64, 48}, bf)},
+      "relu");
+}
+
+TEST(TritonMatmul, MatchesMatmulBiasGelu) {
+  auto match = MatchTritonMatmul(BiasGelu().graph);
+  ASSERT_TRUE(match.has_value());
+  ASSERT_TRUE(match->spec) << match->unsupported;
+  const TritonMatmulSpec& s = *match->spec;
+  EXPECT_EQ(s.m, 64);
+  EXPECT_EQ(s.n, 48);
+  EXPECT_EQ(s.k, 32);
+  EXPECT_EQ(s.a.abi_index, 0);
+  EXPECT_FALSE(s.a.transposed);
+  EXPECT_EQ(s.b.abi_index, 1);
+  EXPECT_EQ(s.dtype, core::DType::kFloat16);
+  EXPECT_EQ(s.out_dtype, core::DType::kFloat16);
+  ASSERT_EQ(s.inputs.size(), 1u);
+  EXPECT_EQ(s.inputs[0].abi_index, 2);
+  EXPECT_EQ(s.inputs[0].broadcast, EpilogueBroadcast::kRow);
+  ASSERT_EQ(s.lines.size(), 2u);
+  EXPECT_EQ(s.lines[0], "t0 = acc + e0  # aten.add.Tensor");
+  EXPECT_EQ(s.lines[1].rfind("t1 = 0.5 * t0 * (1.0 + tl.math.erf(t0 * 0.70710677))", 0), 0u)
+      << s.lines[1];
+  EXPECT_EQ(s.result_var, "t1");
+}
+
+TEST(TritonMatmul, FoldsLinearTransposeAndAddmmBias) {
+  auto match = MatchTritonMatmul(LinearRelu().graph);
+  ASSERT_TRUE(match && match->spec) << (match ? match->unsupported : "no match");
+  const TritonMatmulSpec& s = *match->spec;
+  EXPECT_EQ(s.b.abi_index, 1);
+  EXPECT_TRUE(s.b.transposed);
+  EXPECT_EQ(s.dtype, core::DType::kBFloat16);
+  EXPECT_EQ(s.lines[0], "t0 = acc + e0  # aten.addmm.default bias");
+  const std::string src = TritonMatmulTemplate(s).Generate(json::object());
+  // B = w^T over w [N=48, K=32] contiguous: stride 1 along K, K along N.
+  EXPECT_NE(src.find("STRIDE_AM=32, STRIDE_AK=1, STRIDE_BK=1, STRIDE_BN=32"), std::string::npos)
+      << src;
+}
+
+TEST(TritonMatmul, AddmmScalesAndScaleResidualChain) {
+  const std::string h = "float16";
+  core::Problem p = ProblemOf(
+      {Placeholder("a", 0, {16, 16}, h), Placeholder("b", 1, {16, 16}, h),
+       Placeholder("r", 2, {16, 16}, h), Placeholder("c", 3, {16, 1}, h),
+       Call("addmm", "aten.addmm.default",
+            {R("self", "c"), R("mat1", "a"), R("mat2", "b"), V("beta", 2.0), V("alpha", 0.5)},
+            {16, 16}, h),
+       Call("mul", "aten.mul.Tensor", {R("self", "addmm"), V("other", 0.25)}, {16, 16}, h),
+       Call("add", "aten.add.Tensor", {R("self", "mul"), R("other", "r"), V("alpha", 1)}, {16, 16},
+            h)},
+      "add");
+  auto match = MatchTritonMatmul(p.graph);
+  ASSERT_TRUE(match && match->spec) << match->unsupported;
+  const auto& s = *match->spec;
+  ASSERT_EQ(s.inputs.size(), 2u);
+  EXPECT_EQ(s.inputs[0].broadcast, EpilogueBroadcast::kColumn);
+  EXPECT_EQ(s.inputs[1].broadcast, EpilogueBroadcast::kFull);
+  EXPECT_EQ(s.lines[0], "t0 = acc * 0.5 + e0 * 2.0  # aten.addmm.default bias");
+  EXPECT_EQ(s.lines[1], "t1 = t0 * 0.25  # aten.mul.Tensor");
+  EXPECT_EQ(s.lines[2], "t2 = t1 + e1  # aten.add.Tensor");
+  const std::string src = TritonMatmulTemplate(s).Generate(json::object());
+  EXPECT_NE(src.find("e0 = tl.load(e0_ptr + offs_m[:, None], mask=offs_m[:, None] < M, "
+                     "other=0.0).to(tl.float32)"),
+            std::string::npos)
+      << src;
+  EXPECT_NE(
+      src.find(
+          "e1 = tl.load(e1_ptr + rows * N + offs_n[None, :], mask=mask, other=0.0).to(tl.float32)"),
+      std::string::npos);
+  EXPECT_NE(
+      src.find("_matmul_epilogue[(1,)](inputs[0], inputs[1], inputs[3], inputs[2], outputs[0],"),
+      std::string::npos);
+}
+
+TEST(TritonMatmul, GeneratesTheTiledKernel) {
+  auto match = MatchTritonTemplate(BiasGelu());
+  ASSERT_TRUE(match.tmpl) << match.unsupported;
+  EXPECT_EQ(match.tmpl->Name(), "triton_matmul");
+  const auto drafts = match.tmpl->Drafts();
+  ASSERT_EQ(drafts.size(), 4u);
+  EXPECT_EQ(drafts[0], (json{{"block_m", 128},
+                             {"block_n", 256},
+                             {"block_k", 64},
+                             {"group_m", 8},
+                             {"num_stages", 3},
+                             {"num_warps", 8}}));
+  for (const auto& d : drafts) EXPECT_TRUE(match.tmpl->Space().IsValid(d)) << d.dump();
+  const std::string src = match.tmpl->Generate(drafts[1]);
+  EXPECT_NE(src.find("@triton.jit\ndef _matmul_epilogue(a_ptr, b_ptr, e0_ptr, c_ptr,"),
+            std::string::npos)
+      << src;
+  EXPECT_NE(src.find("group_size_m = min(num_pid_m - first_pid_m, GROUP_M)"), std::string::npos);
+  EXPECT_NE(src.find("acc = tl.dot(a, b, acc)\n"), std::string::npos);
+  EXPECT_NE(src.find("b = tl.load(b_ptrs, mask=offs_k[:, None] < k_left, other=0.0)"),
+            std::string::npos);  // K 32 < BLOCK_K 64
+  EXPECT_NE(
+      match.tmpl->Generate(drafts[2]).find("a = tl.load(a_ptrs)\n        b = tl.load(b_ptrs)\n"),
+      std::string::npos);  // BLOCK_K 32 divides K
+  EXPECT_NE(
+      src.find(
+          "tl.store(c_ptr + rows * N + offs_n[None, :], t1.to(c_ptr.dtype.element_ty), mask=mask)"),
+      std::string::npos);
+  EXPECT_NE(src.find("_matmul_epilogue[(1,)](inputs[0], inputs[1], inputs[2], outputs[0],"),
+            std::string::npos);
+  EXPECT_NE(src.find("BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, GROUP_M=8,\n"), std::string::npos);
+  EXPECT_NE(src.find("num_stages=4, num_warps=4)"), std::string::npos);
+  EXPECT_NE(
+      match.tmpl->Summary(drafts[0]).find("Triton matmul 64x48x32 float16 + epilogue "
+                                          "[aten.add.Tensor, aten.gelu.default], 128x256x64 tiles"),
+      std::string::npos)
+      << match.tmpl->Summary(drafts[0]);
+  EXPECT_THROW(match.tmpl->Generate({{"block_m", 96}}), core::InvalidInputError);
+}
+
+TEST(TritonMatmul, MasksARaggedKAndKeepsFloat32Exact) {
+  core::Problem p = ProblemOf(
+      {Placeholder("a", 0, {8, 40}, "float32"), Placeholder("b", 1, {40, 8}, "float32"),
+       Call("mm", "aten.mm.default", {R("self", "a"), R("mat2", "b")}, {8, 8}, "float32")},
+      "mm");
+  auto match = MatchTritonTemplate(p);
+  ASSERT_TRUE(match.tmpl) << match.unsupported;
+  const std::string src = match.tmpl->Generate({{"block_k", 32}});
+  EXPECT_NE(src.find("a = tl.load(a_ptrs, mask=offs_k[None, :] < k_left, other=0.0)"),
+            std::string::npos)
+      << src;
+  EXPECT_NE(src.find("K_TILES=2,"), std::string::npos);
+  EXPECT_NE(src.find("input_precision=\"ieee\""), std::string::npos);
+  EXPECT_NE(src.find("tl.store(c_ptr + rows * N + offs_n[None, :], acc.to("), std::string::npos);
+}
+
+TEST(TritonMatmul, RefusesWhatItCannotFuse) {
+  const std::string h = "float16";
+  // A prologue op on an operand.
+  auto relu_first = MatchTritonMatmul(
+      ProblemOf({Placeholder("a", 0, {8, 8}, h), Placeholder("b", 1, {8, 8}, h),
+                 Call("r", "aten.relu.default", {R("self", "a")}, {8, 8}, h),
+                 Call("mm", "aten.mm.default", {R("self", "r"), R("mat2", "b")}, {8, 8}, h)},
+                "mm")
+          .graph);
+  ASSERT_TRUE(relu_first && !relu_first->spec);
+  EXPECT_NE(relu_first->unsupported.find("prologue ops are not fused"), std::string::npos)
+      << relu_first->unsupported;
+  // A reduction after the matmul.
+  auto sum_after = MatchTritonTemplate(
+      ProblemOf({Placeholder("a", 0, {8, 8}, h), Placeholder("b", 1, {8, 8}, h),
+                 Call("mm", "aten.mm.default", {R("self", "a"), R("mat2", "b")}, {8, 8}, h),
+                 Call("s", "aten.sum.dim_IntList",
+                      {R("self", "mm"), V("dim", {1}), V("keepdim", false)}, {8}, h)},
+                "s"));
+  EXPECT_FALSE(sum_after.tmpl);
+  EXPECT_NE(sum_after.unsupported.find("unsupported_op: aten.sum.dim_IntList"), std::string::npos)
+      << sum_after.unsupported;
+  // Batched matmul.
+  auto bmm = MatchTritonMatmul(
+      ProblemOf({Placeholder("a", 0, {2, 8, 8}, h), Placeholder("b", 1, {2, 8, 8}, h),
+                 Call("o", "aten.bmm.default", {R("self", "a"), R("mat2", "b")}, {2, 8, 8}, h)},
+                "o")
+          .graph);
+  ASSERT_TRUE(bmm && !bmm->spec);
+  EXPECT_NE(bmm->unsupported.find("2-D only"), std::string::npos);
+  // No matmul at all: another template decides.
+  EXPECT_FALSE(
+      MatchTritonMatmul(ProblemOf({Placeholder("x", 0, {8}, h),
+                                   Call("r", "aten.relu.default", {R("self", "x")}, {8}, h)},
+                                  "r")
+                            .graph));
+}
+
+TEST(TritonMatmul, CpuTargetStaysUnsupported) {
+  auto match = MatchTemplateForTarget("cpu", BiasGelu("float32"), 1);
+  EXPECT_FALSE(match.tmpl);
+  EXPECT_NE(match.unsupported.find("aten.mm"), std::string::npos) << match.unsupported;
+}
+
+TEST(TritonMatmul, RooflinePeakFollowsTheOutputDtype) {
+  core::Problem p;
+  core::TensorSpec out;
+  for (auto [dtype, expected] : {std::pair{core::DType::kFloat16, "float16"}, {core::DType::kBFloat16, "bfloat16"},
+                                 {core::DType::kFloat32, "float32"}, {core::DType::kInt64, "float32"}}) {
+    out.dtype = dtype;
+    p.outputs = {out};
+    EXPECT_EQ(cli::PeakDtype(p), expected);
+  }
+  p.outputs.clear();
+  EXPECT_EQ(cli::PeakDtype(p), "float32");
+}
+
+}  // namespace
+}  // namespace kernelevolve::operators::templates
