@@ -14,6 +14,8 @@
 #include <thread>
 #include <vector>
 
+#include <sstream>
+
 #include <fmt/format.h>
 
 namespace kernelevolve::problem {
@@ -36,7 +38,19 @@ void WriteAll(int fd, const std::string& data) {
 }  // namespace
 
 std::filesystem::path DefaultPython() {
-  if (const char* env = std::getenv("KERNELEVOLVE_PYTHON"); env && *env) return env;
+  if (const char* env = std::getenv("KERNELEVOLVE_PYTHON"); env && *env) {
+    const std::string name = env;
+    if (name.find('/') != std::string::npos) return name;
+    // A bare name ("python3") is looked up on PATH, as a shell would.
+    const char* path_env = std::getenv("PATH");
+    std::stringstream path(path_env ? path_env : "/usr/local/bin:/usr/bin:/bin");
+    for (std::string dir; std::getline(path, dir, ':');) {
+      if (!dir.empty() && ::access((std::filesystem::path(dir) / name).c_str(), X_OK) == 0) {
+        return std::filesystem::path(dir) / name;
+      }
+    }
+    return name;  // WorkerClient reports it as not found
+  }
   return std::filesystem::path(KE_SOURCE_DIR) / ".venv" / "bin" / "python";
 }
 

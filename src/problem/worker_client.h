@@ -78,7 +78,8 @@ class WorkerClient {
   std::string exit_description_ = "exited unexpectedly";
 };
 
-/// Default interpreter path (see WorkerOptions::python).
+/// Default interpreter path (see WorkerOptions::python): $KERNELEVOLVE_PYTHON (a bare
+/// name such as "python3" is looked up on PATH), else <source>/.venv/bin/python.
 std::filesystem::path DefaultPython();
 /// Default package folder (see WorkerOptions::package_dir).
 std::filesystem::path DefaultWorkerPackageDir();

@@ -7,6 +7,7 @@
 #include "operators/ir/lower_graph.h"
 #include "operators/template/cuda_common.h"
 #include "operators/template/cuda_pointwise.h"
+#include "operators/template/reduce_spelling.h"
 #include "operators/template/rowwise_emit.h"
 
 namespace kernelevolve::operators::templates {
@@ -114,12 +115,12 @@ class BodyWriter {
     RowSection(-1, n, out);
     for (size_t s = 0; s < region_.stages.size(); ++s) {
       const auto& st = region_.stages[s];
-      for (int id : st.reductions) out.push_back(fmt::format("{} a{} = {};", Acc(id), id, Init(V(id).reduce)));
+      for (int id : st.reductions) out.push_back(fmt::format("{} a{} = {};", Acc(id), id, CppReduceInit(V(id).reduce)));
       out.push_back("for (int64_t r = lane; r < R; r += kThreadsPerRow) {");
       Block b;
       for (int id : st.reductions) {
         const std::string v = emit_.Emit(V(id).operands[0], false, n, b);
-        b.lines.push_back(Update(V(id).reduce, "a" + std::to_string(id), v));
+        b.lines.push_back(CppReduceUpdate(V(id).reduce, "a" + std::to_string(id), v));
       }
       for (const auto& l : b.lines) out.push_back("  " + l);
       out.push_back("}");
@@ -162,15 +163,6 @@ class BodyWriter {
     const auto k = V(id).reduce;
     return (k == ReduceKind::kSum || k == ReduceKind::kProd) && s_.acc_double ? "double" : "float";
   }
-  static std::string Init(ReduceKind k) {
-    switch (k) {
-      case ReduceKind::kSum: return "0";
-      case ReduceKind::kProd: return "1";
-      case ReduceKind::kMax: return "-INFINITY";
-      case ReduceKind::kMin: return "INFINITY";
-    }
-    return "0";
-  }
   static std::string Functor(ReduceKind k) {
     switch (k) {
       case ReduceKind::kSum: return "KeSum";
@@ -179,15 +171,6 @@ class BodyWriter {
       case ReduceKind::kMin: return "KeMin";
     }
     return "KeSum";
-  }
-  static std::string Update(ReduceKind k, const std::string& a, const std::string& v) {
-    switch (k) {
-      case ReduceKind::kSum: return a + " += " + v + ";";
-      case ReduceKind::kProd: return a + " *= " + v + ";";
-      case ReduceKind::kMax: return fmt::format("{0} = {1} > {0} ? {1} : {0};", a, v);
-      case ReduceKind::kMin: return fmt::format("{0} = {1} < {0} ? {1} : {0};", a, v);
-    }
-    return "";
   }
   std::string Cast(size_t k, const std::string& x) const {
     return g_.output_dtypes[k] == core::DType::kInt64 ? "static_cast<int64_t>(" + x + ")"

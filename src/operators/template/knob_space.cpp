@@ -47,6 +47,15 @@ bool KnobSpace::Relevant(const KnobDim& dim, const nlohmann::json& knobs) const 
   return knobs.contains(dim.requires_name) && knobs.at(dim.requires_name) == dim.requires_value;
 }
 
+nlohmann::json KnobSpace::Fit(const nlohmann::json& knobs) const {
+  nlohmann::json kept = nlohmann::json::object();
+  for (const auto& [name, value] : knobs.items()) {
+    const KnobDim* d = Find(name);
+    if (d != nullptr && Contains(d->values, value)) kept[name] = value;
+  }
+  return Canonical(kept);
+}
+
 nlohmann::json KnobSpace::Canonical(const nlohmann::json& knobs) const {
   if (!knobs.is_object()) {
     throw core::InvalidInputError("knobs: expected a JSON object, got " + knobs.dump());
@@ -194,6 +203,22 @@ KnobSpace SoftmaxKnobSpace(bool multithread) {
       ThreadsDim(multithread),
       {"rows_per_chunk", {1, 4, 16}, 4, nullptr, nullptr, "threads", "all", "{}-row chunks"},
   });
+}
+
+std::vector<nlohmann::json> KnobValuesUpTo(const std::vector<int64_t>& all, int64_t cap) {
+  std::vector<nlohmann::json> out;
+  for (int64_t v : all) {
+    if (v <= cap || out.empty()) out.push_back(v);
+  }
+  return out;
+}
+
+nlohmann::json NearestKnobValue(const std::vector<nlohmann::json>& values, int64_t want) {
+  nlohmann::json best = values.front();
+  for (const auto& v : values) {
+    if (v.get<int64_t>() <= want) best = v;
+  }
+  return best;
 }
 
 }  // namespace kernelevolve::operators::templates

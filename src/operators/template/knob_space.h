@@ -52,6 +52,9 @@ class KnobSpace {
   nlohmann::json Canonical(const nlohmann::json& knobs) const;
   /// True when Canonical() would accept the setting.
   bool IsValid(const nlohmann::json& knobs) const;
+  /// Canonical() of `knobs` less the knobs this space lacks or whose value it does not
+  /// allow (a curated draft written for several shapes). Never throws for an object.
+  nlohmann::json Fit(const nlohmann::json& knobs) const;
 
   /// Every canonical setting, in lexicographic order of the dims' value lists.
   std::vector<nlohmann::json> Enumerate() const;
@@ -93,5 +96,12 @@ KnobSpace SoftmaxKnobSpace(bool multithread);
 
 /// A JSON scalar as plain text: strings without quotes, numbers as written.
 std::string KnobText(const nlohmann::json& value);
+
+/// The values of `all` up to `cap`, as knob values (at least the first of `all`):
+/// e.g. block sizes no larger than the padded row.
+std::vector<nlohmann::json> KnobValuesUpTo(const std::vector<int64_t>& all, int64_t cap);
+
+/// The last of the (ascending, integer) `values` not above `want`, else the first.
+nlohmann::json NearestKnobValue(const std::vector<nlohmann::json>& values, int64_t want);
 
 }  // namespace kernelevolve::operators::templates

@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 
+#include "operators/template/reduce_spelling.h"
 #include "operators/template/rowwise_emit.h"
 
 namespace kernelevolve::operators::templates {
@@ -58,15 +59,6 @@ class Writer {
   std::string Acc(ReduceKind k) const {
     return (k == ReduceKind::kSum || k == ReduceKind::kProd) && s_.acc_double ? "double" : "float";
   }
-  static std::string Init(ReduceKind k) {
-    switch (k) {
-      case ReduceKind::kSum: return "0";
-      case ReduceKind::kProd: return "1";
-      case ReduceKind::kMax: return "-INFINITY";
-      case ReduceKind::kMin: return "INFINITY";
-    }
-    return "0";
-  }
   static std::string Clause(ReduceKind k) {
     switch (k) {
       case ReduceKind::kSum: return "+";
@@ -75,15 +67,6 @@ class Writer {
       case ReduceKind::kMin: return "min";
     }
     return "+";
-  }
-  static std::string Update(ReduceKind k, const std::string& a, const std::string& v) {
-    switch (k) {
-      case ReduceKind::kSum: return a + " += " + v + ";";
-      case ReduceKind::kProd: return a + " *= " + v + ";";
-      case ReduceKind::kMax: return fmt::format("{0} = {1} > {0} ? {1} : {0};", a, v);
-      case ReduceKind::kMin: return fmt::format("{0} = {1} < {0} ? {1} : {0};", a, v);
-    }
-    return "";
   }
   std::string Reductions(const ir::Stage& st) const {
     std::string out;
@@ -120,7 +103,7 @@ class Writer {
     Block b;
     for (int id : st.reductions) {
       const std::string v = emit_.Emit(V(id).operands[0], false, n, b);
-      b.lines.push_back(Update(V(id).reduce, arrays ? fmt::format("a{}[ii]", id) : "a" + std::to_string(id), v));
+      b.lines.push_back(CppReduceUpdate(V(id).reduce, arrays ? fmt::format("a{}[ii]", id) : "a" + std::to_string(id), v));
     }
     return b.lines;
   }
@@ -306,7 +289,7 @@ class Writer {
     for (size_t s = 0; s < region_.stages.size(); ++s) {
       const auto& st = region_.stages[s];
       for (int id : st.reductions) {
-        row.push_back(fmt::format("{} a{} = {};", Acc(V(id).reduce), id, Init(V(id).reduce)));
+        row.push_back(fmt::format("{} a{} = {};", Acc(V(id).reduce), id, CppReduceInit(V(id).reduce)));
       }
       RLoop("#pragma omp simd" + Reductions(st), [&](const LoopNames& ln) { return StageBody(st, ln, false); },
             row);
@@ -372,7 +355,7 @@ class Writer {
       std::vector<std::string> init;
       for (int id : st.reductions) {
         blk.push_back(fmt::format("alignas(64) {} a{}[kIB];", Acc(V(id).reduce), id));
-        init.push_back(fmt::format("a{}[ii] = {};", id, Init(V(id).reduce)));
+        init.push_back(fmt::format("a{}[ii] = {};", id, CppReduceInit(V(id).reduce)));
       }
       ii_loop(init);
       blk.push_back("for (int64_t r = 0; r < R; ++r) {");
@@ -435,7 +418,7 @@ class Writer {
       if (s_.threaded) out.push_back(par);
       out.push_back("for (int64_t c = 0; c < kNumChunks; ++c) {");
       for (int id : st.reductions) {
-        out.push_back(fmt::format("  {} a{} = {};", Acc(V(id).reduce), id, Init(V(id).reduce)));
+        out.push_back(fmt::format("  {} a{} = {};", Acc(V(id).reduce), id, CppReduceInit(V(id).reduce)));
       }
       out.push_back("  const int64_t r_end = std::min(R, (c + 1) * kChunk);");
       out.push_back("#pragma omp simd" + Reductions(st));
@@ -445,9 +428,9 @@ class Writer {
       for (int id : st.reductions) out.push_back(fmt::format("  p{0}[c] = a{0};", id));
       out.push_back("}");
       for (int id : st.reductions) {
-        out.push_back(fmt::format("{} a{} = {};", Acc(V(id).reduce), id, Init(V(id).reduce)));
+        out.push_back(fmt::format("{} a{} = {};", Acc(V(id).reduce), id, CppReduceInit(V(id).reduce)));
         out.push_back(fmt::format("for (int64_t c = 0; c < kNumChunks; ++c) {}",
-                                  Update(V(id).reduce, "a" + std::to_string(id), fmt::format("p{}[c]", id))));
+                                  CppReduceUpdate(V(id).reduce, "a" + std::to_string(id), fmt::format("p{}[c]", id))));
         out.push_back(fmt::format("const float row{0} = static_cast<float>(a{0});", id));
       }
       RowSection(static_cast<int>(s), n, out);
@@ -479,9 +462,9 @@ class Writer {
       if (L(v.id) != Level::kTail) continue;
       if (v.kind == ValueKind::kReduce) {
         const int src = v.operands[0];
-        b.lines.push_back(fmt::format("{} ta{} = {};", Acc(v.reduce), v.id, Init(v.reduce)));
+        b.lines.push_back(fmt::format("{} ta{} = {};", Acc(v.reduce), v.id, CppReduceInit(v.reduce)));
         b.lines.push_back(fmt::format("for (int64_t q = 0; q < kRows; ++q) {}",
-                                      Update(v.reduce, "ta" + std::to_string(v.id), fmt::format("tb{}[q]", src))));
+                                      CppReduceUpdate(v.reduce, "ta" + std::to_string(v.id), fmt::format("tb{}[q]", src))));
         b.lines.push_back(fmt::format("const float t{0} = static_cast<float>(ta{0});", v.id));
       } else if (v.kind == ValueKind::kElementwise) {
         std::map<std::string, std::string> vars;

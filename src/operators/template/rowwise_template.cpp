@@ -23,17 +23,6 @@ bool HasSumOrProd(const ir::Region& region) {
   return false;
 }
 
-/// Keeps only the knobs the space has, then canonicalizes.
-nlohmann::json Fit(const KnobSpace& space, const nlohmann::json& knobs) {
-  nlohmann::json out = nlohmann::json::object();
-  for (const auto& [k, v] : knobs.items()) {
-    const KnobDim* dim = space.Find(k);
-    if (dim == nullptr) continue;
-    if (std::find(dim->values.begin(), dim->values.end(), v) != dim->values.end()) out[k] = v;
-  }
-  return space.Canonical(out);
-}
-
 constexpr const char* kInt64Check = R"(
 // 0 when `t` is a dense row-major int64 tensor in CPU memory, else 2 or 4.
 static inline int ke_check_int64(const DLTensor& t) {
@@ -101,7 +90,7 @@ std::vector<nlohmann::json> RowwiseTemplate::Drafts() const {
   std::vector<nlohmann::json> out;
   std::set<std::string> seen;
   for (const auto& knobs : curated) {
-    nlohmann::json fit = Fit(space_, knobs);
+    nlohmann::json fit = space_.Fit(knobs);
     if (seen.insert(fit.dump()).second) out.push_back(fit);
   }
   return out;

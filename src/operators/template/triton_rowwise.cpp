@@ -22,35 +22,6 @@ bool HasSumOrProd(const ir::Region& region) {
 
 bool Columns(const ir::Region& region) { return !region.SplitR() && region.inner > 1; }
 
-/// The powers of two of `all` up to `cap` (at least the first of `all`).
-std::vector<nlohmann::json> UpTo(const std::vector<int64_t>& all, int64_t cap) {
-  std::vector<nlohmann::json> out;
-  for (int64_t v : all) {
-    if (v <= cap || out.empty()) out.push_back(v);
-  }
-  return out;
-}
-
-/// `want` if allowed, else the nearest allowed value below it (or the smallest).
-nlohmann::json Nearest(const std::vector<nlohmann::json>& values, int64_t want) {
-  nlohmann::json best = values.front();
-  for (const auto& v : values) {
-    if (v.get<int64_t>() <= want) best = v;
-  }
-  return best;
-}
-
-/// Keeps only the knobs the space has with allowed values, then canonicalizes.
-nlohmann::json Fit(const KnobSpace& space, const nlohmann::json& knobs) {
-  nlohmann::json out = nlohmann::json::object();
-  for (const auto& [k, v] : knobs.items()) {
-    const KnobDim* dim = space.Find(k);
-    if (dim != nullptr && std::find(dim->values.begin(), dim->values.end(), v) != dim->values.end())
-      out[k] = v;
-  }
-  return space.Canonical(out);
-}
-
 int64_t Int(const nlohmann::json& knobs, const char* name, int64_t fallback) {
   return knobs.contains(name) ? knobs.at(name).get<int64_t>() : fallback;
 }
@@ -83,26 +54,26 @@ KnobSpace TritonRowwiseKnobSpace(const ir::Region& region) {
         if (p == 1 || (p * pr <= kTritonMaxTile && p <= PowerOfTwoAtLeast(region.outer)))
           rpp.push_back(p);
       }
-      dims.push_back({"rows_per_program", rpp, Nearest(rpp, std::max<int64_t>(1, 2048 / pr)), 1,
+      dims.push_back({"rows_per_program", rpp, NearestKnobValue(rpp, std::max<int64_t>(1, 2048 / pr)), 1,
                       nullptr, "pass", "single", "{} rows per program"});
-      const auto br = UpTo({512, 1024, 2048, 4096}, pr);
-      dims.push_back({"block_r", br, Nearest(br, 2048), nullptr, nullptr, "pass", "looped",
+      const auto br = KnobValuesUpTo({512, 1024, 2048, 4096}, pr);
+      dims.push_back({"block_r", br, NearestKnobValue(br, 2048), nullptr, nullptr, "pass", "looped",
                       "{}-wide r blocks"});
     } else {
-      const auto bi = UpTo({16, 32, 64, 128}, PowerOfTwoAtLeast(region.inner));
+      const auto bi = KnobValuesUpTo({16, 32, 64, 128}, PowerOfTwoAtLeast(region.inner));
       dims.push_back(
-          {"block_i", bi, Nearest(bi, 64), nullptr, nullptr, "", nullptr, "{}-wide i blocks"});
-      const auto br = UpTo({4, 8, 16, 32, 64}, pr);
+          {"block_i", bi, NearestKnobValue(bi, 64), nullptr, nullptr, "", nullptr, "{}-wide i blocks"});
+      const auto br = KnobValuesUpTo({4, 8, 16, 32, 64}, pr);
       dims.push_back(
-          {"block_r", br, Nearest(br, 16), nullptr, nullptr, "pass", "looped", "{}-deep r blocks"});
+          {"block_r", br, NearestKnobValue(br, 16), nullptr, nullptr, "pass", "looped", "{}-deep r blocks"});
     }
   }
   if (std::find(layouts.begin(), layouts.end(), "split") != layouts.end()) {
     const std::vector<nlohmann::json> ppr = {4, 16, 64, 256, 1024};
     dims.push_back({"programs_per_row", ppr, split_only ? 256 : 16, nullptr, nullptr, "layout",
                     "split", "{} programs per row"});
-    const auto sb = UpTo({1024, 2048, 4096}, pr);
-    dims.push_back({"split_block", sb, Nearest(sb, 2048), nullptr, nullptr, "layout", "split",
+    const auto sb = KnobValuesUpTo({1024, 2048, 4096}, pr);
+    dims.push_back({"split_block", sb, NearestKnobValue(sb, 2048), nullptr, nullptr, "layout", "split",
                     "{}-wide r blocks"});
   }
   dims.push_back({"num_warps", {1, 2, 4, 8, 16}, 4, 4, nullptr, "", nullptr, "{} warps"});
@@ -192,7 +163,7 @@ std::vector<nlohmann::json> TritonRowwiseTemplate::Drafts() const {
   std::set<std::string> seen;
   for (auto knobs : curated) {
     if (!knobs.contains("acc")) knobs["acc"] = "float32";
-    nlohmann::json fit = Fit(space_, knobs);
+    nlohmann::json fit = space_.Fit(knobs);
     if (seen.insert(fit.dump()).second) out.push_back(fit);
   }
   return out;

@@ -84,22 +84,6 @@ std::string SpellSubgraph(const core::OpGraph& graph,
 
 bool Rows(const ScanSpec& spec) { return spec.inner == 1; }
 
-std::vector<nlohmann::json> UpTo(const std::vector<int64_t>& all, int64_t cap) {
-  std::vector<nlohmann::json> out;
-  for (int64_t v : all) {
-    if (v <= cap || out.empty()) out.push_back(v);
-  }
-  return out;
-}
-
-nlohmann::json Nearest(const std::vector<nlohmann::json>& values, int64_t want) {
-  nlohmann::json best = values.front();
-  for (const auto& v : values) {
-    if (v.get<int64_t>() <= want) best = v;
-  }
-  return best;
-}
-
 }  // namespace
 
 std::optional<TritonScanBody> BuildTritonScanBody(const core::OpGraph& graph, const ScanSpec& spec,
@@ -129,16 +113,16 @@ KnobSpace TritonScanKnobSpace(const ScanSpec& spec) {
   std::vector<KnobDim> dims;
   const int64_t pn = PowerOfTwoAtLeast(spec.n);
   if (Rows(spec)) {
-    const auto block = UpTo({256, 512, 1024, 2048, 4096}, pn);
+    const auto block = KnobValuesUpTo({256, 512, 1024, 2048, 4096}, pn);
     dims.push_back(
-        {"block", block, Nearest(block, 1024), nullptr, nullptr, "", nullptr, "{}-element blocks"});
+        {"block", block, NearestKnobValue(block, 1024), nullptr, nullptr, "", nullptr, "{}-element blocks"});
   } else {
-    const auto bi = UpTo({16, 32, 64, 128}, PowerOfTwoAtLeast(spec.inner));
+    const auto bi = KnobValuesUpTo({16, 32, 64, 128}, PowerOfTwoAtLeast(spec.inner));
     dims.push_back(
-        {"block_i", bi, Nearest(bi, 64), nullptr, nullptr, "", nullptr, "{}-wide column blocks"});
-    const auto bn = UpTo({8, 16, 32, 64}, pn);
+        {"block_i", bi, NearestKnobValue(bi, 64), nullptr, nullptr, "", nullptr, "{}-wide column blocks"});
+    const auto bn = KnobValuesUpTo({8, 16, 32, 64}, pn);
     dims.push_back(
-        {"block_n", bn, Nearest(bn, 16), nullptr, nullptr, "", nullptr, "{}-deep blocks"});
+        {"block_n", bn, NearestKnobValue(bn, 16), nullptr, nullptr, "", nullptr, "{}-deep blocks"});
   }
   dims.push_back({"num_warps", {1, 2, 4, 8}, 4, 4, nullptr, "", nullptr, "{} warps"});
   dims.push_back({"num_stages", {1, 2, 3}, 2, 1, nullptr, "", nullptr, "{} pipeline stages"});
@@ -188,7 +172,7 @@ std::vector<nlohmann::json> TritonScanTemplate::Drafts() const {
       if (dim != nullptr)
         fit[k] = std::find(dim->values.begin(), dim->values.end(), v) != dim->values.end()
                      ? v
-                     : Nearest(dim->values, v.is_number() ? v.get<int64_t>() : 0);
+                     : NearestKnobValue(dim->values, v.is_number() ? v.get<int64_t>() : 0);
     }
     fit = space_.Canonical(fit);
     if (seen.insert(fit.dump()).second) out.push_back(fit);
