@@ -26,6 +26,7 @@ GpuDeviceInfo DeviceInfoFromJson(const nlohmann::json& doc) {
 
 GpuRunnerClient::GpuRunnerClient(problem::WorkerOptions options, double start_timeout_seconds)
     : options_(std::move(options)), start_timeout_seconds_(start_timeout_seconds) {
+  if (options_.python.empty()) options_.python = problem::DefaultPython();  // named in errors below
   EnsureStarted();
   const nlohmann::json hello = client_->Call("gpu_hello", nlohmann::json::object(), start_timeout_seconds_);
   device_ = DeviceInfoFromJson(hello);
