@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "cli/bench_sizes.h"
+#include "cli/gpu_profiling.h"
 #include "cli/gpu_target.h"
 #include "cli/interrupt.h"
 #include "cli/machine_peaks.h"
@@ -61,6 +62,7 @@ OptimizeOptions OptimizeFor(const BenchOptions& b, const fs::path& problem, cons
   o.quiet = true;
   o.profile_top = b.profile_top;  // issue 6
   o.profile_timeout_seconds = b.profile_timeout_seconds;
+  o.profile_during = b.profile_during;
   return o;
 }
 
@@ -177,12 +179,17 @@ void AddBenchCommand(CLI::App& app, BenchOptions& o) {
       ->default_val(0);
   cmd->add_option("--profile-timeout", o.profile_timeout_seconds, "ncu wall-clock limit per profiled candidate, s")
       ->default_val(240);
+  cmd->add_option("--profile-during", o.profile_during,
+                  "GPU targets: Nsight Compute on up to N nodes per problem as the search expands them, fed to "
+                  "the next proposal (~20-60 s each; 0: none, the default; at most 8)")
+      ->default_val(0);
 }
 
 int RunBench(const BenchOptions& options) {
   BenchOptions b = options;
   ValidateTarget(b.target);  // the targets optimize accepts
   if (b.budget < 1) throw core::InvalidInputError("--budget must be at least 1");
+  ProfileDuringFor(b.profile_during, b.target != "cpu");  // issue 6: refused before any problem runs
   const std::vector<fs::path> problems = SuiteProblems(b.suite_dir);
   // Issue 6: per-problem sizes (checked against the suite before any work).
   const ProblemSizes sizes = b.sizes_file.empty() ? ProblemSizes{} : LoadProblemSizes(b.sizes_file, problems);

@@ -38,6 +38,7 @@ struct BenchOptions {
   std::filesystem::path sizes_file;   // --sizes: per-problem constants (cli/bench_sizes.h); empty: none
   int profile_top = 0;                // --profile-top: ncu on each problem's N best (GPU targets; default none)
   double profile_timeout_seconds = 240;
+  int profile_during = 0;             // --profile-during: ncu on N nodes being expanded, per problem (default none)
 };
 
 /// Adds the `bench` subcommand to `app`, filling `options`.

@@ -2,9 +2,14 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <optional>
+#include <set>
+
 #include "core/error.h"
 #include "operators/template/profile_diagnosis.h"
 #include "platforms/triton/gpu_profiler.h"
+#include "search/search_loop.h"
 
 namespace kernelevolve::cli {
 namespace {
@@ -12,12 +17,48 @@ namespace {
 using nlohmann::json;
 namespace triton = platforms::triton;
 
-/// Statuses after which profiling another candidate cannot succeed either.
-bool HopelessHere(const core::KernelProfile& p) {
-  return p.status == "unavailable" || p.status == "not_permitted" || p.status == "skipped";
+/// One entry of result.json's "profiles".
+json ProfileEntry(const search::Node& node, int rank, bool during_search,
+                  const core::KernelProfile& profile) {
+  const operators::Diagnosis d = operators::DiagnoseWithProfile(node.evaluation, profile);
+  return {{"node_id", node.id},
+          {"rank", rank},
+          {"during_search", during_search},
+          {"profile", core::KernelProfileToJson(profile)},
+          {"diagnosis", {{"bottleneck", operators::BottleneckName(d.bottleneck)}, {"text", d.text}}}};
+}
+
+/// Rank by fitness among the correct nodes of `nodes` (1: best; ties: the lower id, as
+/// Store::TopK); 0 when `node` is not correct.
+int FitnessRank(const std::vector<search::Node>& nodes, const search::Node& node) {
+  if (!node.evaluation.correct) return 0;
+  int rank = 1;
+  for (const search::Node& n : nodes) {
+    if (!n.evaluation.correct || n.id == node.id) continue;
+    const double a = n.evaluation.fitness, b = node.evaluation.fitness;
+    if (a > b || (a == b && n.id < node.id)) ++rank;
+  }
+  return rank;
 }
 
 }  // namespace
+
+int ProfileDuringFor(int profile_during, bool gpu_target) {
+  if (profile_during < -1 || profile_during > 8) {
+    throw core::InvalidInputError(fmt::format(
+        "--profile-during {}: give 0 (no profiling during the search) to 8 nodes (ncu takes "
+        "~20-60 s per node)",
+        profile_during));
+  }
+  if (profile_during > 0 && !gpu_target) {
+    throw core::InvalidInputError(fmt::format(
+        "--profile-during {}: Nsight Compute profiling needs a GPU target (--target triton or "
+        "cuda); drop the flag or give --profile-during 0 on --target cpu",
+        profile_during));
+  }
+  if (profile_during == -1) return gpu_target ? 1 : 0;
+  return profile_during;
+}
 
 int ProfileTopFor(int profile_top, bool gpu_target) {
   if (profile_top < -1 || profile_top > 3) {
@@ -40,35 +81,63 @@ json ProfileBaselineStep(triton::TritonPlatform& gpu, const core::Problem& probl
   return triton::BaselineProfileToJson(p);
 }
 
+core::KernelProfile ProfileNode(triton::TritonPlatform& gpu, const core::Problem& problem,
+                                const search::Node& node, double timeout_seconds) {
+  const platforms::BuildResult build = gpu.Build(node.candidate);  // the cached source (or .so)
+  if (build.status != core::Status::kOk) {
+    core::KernelProfile profile;
+    profile.status = "failed";
+    profile.note = "ncu: could not rebuild the candidate: " + build.message;
+    return profile;
+  }
+  return triton::ProfileCandidate(gpu, problem, build.artifact, timeout_seconds);
+}
+
+std::function<core::KernelProfile(const search::Node&)> SearchProfiler(
+    triton::TritonPlatform& gpu, const core::Problem& problem, double timeout_seconds, bool quiet,
+    std::function<void()> before_print) {
+  return [&gpu, &problem, timeout_seconds, quiet, before_print](const search::Node& node) {
+    if (!quiet) {
+      if (before_print) before_print();
+      fmt::print(stderr, "profiling node {} with ncu before expanding it (at most {:.0f} s)...\n",
+                 node.id, timeout_seconds);
+    }
+    core::KernelProfile profile = ProfileNode(gpu, problem, node, timeout_seconds);
+    if (!quiet) fmt::print(stderr, "node {}: {}\n", node.id, operators::ProfileLine(profile));
+    return profile;
+  };
+}
+
 json ProfileTopCandidates(triton::TritonPlatform& gpu, const core::Problem& problem,
                           store::Store& store, int64_t run_id, int top_n, double timeout_seconds,
-                          bool quiet) {
+                          bool quiet, const std::vector<search::Node>& searched) {
   json profiles = json::array();
-  if (top_n <= 0) return profiles;
-  const std::vector<search::Node> best = store.TopK(run_id, top_n);
+  std::set<int64_t> listed;
+  // Once ncu said it cannot work here (during the search or now), no new attempt.
+  bool unusable = std::any_of(searched.begin(), searched.end(), [](const search::Node& n) {
+    return n.profile && search::ProfilerUnusable(*n.profile);
+  });
+  const std::vector<search::Node> best = store.TopK(run_id, std::max(0, top_n));
   for (size_t rank = 0; rank < best.size(); ++rank) {
     const search::Node& node = best[rank];
-    if (!quiet)
-      fmt::print(stderr, "profiling node {} with ncu (at most {:.0f} s)...\n", node.id,
-                 timeout_seconds);
-    core::KernelProfile profile;
-    const platforms::BuildResult build = gpu.Build(node.candidate);  // the cached source (or .so)
-    if (build.status != core::Status::kOk) {
-      profile.status = "failed";
-      profile.note = "ncu: could not rebuild the candidate: " + build.message;
-    } else {
-      profile = triton::ProfileCandidate(gpu, problem, build.artifact, timeout_seconds);
+    std::optional<core::KernelProfile> profile = store.LoadProfile(node.id);
+    const bool during_search = profile && profile->status != "failed";
+    if (!during_search) {
+      if (unusable) continue;
+      if (!quiet)
+        fmt::print(stderr, "profiling node {} with ncu (at most {:.0f} s)...\n", node.id,
+                   timeout_seconds);
+      profile = ProfileNode(gpu, problem, node, timeout_seconds);
+      store.SaveProfile(node.id, *profile);
+      if (!quiet) fmt::print(stderr, "node {}: {}\n", node.id, operators::ProfileLine(*profile));
     }
-    store.SaveProfile(node.id, profile);
-    const operators::Diagnosis d = operators::DiagnoseWithProfile(node.evaluation, profile);
-    profiles.push_back(
-        {{"node_id", node.id},
-         {"rank", rank + 1},
-         {"profile", core::KernelProfileToJson(profile)},
-         {"diagnosis",
-          {{"bottleneck", operators::BottleneckName(d.bottleneck)}, {"text", d.text}}}});
-    if (!quiet) fmt::print(stderr, "node {}: {}\n", node.id, operators::ProfileLine(profile));
-    if (HopelessHere(profile)) break;
+    profiles.push_back(ProfileEntry(node, static_cast<int>(rank) + 1, during_search, *profile));
+    listed.insert(node.id);
+    unusable = unusable || search::ProfilerUnusable(*profile);
+  }
+  for (const search::Node& node : searched) {  // the rest of the in-search profiles
+    if (!node.profile || listed.count(node.id)) continue;
+    profiles.push_back(ProfileEntry(node, FitnessRank(searched, node), true, *node.profile));
   }
   return profiles;
 }
@@ -84,8 +153,11 @@ std::vector<std::string> ProfileSummaryLines(const json& baseline, const json& p
   if (profiles.is_array()) {
     for (const auto& entry : profiles) {
       const core::KernelProfile p = core::KernelProfileFromJson(entry.at("profile"));
-      lines.push_back(fmt::format("node {} (#{}): {}", entry.value("node_id", -1),
-                                  entry.value("rank", 0), operators::ProfileLine(p)));
+      const int rank = entry.value("rank", 0);
+      std::string when = rank > 0 ? fmt::format("#{}", rank) : "incorrect";
+      if (entry.value("during_search", false)) when += ", during the search";
+      lines.push_back(fmt::format("node {} ({}): {}", entry.value("node_id", -1), when,
+                                  operators::ProfileLine(p)));
       if (p.Ok()) lines.push_back("  diagnosis: " + entry.at("diagnosis").value("text", ""));
     }
   }

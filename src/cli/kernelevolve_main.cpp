@@ -41,6 +41,11 @@ void AddOptimize(CLI::App& app, OptimizeOptions& o) {
   cmd->add_option("--candidate-memory-mb", o.candidate_memory_mb, "address-space limit per candidate, MiB (0: from problem size)")->default_val(0);
   cmd->add_option("--cache-dir", o.cache_dir, "build cache (default ~/.cache/kernelevolve)");
   cmd->add_option("--profile-top", o.profile_top, "GPU targets: Nsight Compute on the N best candidates after the search (0: none; default 1 on GPU targets)")->default_val(-1);
+  cmd->add_option("--profile-during", o.profile_during,
+                  "GPU targets: Nsight Compute on up to N nodes as the search expands them (the best "
+                  "usually), fed to the next proposal; ~20-60 s each, only while no candidate is in "
+                  "flight (with --jobs > 1: rarely) (0: none; default 1 on GPU targets, at most 8)")
+      ->default_val(-1);
   cmd->add_option("--profile-timeout", o.profile_timeout_seconds, "wall-clock limit of ncu per profiled candidate, seconds")->default_val(240);
   cmd->add_flag("--quiet", o.quiet, "no progress line");
   cmd->add_option("--load-timeout", o.load_timeout_seconds,

@@ -89,6 +89,7 @@ void ValidateOptions(OptimizeOptions& o) {
   if (o.candidate_memory_mb < 0) throw core::InvalidInputError("--candidate-memory-mb must be 0 (automatic) or positive");
   if (o.confirm_rounds < 0) throw core::InvalidInputError("--confirm-rounds must be 0 (skip) or positive");
   o.profile_top = ProfileTopFor(o.profile_top, o.target != "cpu");  // issue 6: ncu after the search
+  o.profile_during = ProfileDuringFor(o.profile_during, o.target != "cpu");  // and during it
   if (o.profile_timeout_seconds <= 0) throw core::InvalidInputError("--profile-timeout must be positive");
   if (o.out_dir.empty()) o.out_dir = fs::path("runs") / fmt::format("{}-{}", o.problem_path.stem().string(), UtcStamp());
   if (o.cache_dir.empty()) o.cache_dir = DefaultCacheDir();
@@ -300,6 +301,11 @@ int RunOptimize(const OptimizeOptions& options_in) {
     llm_observer = std::make_unique<LlmObserver>(*llm_op, observer);
     observer = llm_observer.get();
   }
+  if (gpu && o.profile_during > 0) {  // issue 6: ncu on the node being expanded steers its child
+    sopts.profiler = SearchProfiler(*gpu, problem, o.profile_timeout_seconds, o.quiet,
+                                    [&progress] { progress.Finish(); });
+    sopts.profile_budget = o.profile_during;
+  }
   search::SearchLoop loop(problem, op, *policy, evaluator, store, run_id, sopts, observer);
   search::SearchOutcome outcome = loop.Run();
   progress.Finish();
@@ -338,9 +344,10 @@ int RunOptimize(const OptimizeOptions& options_in) {
                                      ? s.confirmation.speedup.value
                                      : 0.0,
                                  o.out_dir);
-  nlohmann::json profiles;  // issue 6: ncu on the best candidates (docs/gpu.md "Profiling")
-  if (gpu && s.best && !interrupted) {
-    profiles = ProfileTopCandidates(*gpu, problem, store, run_id, o.profile_top, o.profile_timeout_seconds, o.quiet);
+  nlohmann::json profiles;  // issue 6: ncu during and after the search (docs/gpu.md "Profiling")
+  if (gpu) {
+    profiles = ProfileTopCandidates(*gpu, problem, store, run_id, s.best && !interrupted ? o.profile_top : 0,
+                                    o.profile_timeout_seconds, o.quiet, s.nodes);
   }
   nlohmann::json result = report::ResultJson(s);
   if (llm_op) result["llm"] = LlmResultJson(*llm_op, o);  // issue 7: the run's LLM spending

@@ -48,6 +48,8 @@ struct OptimizeOptions {
   bool remeasure_machine = false;     // --remeasure-machine: probe bandwidth/FLOP peaks again (issue 5)
   int profile_top = -1;               // --profile-top: ncu on the N best after the search; -1: 1 on GPU targets, 0 on cpu (issue 6)
   double profile_timeout_seconds = 240;  // --profile-timeout: ncu wall-clock limit per candidate
+  int profile_during = -1;            // --profile-during: ncu on nodes being expanded, steering their children;
+                                      //   -1: 1 on GPU targets, 0 on cpu (issue 6; cli/gpu_profiling.h)
   // LLM operator (issue 7; docs/llm.md). Empty `llm`: the template operator.
   std::vector<std::string> llm;             // --llm PROVIDER:MODEL, repeatable (a bandit picks)
   std::vector<std::string> llm_base_urls;   // --llm-base-url URL or PROVIDER=URL

@@ -98,6 +98,10 @@ nlohmann::json OptionsToConfig(const OptimizeOptions& o,
           {"timing_isolation", o.timing_isolation},
           {"omp_wait_policy", o.omp_wait_policy},
           {"load_timeout_seconds", o.load_timeout_seconds},
+          // GPU profiling (issue 6); older configs lack them: the defaults.
+          {"profile_top", o.profile_top},
+          {"profile_during", o.profile_during},
+          {"profile_timeout_seconds", o.profile_timeout_seconds},
           // LLM operator (issue 7); older configs lack them: template operator.
           {"llm", o.llm},
           {"llm_base_urls", o.llm_base_urls},
@@ -150,6 +154,9 @@ OptimizeOptions OptionsFromRun(const store::RunRecord& run) {
     o.timing_isolation = c.at("timing_isolation").get<std::string>();
     o.omp_wait_policy = c.value("omp_wait_policy", std::string());
     o.load_timeout_seconds = c.value("load_timeout_seconds", 300.0);
+    o.profile_top = c.value("profile_top", -1);
+    o.profile_during = c.value("profile_during", -1);
+    o.profile_timeout_seconds = c.value("profile_timeout_seconds", 240.0);
     o.llm = c.value("llm", std::vector<std::string>());
     o.llm_base_urls = c.value("llm_base_urls", std::vector<std::string>());
     o.max_cost_usd = c.value("max_cost_usd", 0.0);

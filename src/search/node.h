@@ -3,10 +3,12 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "core/candidate.h"
 #include "core/evaluation.h"
+#include "core/kernel_profile.h"
 
 namespace kernelevolve::search {
 
@@ -28,6 +30,10 @@ struct Node {
   core::Evaluation evaluation;
   double created_unix_s = 0;  // seconds since the epoch
   NodeStats stats;          // policy statistics (not part of the nodes table)
+  /// Hardware counters (Nsight Compute) of this node's kernel when it was profiled
+  /// (issue 6): during the search (SearchOptions::profiler) or after it (--profile-top).
+  /// Not part of the nodes table: the store's profiles table (schema v5) holds it.
+  std::optional<core::KernelProfile> profile;
 };
 
 /// A candidate chosen for evaluation (by a policy and the operator, or as a draft or

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <exception>
 
 #include <fmt/format.h>
 
@@ -126,6 +127,33 @@ std::optional<int64_t> SearchLoop::ProposeCleanSlate() {
   return Persist(kRootId, std::move(c));
 }
 
+bool ProfilerUnusable(const core::KernelProfile& p) {
+  return p.status == "unavailable" || p.status == "not_permitted" || p.status == "skipped";
+}
+
+void SearchLoop::MaybeProfile(int64_t parent_id) {
+  if (!options_.profiler || profiler_unusable_ || profiles_taken_ >= options_.profile_budget) return;
+  if (parent_id == kRootId) return;  // a new draft: no kernel to profile
+  if (options_.interrupt && options_.interrupt->load()) return;  // Ctrl-C: no ~1 min ncu call
+  if (pool_ == nullptr || pool_->InFlight() > 0) return;  // never beside a timed candidate
+  const Node& parent = tree_.Get(parent_id);
+  if (parent.profile || !parent.evaluation.correct || parent.evaluation.status != core::Status::kOk) {
+    return;
+  }
+  core::KernelProfile profile;
+  try {
+    profile = options_.profiler(parent);
+  } catch (const std::exception& e) {
+    profile = core::KernelProfile{};
+    profile.status = "failed";
+    profile.note = fmt::format("profiler failed: {}", e.what());
+  }
+  store_.SaveProfile(parent_id, profile);
+  ++profiles_taken_;
+  profiler_unusable_ = ProfilerUnusable(profile);
+  tree_.SetProfile(parent_id, std::move(profile));
+}
+
 std::optional<int64_t> SearchLoop::ProposeFromPolicy() {
   while (true) {
     std::vector<int64_t> parents = policy_.Select(tree_, 1);
@@ -135,6 +163,7 @@ std::optional<int64_t> SearchLoop::ProposeFromPolicy() {
       throw core::InternalError(
           fmt::format("policy {} selected node {}, which is exhausted", policy_.Name(), parent));
     }
+    MaybeProfile(parent);  // issue 6: counters of the parent steer its child
     std::vector<core::Candidate> proposals = op_.Propose(MakeContext(parent), 1);
     if (proposals.empty()) {
       if (op_.StopReason()) return std::nullopt;  // e.g. the cost cap: the parent is not exhausted

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -66,7 +67,23 @@ struct SearchOptions {
   /// Set asynchronously (Ctrl-C): stop launching, finish what is in flight, stop with
   /// reason "interrupted"; unlaunched candidates stay pending for `resume`.
   const std::atomic<bool>* interrupt = nullptr;
+  /// Hardware-counter profiles during the search (issue 6, --profile-during): before
+  /// the operator proposes a child of a parent that is correct (status ok) and has no
+  /// profile yet, and only while no other candidate is in flight (a profiler such as
+  /// ncu would disturb their timings; with jobs > 1 that moment is rare), the loop
+  /// calls `profiler` on the parent, saves the result (Store::SaveProfile) and puts it
+  /// on the node, so the operator's diagnosis sees it. Null: never. A profiler that
+  /// throws gives a profile with status "failed" and the exception's text as note;
+  /// after a profile ProfilerUnusable calls hopeless, no more profiles this session.
+  std::function<core::KernelProfile(const Node&)> profiler;
+  /// Profiles at most per run, those found in the store on resume included.
+  int profile_budget = 0;
 };
+
+/// Whether `profile`'s status says the profiler cannot work on this machine at all
+/// ("unavailable": no ncu; "not_permitted": ERR_NVGPUCTRPERM; "skipped": no CUDA
+/// device), so profiling another kernel would be wasted.
+bool ProfilerUnusable(const core::KernelProfile& profile);
 
 /// How a search ended.
 struct SearchOutcome {
@@ -109,6 +126,7 @@ class SearchLoop {
   std::optional<int64_t> NextToLaunch();
   std::optional<int64_t> ProposeFromPolicy();
   std::optional<int64_t> ProposeCleanSlate();
+  void MaybeProfile(int64_t parent_id);
   operators::OperatorContext MakeContext(int64_t parent_id) const;
   int64_t Persist(int64_t parent_id, core::Candidate candidate);
   void Launch(int64_t pending_id);
@@ -136,6 +154,8 @@ class SearchLoop {
   double session_start_ = 0;
   int resumed_ = 0;
   int requeued_ = 0;
+  int profiles_taken_ = 0;        // profiles of the run's nodes (restored ones included)
+  bool profiler_unusable_ = false;  // a profile said the profiler cannot work here
 };
 
 }  // namespace kernelevolve::search

@@ -41,6 +41,8 @@ void SearchLoop::Restore() {
   for (auto& [id, s] : store_.LoadNodeStats(run_id_)) stats[id] = s;
   for (Node& n : nodes) {
     if (auto it = stats.find(n.id); it != stats.end()) n.stats = it->second;
+    n.profile = store_.LoadProfile(n.id);  // issue 6: counted against profile_budget
+    if (n.profile) ++profiles_taken_;
     progress_.Record(n.evaluation);
     tree_.Add(std::move(n));
   }

@@ -82,6 +82,10 @@ void Tree::MarkExhausted(int64_t id) {
   if (!IsExhausted(id)) MutableStats(id).exhausted = true;
 }
 
+void Tree::SetProfile(int64_t id, core::KernelProfile profile) {
+  nodes_[IndexOfNode(id)].profile = std::move(profile);
+}
+
 const NodeStats& Tree::Stats(int64_t id) const {
   const int64_t index = IndexOf(id);
   return index < 0 ? root_stats_ : nodes_[index].stats;

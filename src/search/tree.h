@@ -52,6 +52,10 @@ class Tree {
   void MarkExhausted(int64_t id);
   bool IsExhausted(int64_t id) const { return Stats(id).exhausted; }
 
+  /// Sets the hardware-counter profile of node `id` (issue 6; the caller stores it with
+  /// Store::SaveProfile). Throws InternalError for an unknown id or kRootId.
+  void SetProfile(int64_t id, core::KernelProfile profile);
+
   /// Policy statistics of a node, or of the root for kRootId. Throws InternalError for
   /// an unknown id.
   const NodeStats& Stats(int64_t id) const;

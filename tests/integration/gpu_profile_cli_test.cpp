@@ -96,6 +96,38 @@ TEST_F(GpuProfileCliTest, ProfileTopIsBounded) {
   EXPECT_NE(log.find("--profile-top 7: give 0 (no profiling) to 3"), std::string::npos) << log;
 }
 
+TEST_F(GpuProfileCliTest, ProfileDuringNeedsAGpuTarget) {
+  auto [code, log] = Run(fmt::format(
+      "optimize problems/level1/relu.py --target cpu --profile-during 2 --out '{}'", (dir_ / "x").string()));
+  EXPECT_EQ(code, 2) << log;
+  EXPECT_NE(log.find("error: --profile-during 2: Nsight Compute profiling needs a GPU target"),
+            std::string::npos)
+      << log;
+}
+
+TEST_F(GpuProfileCliTest, ProfileDuringProfilesTheExpandedNodeAndTheTopStepReusesIt) {
+  // Under TRITON_INTERPRET=1 ncu is "skipped" (no CUDA device): the first expansion is
+  // profiled once, no more profiles are tried, and --profile-top reuses that profile.
+  const fs::path out = dir_ / "relu";
+  auto [code, log] =
+      Run(fmt::format(
+              "optimize problems/level1/relu.py --target triton --set batch_size=4 --set dim=64 "
+              "--budget 4 --drafts 1 --no-kb --seeds 1 --confirm-rounds 0 --min-time 0.01 "
+              "--profile-during 3 --profile-top 1 --cache-dir '{}' --out '{}'",
+              (dir_ / "cache").string(), out.string()),
+          "TRITON_INTERPRET=1");
+  ASSERT_EQ(code, 0) << log;
+  EXPECT_NE(log.find("with ncu before expanding it"), std::string::npos) << log;
+  EXPECT_EQ(log.find("profiling node", log.find("profiling node") + 1), std::string::npos)
+      << "profiled more than once: " << log;
+  const auto doc = nlohmann::json::parse(ReadFile(out / "result.json"));
+  ASSERT_EQ(doc.at("profiles").size(), 1u) << doc.at("profiles").dump(2);
+  const auto& entry = doc.at("profiles")[0];
+  EXPECT_EQ(entry.at("during_search"), true);
+  EXPECT_EQ(entry.at("profile").at("status"), "skipped");
+  EXPECT_NE(log.find("during the search): ncu:"), std::string::npos) << log;
+}
+
 TEST_F(GpuProfileCliTest, BenchSizesApplyPerProblemAndAMissingConstantIsThatProblemsError) {
   const fs::path suite = dir_ / "suite";
   fs::create_directories(suite);

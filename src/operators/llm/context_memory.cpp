@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "operators/template/profile_diagnosis.h"
 
 namespace kernelevolve::operators::llm {
 namespace {
@@ -108,6 +109,11 @@ Diagnosis Diagnose(const search::Node& node, const core::Problem& problem) {
   d.details = fmt::format("Median {:.1f} us per call ({:.1f} us kernel only); {} bytes in and out, "
                           "{:.2f} GB/s effective.\n",
                           median_us, e.kernel_only.median_us, bytes, gbps);
+  if (node.profile && node.profile->Ok()) {  // issue 6: counters taken during the search
+    d.details += "Hardware counters (Nsight Compute): " + operators::ProfileLine(*node.profile) + "\n";
+    const operators::Diagnosis advice = operators::DiagnoseWithProfile(e, *node.profile);
+    d.details += "Counter-based diagnosis: " + advice.text + "\n";
+  }
   return d;
 }
 

@@ -26,7 +26,10 @@ struct Diagnosis {
 /// median latency and the effective bandwidth (bytes of all inputs and outputs / median
 /// latency), classified as latency bound (median < 20 us: call overhead and thread
 /// start-up dominate), compute bound (the graph holds a matmul or convolution), else
-/// memory bound (elementwise and reduction ops do a few FLOPs per byte).
+/// memory bound (elementwise and reduction ops do a few FLOPs per byte). A correct node
+/// with an ok hardware-counter profile (node.profile, issue 6) also gets, in details,
+/// "Hardware counters (Nsight Compute): " + ProfileLine and "Counter-based diagnosis: "
+/// + DiagnoseWithProfile's text (operators/template/profile_diagnosis.h).
 Diagnosis Diagnose(const search::Node& node, const core::Problem& problem);
 
 /// The key lines of a log (as above); "" for an empty log.

@@ -11,7 +11,8 @@ std::string Accumulate(const ScanCode& code, const std::string& acc, const std::
 }
 
 std::string Store(const ScanCode& code, const std::string& acc, const std::string& i) {
-  return fmt::format("out[{}] = {};", i, code.epi("static_cast<float>(" + acc + ")", i));
+  // ke_epilogue takes the accumulator as is (double or float) and rounds once.
+  return fmt::format("out[{}] = {};", i, code.epi(acc, i));
 }
 
 /// Scan of the contiguous span [lo, hi) starting from `acc`, in scan direction;

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <regex>
+
 #include "operators/template/math_prelude.h"
 #include "operators/template/scan_kernels.h"
 
@@ -28,11 +30,34 @@ bool HasMath(const ScanSpec& spec) {
 bool Rows(const ScanSpec& spec) { return spec.inner == 1; }
 
 /// `static inline float name(params) { statements; return result; }`.
+/// True when every statement reading `var` is +, -, * or / (spelled as C++ operators,
+/// so a double operand widens the whole expression and it rounds once at the `float`
+/// declaration). Other rules spell std::min/std::max and friends, which would not
+/// accept a double next to a float literal.
+bool OnlyArithmeticReads(const PointwiseExpr& expr, const std::string& var) {
+  const std::regex token("\\b" + var + "\\b");
+  for (const auto& st : expr.statements) {
+    if (!std::regex_search(st.expr, token)) continue;
+    const bool arithmetic = st.origin.rfind("aten.add.", 0) == 0 ||
+                            st.origin.rfind("aten.sub.", 0) == 0 ||
+                            st.origin.rfind("aten.mul.", 0) == 0 ||
+                            st.origin.rfind("aten.div.Tensor(", 0) == 0;
+    if (!arithmetic) return false;
+  }
+  return true;
+}
+
+/// `wide_first`: the first parameter (the scan element) is `ke_acc_t`, so that
+/// `cumsum(x) - x` subtracts before rounding to float32 (the float32-rounded prefix
+/// next to a large x loses the small exclusive prefix; the checker's 'large' edge
+/// references are float64).
 std::string ElementFunction(const std::string& comment, const std::string& name,
-                            const PointwiseExpr& expr, const std::vector<bool>& is_bool) {
+                            const PointwiseExpr& expr, const std::vector<bool>& is_bool,
+                            bool wide_first = false) {
   std::vector<std::string> params;
   for (size_t k = 0; k < expr.input_vars.size(); ++k) {
-    params.push_back(std::string(is_bool[k] ? "bool " : "float ") + expr.input_vars[k]);
+    const char* type = is_bool[k] ? "bool " : (k == 0 && wide_first ? "ke_acc_t " : "float ");
+    params.push_back(type + expr.input_vars[k]);
   }
   std::string out = "// " + comment + "\n";
   out += fmt::format("static inline float {}({}) {{\n", name, fmt::join(params, ", "));
@@ -138,7 +163,8 @@ std::string ScanTemplate::ElementFunctions(bool prelude) const {
          "\n" +
          ElementFunction("Epilogue: the output element from the scan element " +
                              epi.input_vars[0] + ".",
-                         "ke_epilogue", epi, epi_bool);
+                         "ke_epilogue", epi, epi_bool,
+                         OnlyArithmeticReads(epi, epi.input_vars[0]));
 }
 
 std::string ScanTemplate::EntryFunction(const std::string& dispatch) const {

@@ -9,6 +9,7 @@
 #include "core/status.h"
 #include "operators/template/diagnosis.h"
 #include "operators/template/kernel_template.h"
+#include "operators/template/profile_diagnosis.h"
 #include "operators/template/triton_softmax.h"
 
 namespace kernelevolve::operators {
@@ -68,13 +69,17 @@ bool Matches(const KnobMove& m, const KnobPreference& p) {
 }
 
 /// A parent's one-knob neighbours, then the rest of the space by distance. Order: the
-/// diagnosis's preferred moves (operators/template/diagnosis.h) in its order; then
+/// diagnosis's preferred moves (operators/template/diagnosis.h; profile_diagnosis.h when
+/// the parent has a hardware-counter profile) in its order; then
 /// each knob's safe value (after a failure) or fast value (after a success); then every
 /// other one-knob move. Every rationale starts with the diagnosis text.
 void AddNeighbours(const KernelTemplate& tmpl, const search::Node& parent,
                    const nlohmann::json& parent_knobs, Collector& collector) {
   const auto& space = tmpl.Space();
-  const Diagnosis diagnosis = Diagnose(parent.evaluation);
+  // Issue 6: with the parent's Nsight Compute profile (taken during the search), the
+  // counters' advice and knob moves come first and the rationale carries the ncu line.
+  const Diagnosis diagnosis = parent.profile ? DiagnoseWithProfile(parent.evaluation, *parent.profile)
+                                             : Diagnose(parent.evaluation);
   const bool failed = diagnosis.prefer_safe;
   const std::string& outcome = diagnosis.text;
   const std::vector<KnobMove> moves = space.Neighbours(parent_knobs);
