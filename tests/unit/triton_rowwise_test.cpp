@@ -133,6 +133,43 @@ TEST(TritonRowwise, GroupNormWeightsAreBroadcastLoads) {
   EXPECT_TRUE(Has(src, "tl.math.rsqrt("));
 }
 
+// Group norm at [2, 8, 64, 64], 4 groups: rows of 2 channels x 4096; with r blocks of
+// 2048 the channel r // 4096 is one value per block, loaded once from the block start
+// (the per-element gather stalled the H200 at [32, 64, 128, 128]).
+TEST(TritonRowwise, GroupNormWeightIsOneLoadPerBlockWhenChannelsAlignWithBlocks) {
+  core::Problem p = CaseProblem("group_norm");
+  for (auto& node : p.graph.nodes) {
+    if (node.shape == std::vector<int64_t>{3, 8, 5, 4}) node.shape = {2, 8, 64, 64};
+    if (node.shape == std::vector<int64_t>{3, 4}) node.shape = {2, 4};
+    for (auto& a : node.args) {
+      if (a.name == "N") a.value = 2;
+      if (a.name == "HxW") a.value = 4096;
+    }
+  }
+  const auto match = MatchTritonTemplate(p);
+  ASSERT_TRUE(match.tmpl) << match.unsupported;
+  for (const char* layout : {"split", "rows"}) {
+    nlohmann::json knobs = match.tmpl->Drafts().front();
+    knobs["layout"] = layout;
+    if (std::string(layout) == "split") {
+      knobs["split_block"] = 2048;
+      knobs["programs_per_row"] = 4;
+    } else {
+      knobs["pass"] = "looped";
+      knobs["block_r"] = 2048;
+    }
+    ASSERT_TRUE(match.tmpl->Space().IsValid(match.tmpl->Space().Canonical(knobs))) << knobs.dump();
+    const std::string src = match.tmpl->Generate(knobs);
+    const std::string start = std::string(layout) == "split" ? "(p * CHUNK + k)" : "r0";
+    EXPECT_TRUE(Has(src, "tl.load(in1 + (tl.minimum(" + start + ", 8191) // 4096)")) << src;
+    EXPECT_FALSE(Has(src, "(r // 4096)")) << src;
+  }
+  // The captured [3, 8, 5, 4] case's channels (20 elements) straddle blocks: gathers stay.
+  const auto small = MatchTritonTemplate(CaseProblem("group_norm"));
+  ASSERT_TRUE(small.tmpl);
+  EXPECT_FALSE(Has(small.tmpl->Generate(small.tmpl->Drafts().front()), "tl.minimum("));
+}
+
 TEST(TritonRowwise, FewLongRowsDraftTheSplitLayoutFirst) {
   GraphBuilder g({8, 65536});
   g.Input("x");

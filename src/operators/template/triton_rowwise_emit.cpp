@@ -74,6 +74,16 @@ std::string TritonEmitter::Offset(const std::vector<ir::IndexTerm>& terms, bool 
         x = n.o;
         break;
       case Part::kReduce:
+        if (!n.r_start.empty() && n.r_block > 0 && t.divisor > 1 && t.divisor % n.r_block == 0) {
+          // One value per block (TritonIndex::r_start); clamped so that a block past
+          // the end of r (its lanes all masked off) still reads in bounds.
+          x = fmt::format("tl.minimum({}, {})", n.r_start, region_.reduce - 1);
+          if (t.divisor != 1) x = fmt::format("{} // {}", x, t.divisor);
+          if (t.modulus != 0) x = fmt::format("({}) % {}", x, t.modulus);
+          if (t.stride != 1) x = fmt::format("({}) * {}", x, t.stride);
+          out.push_back("(" + x + ")");
+          continue;  // not a vector over r: no r mask either
+        }
         x = n.r;
         break;
       case Part::kInner:

@@ -144,6 +144,8 @@ std::string Writer::Fused() {
     Append(body, b.lines, 0);
   } else {
     const std::string loop = fmt::format("for r0 in tl.range(0, {}, BR, num_stages=NS):", R);
+    n.r_start = "r0";
+    n.r_block = s_.block_r;
     for (size_t s = 0; s < region_.stages.size(); ++s) {
       const auto& reds = region_.stages[s].reductions;
       for (int id : reds) {

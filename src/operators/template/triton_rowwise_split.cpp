@@ -9,6 +9,8 @@ TritonIndex Writer::SplitIndex() const {
   TritonIndex n;
   n.i = "0";
   n.r_mask = "rmask";
+  n.r_start = "(p * CHUNK + k)";  // CHUNK is a multiple of BR (the launcher rounds it up)
+  n.r_block = s_.block_r;
   return n;
 }
 
