@@ -18,25 +18,14 @@ set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 OUT="$(mkdir -p "${1:-gpu_profile_during_out}" && cd "${1:-gpu_profile_during_out}" && pwd)"
-WORK="${KE_GPU_WORK:-/tmp/ke_gpu_runs}"
 N="${KE_PD_N:-2}"
 BUDGET="${KE_PD_BUDGET:-8}"
-export KERNELEVOLVE_PYTHON="${KERNELEVOLVE_PYTHON:-$(command -v python3)}"
-export PYTHONUNBUFFERED=1
-unset TRITON_INTERPRET
-mkdir -p "$WORK"
-log() { echo "== $*" | tee -a "$OUT/summary.txt"; }
-START=$(date +%s)
+# WORK, KERNELEVOLVE_PYTHON, log, START and gpu_bin_setup.
+# shellcheck source=scripts/gpu_bin.sh
+source "$ROOT/scripts/gpu_bin.sh"
 
 # 1. The binary: gpu_check.sh's setup alone (it leaves build-gpu/ or $WORK/lib behind).
-export KE_GPU_BIN="${KE_GPU_BIN:-auto}"
-KE_GPU_PYTEST=0 KE_GPU_BUDGET=0 KE_GPU_LEVEL1="" bash scripts/gpu_check.sh "$OUT/setup" > "$OUT/setup.log" 2>&1
-if [ "$KE_GPU_BIN" != prebuilt ] && [ -x build-gpu/kernelevolve ]; then
-  BIN="$ROOT/build-gpu/kernelevolve"
-else
-  BIN="$(cd "${KE_GPU_DEPS:-.gpu_deps}" && pwd)/bin/kernelevolve"
-  export LD_LIBRARY_PATH="$WORK/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-fi
+gpu_bin_setup auto
 "$BIN" optimize --help 2>&1 | grep -q -- --profile-during ||
   { log "binary $BIN lacks --profile-during (stale prebuilt? see setup.log)"; exit 1; }
 log "1. binary $BIN ($(( $(date +%s) - START )) s); $(nvidia-smi -L 2>&1 | head -1); ncu: $(command -v ncu || echo missing)"

@@ -14,6 +14,7 @@
 #include "cli/machine_peaks.h"
 #include "cli/optimize_command.h"
 #include "cli/paths.h"
+#include "cli/search_flags.h"
 #include "core/error.h"
 #include "core/machine.h"
 #include "report/bench_summary.h"
@@ -153,32 +154,19 @@ void AddBenchCommand(CLI::App& app, BenchOptions& o) {
   cmd->add_option("--budget", o.budget, "candidate evaluations per problem")->default_val(20);
   cmd->add_option("--time-limit", o.time_limit_seconds, "search wall time per problem, seconds")->default_val(600);
   cmd->add_option("--set", o.sets, "override a module-level constant, NAME=VALUE, for every problem (repeatable)");
-  cmd->add_option("--threads", o.threads, "threads for candidates and the eager baseline (0: all CPUs)")->default_val(0);
-  cmd->add_option("--seeds", o.seeds, "seeded input sets every candidate is checked on")->default_val(3);
-  cmd->add_option("--drafts", o.drafts, "independent first candidates (0: max(3, budget/10))")->default_val(0);
+  AddSharedSearchFlags(*cmd, o);  // --threads ... --profile-timeout, as `optimize` has them
   cmd->add_option("--jobs", o.jobs, "candidates in flight per problem")->default_val(1);
-  cmd->add_option("--seed", o.seed, "seed of every random choice of the search")->default_val(0);
-  cmd->add_option("--policy", o.policy, "selection policy")->default_val("greedy");
-  cmd->add_option("--min-time", o.min_time_seconds, "timed seconds per measurement")->default_val(0.2);
   cmd->add_option("--confirm-rounds", o.confirm_rounds, "interleaved eager/kernel rounds per problem's best (0: skip)")
       ->default_val(8);
-  cmd->add_option("--candidate-timeout", o.candidate_timeout_seconds, "wall-clock limit per candidate run, seconds")
-      ->default_val(60);
   cmd->add_option("--load-timeout", o.load_timeout_seconds, "limit for loading each problem, seconds")->default_val(300);
-  cmd->add_option("--omp-wait-policy", o.omp_wait_policy, "OMP_WAIT_POLICY for eager PyTorch and candidates")
-      ->check(CLI::IsMember({"passive", "active"}));
   cmd->add_option("--out", o.out_dir, "bench directory (default runs/bench-<UTC time>)");
-  cmd->add_option("--cache-dir", o.cache_dir, "build cache (default ~/.cache/kernelevolve)");
   cmd->add_option("--kb", o.kb_path, "knowledge base to warm-start from and record into (default: none)");
-  cmd->add_flag("--remeasure-machine", o.remeasure_machine, "measure copy bandwidth and FMA peak again");
   cmd->add_flag("--quiet", o.quiet, "no per-problem progress lines");
   cmd->add_option("--sizes", o.sizes_file,
                   "JSON file: problem name -> {CONSTANT: value}, applied as --set for that problem (it wins over "
                   "--set); e.g. problems/level1/gpu_sizes.json");
   cmd->add_option("--profile-top", o.profile_top, "GPU targets: Nsight Compute on each problem's N best (0: none)")
       ->default_val(0);
-  cmd->add_option("--profile-timeout", o.profile_timeout_seconds, "ncu wall-clock limit per profiled candidate, s")
-      ->default_val(240);
   cmd->add_option("--profile-during", o.profile_during,
                   "GPU targets: Nsight Compute on up to N nodes per problem as the search expands them, fed to "
                   "the next proposal (~20-60 s each; 0: none, the default; at most 8)")

@@ -8,11 +8,13 @@
 #include "cli/kb_command.h"
 #include "cli/optimize_command.h"
 #include "cli/resume_command.h"
+#include "cli/search_flags.h"
 #include "core/error.h"
 #include "problem/worker_client.h"
 
 namespace {
 
+using kernelevolve::cli::AddSharedSearchFlags;
 using kernelevolve::cli::OptimizeOptions;
 
 void AddOptimize(CLI::App& app, OptimizeOptions& o) {
@@ -24,12 +26,8 @@ void AddOptimize(CLI::App& app, OptimizeOptions& o) {
   cmd->add_option("--time-limit", o.time_limit_seconds, "search wall time at most, seconds")->default_val(600);
   cmd->add_option("--out", o.out_dir, "run directory (default runs/<problem>-<UTC time>)");
   cmd->add_option("--set", o.sets, "override a module-level constant of the problem, NAME=VALUE (repeatable)");
-  cmd->add_option("--threads", o.threads, "threads for candidates and the eager baseline (0: all CPUs)")->default_val(0);
-  cmd->add_option("--seeds", o.seeds, "seeded input sets every candidate is checked on")->default_val(3);
-  cmd->add_option("--drafts", o.drafts, "independent first candidates (0: max(3, budget/10))")->default_val(0);
-  cmd->add_option("--policy", o.policy, "selection policy")->default_val("greedy");
+  AddSharedSearchFlags(*cmd, o);  // --threads ... --profile-timeout, as `bench` has them
   cmd->add_option("--confirm-rounds", o.confirm_rounds, "interleaved eager/candidate rounds for the best kernel (0: skip; >= 8 keeps the A/A false-positive rate under 0.4%)")->default_val(8);
-  cmd->add_option("--min-time", o.min_time_seconds, "timed seconds per measurement")->default_val(0.2);
   cmd->add_option("--max-time", o.max_time_seconds,
                   "wall seconds per measurement at most while its 95% interval is wider than 2% of the median")
       ->default_val(2.0)
@@ -37,30 +35,22 @@ void AddOptimize(CLI::App& app, OptimizeOptions& o) {
   cmd->add_flag("--cache-flush", o.cache_flush,
                 "write 2x the last-level cache before every timed call (cold-cache timing; eager and "
                 "candidates alike; costs a few ms per call)");
-  cmd->add_option("--candidate-timeout", o.candidate_timeout_seconds, "wall-clock limit per candidate run, seconds")->default_val(60);
   cmd->add_option("--candidate-memory-mb", o.candidate_memory_mb, "address-space limit per candidate, MiB (0: from problem size)")->default_val(0);
-  cmd->add_option("--cache-dir", o.cache_dir, "build cache (default ~/.cache/kernelevolve)");
   cmd->add_option("--profile-top", o.profile_top, "GPU targets: Nsight Compute on the N best candidates after the search (0: none; default 1 on GPU targets)")->default_val(-1);
   cmd->add_option("--profile-during", o.profile_during,
                   "GPU targets: Nsight Compute on up to N nodes as the search expands them (the best "
                   "usually), fed to the next proposal; ~20-60 s each, only while no candidate is in "
                   "flight (with --jobs > 1: rarely) (0: none; default 1 on GPU targets, at most 8)")
       ->default_val(-1);
-  cmd->add_option("--profile-timeout", o.profile_timeout_seconds, "wall-clock limit of ncu per profiled candidate, seconds")->default_val(240);
   cmd->add_flag("--quiet", o.quiet, "no progress line");
   cmd->add_option("--load-timeout", o.load_timeout_seconds,
                   "limit for loading the problem (import, reference runs, eager timing), seconds")
       ->default_val(300)
       ->check(CLI::PositiveNumber);
-  cmd->add_option("--omp-wait-policy", o.omp_wait_policy,
-                  "OMP_WAIT_POLICY for eager PyTorch and candidates alike: passive suits a busy "
-                  "or oversubscribed machine (default: OpenMP's own, as PyTorch runs)")
-      ->check(CLI::IsMember({"passive", "active"}));
   cmd->add_option("--kb", o.kb_path, "knowledge base (default $KERNELEVOLVE_KB or <cache dir>/knowledge.db)");
   cmd->add_flag("--no-kb", o.no_kb, "no warm start from, and no record in, the knowledge base");
   // Search engine (issue 3; docs/search.md).
   cmd->add_option("--jobs", o.jobs, "candidates in flight (builds in parallel, timed runs one at a time)")->default_val(1);
-  cmd->add_option("--seed", o.seed, "seed of every random choice of the search")->default_val(0);
   cmd->add_option("--ucb-c", o.ucb_c, "exploration weight of ucb1 and mcts")->default_val(1.4142135623730951);
   cmd->add_option("--islands", o.islands, "islands of the evolutionary policy")->default_val(2);
   cmd->add_option("--migration-interval", o.migration_interval, "evolutionary: generations between migrations of the best")->default_val(5);
@@ -69,8 +59,6 @@ void AddOptimize(CLI::App& app, OptimizeOptions& o) {
   cmd->add_option("--target-speedup", o.target_speedup, "stop once a kernel reaches this speedup (0: off)")->default_val(0);
   cmd->add_option("--context", o.context, "what a new candidate sees: inherit | siblings | both | clean")->default_val("both");
   cmd->add_option("--clean-slate-after", o.clean_slate_after, "fresh draft after N evaluations without improvement (0: auto, -1: never)")->default_val(0);
-  cmd->add_flag("--remeasure-machine", o.remeasure_machine,
-                "measure the copy bandwidth and FMA peak again instead of using the cached figures");
   cmd->add_option("--timing-isolation", o.timing_isolation, "exclusive (no compile during a timed run) | runs-only")->default_val("exclusive");
   // LLM operator (issue 7; docs/llm.md).
   cmd->add_option("--llm", o.llm, "PROVIDER:MODEL writes the candidates (openai:..., anthropic:...; repeatable)");

@@ -13,9 +13,9 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "../unit/relu_fixtures.h"
 #include "../unit/template_test_util.h"
 #include "core/error.h"
+#include "gpu_platform_test.h"
 #include "operators/template/cuda_reduction.h"
 #include "platforms/cuda/cuda_platform.h"
 
@@ -52,29 +52,17 @@ extern "C" int kernelevolve_entry(const DLTensor* in, int32_t ni, DLTensor* out,
                      fmt::arg("make_stream", side_stream ? "cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);" : ""));
 }
 
-class CudaGpuTest : public ::testing::Test {
+class CudaGpuTest : public gpu_test::GpuPlatformTest<CudaPlatform> {
  protected:
-  void SetUp() override {
-    ::unsetenv("TRITON_INTERPRET");
-    dir_ = fs::temp_directory_path() /
-           fmt::format("ke_cuda_gpu_{}_{}", ::getpid(), ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_ / "fixtures");
-    problem_ = testing_util::WriteReluFixtures(dir_ / "fixtures");
-    problem::WorkerOptions runner;
-    runner.log_path = dir_ / "gpu_runner.log";
-    try {
-      platform_ = std::make_unique<CudaPlatform>(dir_ / "cache", runner, "", 300);
-    } catch (const core::InvalidInputError& e) {
-      GTEST_SKIP() << "no usable GPU or no nvcc: " << e.what();
-    }
-    if (!platform_->Device().cuda) GTEST_SKIP() << "no CUDA GPU";
-    options_.timeout_seconds = 30;
-    options_.min_time_seconds = 0.02;
+  CudaGpuTest() : GpuPlatformTest("ke_cuda_gpu", "no usable GPU or no nvcc: ") {}
+  std::unique_ptr<CudaPlatform> MakePlatform(const fs::path& cache_dir,
+                                             const problem::WorkerOptions& runner) override {
+    return std::make_unique<CudaPlatform>(cache_dir, runner, "", 300);
   }
-  void TearDown() override {
-    platform_.reset();
-    if (!HasFailure()) fs::remove_all(dir_);
+  void SetUp() override {
+    GpuPlatformTest::SetUp();
+    if (IsSkipped() || HasFatalFailure()) return;
+    if (!platform_->Device().cuda) GTEST_SKIP() << "no CUDA GPU";
   }
   platforms::RunResult Run(const std::string& source) {
     core::Candidate candidate;
@@ -83,11 +71,6 @@ class CudaGpuTest : public ::testing::Test {
     EXPECT_EQ(build.status, core::Status::kOk) << build.message << "\n" << build.log;
     return platform_->Run(build, problem_, options_);
   }
-
-  fs::path dir_;
-  core::Problem problem_;
-  std::unique_ptr<CudaPlatform> platform_;
-  platforms::RunOptions options_;
 };
 
 TEST_F(CudaGpuTest, TemplateReluIsCheckedAndTimed) {

@@ -11,8 +11,8 @@
 #include <fmt/format.h>
 
 #include "../integration/triton_candidates.h"
-#include "../unit/relu_fixtures.h"
 #include "core/error.h"
+#include "gpu_platform_test.h"
 #include "platforms/triton/triton_platform.h"
 
 namespace kernelevolve {
@@ -34,28 +34,12 @@ def kernelevolve_entry(inputs, outputs):
         outputs[0].copy_(torch.relu(inputs[0]))
 )";
 
-class TritonGpuTest : public ::testing::Test {
+class TritonGpuTest : public gpu_test::GpuPlatformTest<TritonPlatform> {
  protected:
-  void SetUp() override {
-    ::unsetenv("TRITON_INTERPRET");
-    dir_ = fs::temp_directory_path() /
-           fmt::format("ke_triton_gpu_{}_{}", ::getpid(), ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_ / "fixtures");
-    problem_ = testing_util::WriteReluFixtures(dir_ / "fixtures");
-    problem::WorkerOptions runner;
-    runner.log_path = dir_ / "gpu_runner.log";
-    try {
-      platform_ = std::make_unique<TritonPlatform>(dir_ / "cache", runner, 300);
-    } catch (const core::InvalidInputError& e) {
-      GTEST_SKIP() << "no usable GPU: " << e.what();
-    }
-    options_.timeout_seconds = 30;
-    options_.min_time_seconds = 0.02;
-  }
-  void TearDown() override {
-    platform_.reset();
-    if (!HasFailure()) fs::remove_all(dir_);
+  TritonGpuTest() : GpuPlatformTest("ke_triton_gpu", "no usable GPU: ") {}
+  std::unique_ptr<TritonPlatform> MakePlatform(const fs::path& cache_dir,
+                                               const problem::WorkerOptions& runner) override {
+    return std::make_unique<TritonPlatform>(cache_dir, runner, 300);
   }
 
   platforms::RunResult Run(const std::string& source) {
@@ -63,11 +47,6 @@ class TritonGpuTest : public ::testing::Test {
     candidate.source = source;
     return platform_->Run(platform_->Build(candidate), problem_, options_);
   }
-
-  fs::path dir_;
-  core::Problem problem_;
-  std::unique_ptr<TritonPlatform> platform_;
-  platforms::RunOptions options_;
 };
 
 TEST_F(TritonGpuTest, CorrectKernelIsCheckedAndTimedOnTheDevice) {

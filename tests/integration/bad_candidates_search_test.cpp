@@ -12,6 +12,7 @@
 #include "eval/fixture_manifest.h"
 #include "eval/safetensors.h"
 #include "exec/local_evaluator.h"
+#include "fixed_operator.h"
 #include "platforms/cpu/cpu_platform.h"
 #include "search/search_loop.h"
 #include "store/store.h"
@@ -33,31 +34,9 @@ extern "C" int kernelevolve_entry(const DLTensor* in, int32_t, DLTensor* out, in
 
 std::string Kernel(const std::string& body) { return std::string(kPrologue) + body + "\n  return 0;\n}\n"; }
 
-// Hands out a fixed list of candidates as drafts, then nothing.
-class FixedOperator : public operators::UniversalOperator {
- public:
-  explicit FixedOperator(std::vector<core::Candidate> list) : list_(std::move(list)) {}
-  std::string Name() const override { return "fixed"; }
-  std::optional<std::string> Unsupported(const core::Problem&) const override { return std::nullopt; }
-  std::vector<core::Candidate> Propose(const operators::OperatorContext& ctx, int) override {
-    if (ctx.parent) return {};
-    auto out = list_;
-    list_.clear();
-    return out;
-  }
-
- private:
-  std::vector<core::Candidate> list_;
-};
-
-core::Candidate Named(const std::string& name, const std::string& source) {
-  core::Candidate c;
-  c.source = source;
-  c.template_name = name;
-  c.operator_name = "fixed";
-  c.rationale = name;
-  return c;
-}
+using testing_util::FixedOperator;
+using testing_util::Named;
+using testing_util::SetScriptedEagerBaseline;
 
 core::Problem WriteReluFixtures(const fs::path& dir) {
   core::Problem problem;
@@ -89,12 +68,7 @@ core::Problem WriteReluFixtures(const fs::path& dir) {
     problem.seeds.push_back(seed);
   }
   std::ofstream(dir / "manifest.json") << eval::FixtureManifestToJson(manifest, dir).dump(2);
-  problem.eager_baseline.n = 10;
-  problem.eager_baseline.median_us = 5;
-  problem.eager_baseline.ci_low_us = 4;
-  problem.eager_baseline.ci_high_us = 6;
-  problem.eager_baseline.min_us = 4;
-  problem.eager_baseline.p10_us = 4.5;
+  SetScriptedEagerBaseline(problem);
   return problem;
 }
 

@@ -21,36 +21,6 @@ namespace fs = std::filesystem;
 namespace templates = operators::templates;
 namespace cuda = platforms::cuda;
 
-const fs::path kCases = fs::path(KE_TEST_DATA_DIR) / "unit" / "data" / "rowwise";
-
-core::Problem CaseProblem(const std::string& name) {
-  std::ifstream in(kCases / (name + ".json"));
-  core::Problem p;
-  p.name = name;
-  p.graph = core::OpGraphFromJson(nlohmann::json::parse(in));
-  for (const auto& n : p.graph.nodes) {
-    if (n.kind == core::OpNodeKind::kPlaceholder) p.inputs.emplace_back();
-  }
-  return p;
-}
-
-core::Problem Unary(const std::string& target, std::vector<core::OpArg> extra, std::vector<int64_t> shape) {
-  GraphBuilder g(std::move(shape));
-  const auto x = g.Input("x");
-  std::vector<core::OpArg> args = {Ref("self", x)};
-  args.insert(args.end(), extra.begin(), extra.end());
-  g.Call("y", target, args);
-  return g.Finish("y", 1);
-}
-
-core::Problem Softmax(std::vector<int64_t> shape) {
-  GraphBuilder g(shape);
-  const auto x = g.Input("x");
-  g.Call("y", "aten._softmax.default",
-         {Ref("self", x), Val("dim", static_cast<int>(shape.size()) - 1), Val("half_to_float", false)});
-  return g.Finish("y", 1);
-}
-
 /// nvcc for the compile tests: $CUDACXX, PATH or /usr/local/cuda; empty when none.
 std::string NvccOrEmpty() {
   try {
@@ -109,9 +79,15 @@ TEST(CudaCompile, Relu) { CompileEveryVariant(Unary("aten.relu.default", {}, {16
 TEST(CudaCompile, Gelu) {
   CompileEveryVariant(Unary("aten.gelu.default", {Val("approximate", "none")}, {16, 1000}), "cuda_pointwise", 48);
 }
-TEST(CudaCompile, Softmax) { CompileEveryVariant(Softmax({64, 4096}), "cuda_reduction", 32); }
-TEST(CudaCompile, SumDim) { CompileEveryVariant(CaseProblem("sum_mid_dim"), "cuda_reduction", 8); }
-TEST(CudaCompile, LayerNorm) { CompileEveryVariant(CaseProblem("layer_norm_affine"), "cuda_reduction", 16); }
+TEST(CudaCompile, Softmax) {
+  CompileEveryVariant(Softmax(false, {64, 4096}), "cuda_reduction", 32);
+}
+TEST(CudaCompile, SumDim) {
+  CompileEveryVariant(CapturedCaseWithInputs("sum_mid_dim"), "cuda_reduction", 8);
+}
+TEST(CudaCompile, LayerNorm) {
+  CompileEveryVariant(CapturedCaseWithInputs("layer_norm_affine"), "cuda_reduction", 16);
+}
 
 TEST(CudaBuilder, CompileErrorsAreValuesAndObjectsAreCached) {
   const std::string nvcc = NvccOrEmpty();

@@ -81,7 +81,17 @@ class LlmSearchTest : public ::testing::Test {
     r.err = ReadFile(dir_ / "err.txt");
     return r;
   }
+  /// Optimize() that must exit 0 (a fatal failure otherwise: call it through
+  /// ASSERT_NO_FATAL_FAILURE); `result`, when given, gets run/result.json.
+  void OptimizeOk(const std::string& env, const std::string& args, json* result = nullptr) {
+    const Result r = Optimize(env, args);
+    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+    if (result != nullptr) *result = ResultJson();
+  }
+  json ResultJson() const { return json::parse(ReadFile(dir_ / "run" / "result.json")); }
   fs::path Db() const { return dir_ / "run" / "kernelevolve.db"; }
+  /// A fake server script that answers every call with a kernel.
+  static json AlwaysOk() { return {{"script", json::array()}, {"default", {{"action", "ok"}}}}; }
 
   /// The ledger's token sums equal what the server billed (complete bodies with usage).
   void ExpectLedgerMatches(const testing_llm::FakeLlmServer& server) {
@@ -97,7 +107,7 @@ class LlmSearchTest : public ::testing::Test {
     EXPECT_GT(in, 0);
     EXPECT_EQ(std::stoll(rows[0][0]), in);
     EXPECT_EQ(std::stoll(rows[0][1]), out);
-    json result = json::parse(ReadFile(dir_ / "run" / "result.json"));
+    json result = ResultJson();
     EXPECT_EQ(result["llm"]["input_tokens"].get<int64_t>(), in);
     EXPECT_EQ(result["llm"]["output_tokens"].get<int64_t>(), out);
     auto cost = Query(Db(), "SELECT SUM(cost_usd) FROM llm_calls");
@@ -117,12 +127,13 @@ TEST_F(LlmSearchTest, OpenAiProtocolSurvivesA429StormAndAHungConnection) {
          {{"action", "ok"}}}},
        {"default", {{"action", "ok"}}}},
       dir_ / "server");
-  Result r = Optimize("OPENAI_API_KEY=test-key",
-                      fmt::format("problems/level1/relu.py --budget 4 --drafts 2 --llm openai:test-model "
-                                  "--llm-base-url {} --llm-timeout 2",
-                                  server.BaseUrl()));
-  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-  json result = json::parse(ReadFile(dir_ / "run" / "result.json"));
+  json result;
+  ASSERT_NO_FATAL_FAILURE(OptimizeOk(
+      "OPENAI_API_KEY=test-key",
+      fmt::format("problems/level1/relu.py --budget 4 --drafts 2 --llm openai:test-model "
+                  "--llm-base-url {} --llm-timeout 2",
+                  server.BaseUrl()),
+      &result));
   EXPECT_EQ(result["status"], "ok");
   EXPECT_EQ(result["stop_reason"], "budget");
   EXPECT_EQ(result["llm"]["calls"], 4);
@@ -150,12 +161,13 @@ TEST_F(LlmSearchTest, AnthropicProtocolWithOverloadAndAnEditOfTheParent) {
        {"default", {{"action", "ok"}}}},
       dir_ / "server");
   // A base URL without /v1: the client adds it.
-  Result r = Optimize("ANTHROPIC_API_KEY=test-key",
-                      fmt::format("problems/level1/softsign.py --budget 3 --drafts 2 --llm anthropic:test-model "
-                                  "--llm-base-url http://127.0.0.1:{} --llm-timeout 5",
-                                  server.port()));
-  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-  json result = json::parse(ReadFile(dir_ / "run" / "result.json"));
+  json result;
+  ASSERT_NO_FATAL_FAILURE(OptimizeOk(
+      "ANTHROPIC_API_KEY=test-key",
+      fmt::format("problems/level1/softsign.py --budget 3 --drafts 2 --llm anthropic:test-model "
+                  "--llm-base-url http://127.0.0.1:{} --llm-timeout 5",
+                  server.port()),
+      &result));
   EXPECT_EQ(result["status"], "ok");
   EXPECT_EQ(Query(Db(), "SELECT COUNT(*) FROM nodes WHERE knobs_json LIKE '%\"form\":\"edit\"%'")[0][0], "1");
   EXPECT_EQ(Query(Db(), "SELECT COUNT(*) FROM evaluations WHERE status = 'ok'")[0][0], "3");
@@ -163,13 +175,14 @@ TEST_F(LlmSearchTest, AnthropicProtocolWithOverloadAndAnEditOfTheParent) {
 }
 
 TEST_F(LlmSearchTest, MaxCostStopsTheRunBeforeTheCapIsCrossed) {
-  testing_llm::FakeLlmServer server({{"script", json::array()}, {"default", {{"action", "ok"}}}}, dir_ / "server");
-  Result r = Optimize("OPENAI_API_KEY=test-key",
-                      fmt::format("problems/level1/relu.py --budget 10 --drafts 2 --llm openai:test-model "
-                                  "--llm-base-url {} --llm-max-tokens 2000 --max-cost 0.15",
-                                  server.BaseUrl()));
-  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-  json result = json::parse(ReadFile(dir_ / "run" / "result.json"));
+  testing_llm::FakeLlmServer server(AlwaysOk(), dir_ / "server");
+  json result;
+  ASSERT_NO_FATAL_FAILURE(OptimizeOk(
+      "OPENAI_API_KEY=test-key",
+      fmt::format("problems/level1/relu.py --budget 10 --drafts 2 --llm openai:test-model "
+                  "--llm-base-url {} --llm-max-tokens 2000 --max-cost 0.15",
+                  server.BaseUrl()),
+      &result));
   EXPECT_EQ(result["stop_reason"], "cost_cap");
   EXPECT_TRUE(result["llm"]["cost_cap_reached"].get<bool>());
   EXPECT_LT(result["evaluations"].get<int>(), 10);
@@ -187,11 +200,11 @@ TEST_F(LlmSearchTest, MaxCostStopsTheRunBeforeTheCapIsCrossed) {
 // operator's coverage grows on its own; this test does not depend on it.)
 TEST_F(LlmSearchTest, WritesKernelsForAProblemFileOfItsOwn) {
   const std::string problem = std::string(KE_TEST_DATA_DIR) + "/llm_fake_server/problems/row_cumsum.py";
-  testing_llm::FakeLlmServer server({{"script", json::array()}, {"default", {{"action", "ok"}}}}, dir_ / "server");
-  Result r = Optimize("OPENAI_API_KEY=test-key",
-                      fmt::format("{} --budget 2 --drafts 2 --llm openai:test-model "
-                                  "--llm-base-url {}", problem, server.BaseUrl()));
-  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  testing_llm::FakeLlmServer server(AlwaysOk(), dir_ / "server");
+  ASSERT_NO_FATAL_FAILURE(OptimizeOk("OPENAI_API_KEY=test-key",
+                                     fmt::format("{} --budget 2 --drafts 2 --llm openai:test-model "
+                                                 "--llm-base-url {}",
+                                                 problem, server.BaseUrl())));
   EXPECT_EQ(Query(Db(), "SELECT COUNT(*) FROM evaluations WHERE status = 'ok' AND correct = 1")[0][0], "2");
   ExpectLedgerMatches(server);
 }

@@ -4,12 +4,9 @@
 // of tests/unit/relu_fixtures.h.
 #pragma once
 
-#include <optional>
 #include <string>
-#include <vector>
 
-#include "core/candidate.h"
-#include "operators/universal_operator.h"
+#include "fixed_operator.h"
 
 namespace kernelevolve::triton_test {
 
@@ -47,31 +44,8 @@ inline std::string HangingSource() {
 /// A launcher that copies its input (incorrect: negative elements kept).
 inline std::string WrongSource() { return "def kernelevolve_entry(inputs, outputs):\n    outputs[0].copy_(inputs[0])\n"; }
 
-/// A candidate named `name` (its template_name) with `source`.
-inline core::Candidate Named(const std::string& name, const std::string& source) {
-  core::Candidate c;
-  c.source = source;
-  c.template_name = name;
-  c.operator_name = "fixed";
-  c.rationale = name;
-  return c;
-}
-
-/// Hands out a fixed list of candidates as drafts, then nothing.
-class FixedOperator : public operators::UniversalOperator {
- public:
-  explicit FixedOperator(std::vector<core::Candidate> list) : list_(std::move(list)) {}
-  std::string Name() const override { return "fixed"; }
-  std::optional<std::string> Unsupported(const core::Problem&) const override { return std::nullopt; }
-  std::vector<core::Candidate> Propose(const operators::OperatorContext& ctx, int) override {
-    if (ctx.parent) return {};
-    auto out = list_;
-    list_.clear();
-    return out;
-  }
-
- private:
-  std::vector<core::Candidate> list_;
-};
+// The fixed-list operator and Named() of fixed_operator.h, where these tests name them.
+using testing_util::FixedOperator;
+using testing_util::Named;
 
 }  // namespace kernelevolve::triton_test

@@ -110,12 +110,7 @@ TEST_F(TritonInterpretTest, OptimizeSoftmaxEveryDraftIsCorrect) {
 TEST_F(TritonInterpretTest, RaisingAndHangingCandidatesDoNotStopTheSearch) {
   fs::create_directories(dir_ / "fixtures");
   core::Problem problem = testing_util::WriteReluFixtures(dir_ / "fixtures");
-  problem.eager_baseline.n = 10;
-  problem.eager_baseline.median_us = 5;
-  problem.eager_baseline.ci_low_us = 4;
-  problem.eager_baseline.ci_high_us = 6;
-  problem.eager_baseline.min_us = 4;
-  problem.eager_baseline.p10_us = 4.5;
+  testing_util::SetScriptedEagerBaseline(problem);
   triton_test::FixedOperator op({
       triton_test::Named("raises", triton_test::RaisingSource()),
       triton_test::Named("hangs", triton_test::HangingSource()),

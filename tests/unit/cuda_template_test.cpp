@@ -24,37 +24,6 @@ namespace fs = std::filesystem;
 namespace templates = operators::templates;
 namespace cuda = platforms::cuda;
 
-const fs::path kCases = fs::path(KE_TEST_DATA_DIR) / "unit" / "data" / "rowwise";
-
-/// A captured graph of tests/unit/data/rowwise with its ABI inputs filled in.
-core::Problem CaseProblem(const std::string& name) {
-  std::ifstream in(kCases / (name + ".json"));
-  core::Problem p;
-  p.name = name;
-  p.graph = core::OpGraphFromJson(nlohmann::json::parse(in));
-  for (const auto& n : p.graph.nodes) {
-    if (n.kind == core::OpNodeKind::kPlaceholder) p.inputs.emplace_back();
-  }
-  return p;
-}
-
-core::Problem Unary(const std::string& target, std::vector<core::OpArg> extra, std::vector<int64_t> shape) {
-  GraphBuilder g(std::move(shape));
-  const auto x = g.Input("x");
-  std::vector<core::OpArg> args = {Ref("self", x)};
-  args.insert(args.end(), extra.begin(), extra.end());
-  g.Call("y", target, args);
-  return g.Finish("y", 1);
-}
-
-core::Problem Softmax(bool log, std::vector<int64_t> shape) {
-  GraphBuilder g(shape);
-  const auto x = g.Input("x");
-  g.Call("y", log ? "aten._log_softmax.default" : "aten._softmax.default",
-         {Ref("self", x), Val("dim", static_cast<int>(shape.size()) - 1), Val("half_to_float", false)});
-  return g.Finish("y", 1);
-}
-
 TEST(CudaTemplate, ArchFromCapability) {
   EXPECT_EQ(cuda::ArchForCapability("9.0"), "sm_90a");
   EXPECT_EQ(cuda::ArchForCapability("8.0"), "sm_80");
@@ -111,18 +80,18 @@ TEST(CudaTemplate, SoftmaxGetsTheReductionTemplateWithOnlineVariant) {
 }
 
 TEST(CudaTemplate, InnerDimsUseOneThreadPerRowAndTailsAreRefused) {
-  auto sum = templates::MatchCudaTemplate(CaseProblem("sum_mid_dim"));
+  auto sum = templates::MatchCudaTemplate(CapturedCaseWithInputs("sum_mid_dim"));
   ASSERT_TRUE(sum.tmpl) << sum.unsupported;
   for (const auto& knobs : sum.tmpl->Space().Enumerate()) EXPECT_EQ(knobs.at("mode"), "thread");
   EXPECT_TRUE(sum.tmpl->Space().Find("acc"));
   const std::string src = sum.tmpl->Generate(sum.tmpl->Drafts().front());
   EXPECT_NE(src.find("constexpr int64_t O = 6, R = 37, I = 5;"), std::string::npos) << src;
   // A sum of everything is one row (O = I = 1) reduced by one block.
-  auto full = templates::MatchCudaTemplate(CaseProblem("full_sum_chunks"));
+  auto full = templates::MatchCudaTemplate(CapturedCaseWithInputs("full_sum_chunks"));
   ASSERT_TRUE(full.tmpl) << full.unsupported;
   EXPECT_NE(full.tmpl->Generate(full.tmpl->Drafts().front()).find("O = 1, R = 15000, I = 1;"), std::string::npos);
   // cross_entropy: per-row losses, then their mean (a tail reduction).
-  auto tail = templates::MatchCudaTemplate(CaseProblem("cross_entropy"));
+  auto tail = templates::MatchCudaTemplate(CapturedCaseWithInputs("cross_entropy"));
   EXPECT_FALSE(tail.tmpl);
   EXPECT_NE(tail.unsupported.find("reduction to a scalar"), std::string::npos) << tail.unsupported;
 }

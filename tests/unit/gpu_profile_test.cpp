@@ -5,12 +5,14 @@
 #include "core/error.h"
 #include "core/kernel_profile.h"
 #include "operators/template/profile_diagnosis.h"
+#include "profile_test_util.h"
 #include "store_test_util.h"
 
 namespace kernelevolve {
 namespace {
 
 using nlohmann::json;
+using testing_util::CorrectMemoryBound;
 
 /// What ncu_profile.run_ncu returns for tests/data/ncu/two_kernels.csv (the figures
 /// tests/python/test_gpu_profile.py checks the parser gives).
@@ -30,31 +32,6 @@ json TwoKernelAnswer() {
               "top_stalls": [{"reason": "long_scoreboard", "pct": 51.05, "share": 0.58},
                              {"reason": "lg_throttle", "pct": 12.5, "share": 0.14},
                              {"reason": "wait", "pct": 11.2, "share": 0.13}]}})");
-}
-
-core::KernelProfile Profile(std::optional<double> dram, std::optional<double> occupancy,
-                            std::optional<double> sm, std::optional<double> registers,
-                            const std::string& top_stall = "") {
-  core::KernelProfile p;
-  p.status = "ok";
-  p.kernels.resize(1);
-  p.total.duration_us = 100;
-  p.total.dram_throughput_pct = dram;
-  p.total.achieved_occupancy_pct = occupancy;
-  p.total.sm_throughput_pct = sm;
-  p.total.registers_per_thread = registers;
-  if (!top_stall.empty()) p.total.top_stalls = {{top_stall, 50, 0.6}, {"wait", 10, 0.12}};
-  return p;
-}
-
-core::Evaluation CorrectMemoryBound(double fraction) {
-  core::Evaluation ev;
-  ev.status = core::Status::kOk;
-  ev.correct = true;
-  ev.speedup_vs_eager.value = 1.2;
-  ev.roofline.bound = "memory";
-  ev.roofline.fraction = fraction;
-  return ev;
 }
 
 TEST(KernelProfile, ReadsTheRunnersAnswerAndRoundTrips) {
@@ -101,7 +78,8 @@ TEST(ProfileDiagnosis, ProfileLineNamesTheFiguresAndStalls) {
 }
 
 TEST(ProfileDiagnosis, HighRegistersComeFirst) {
-  const auto d = operators::DiagnoseWithProfile(CorrectMemoryBound(0.5), Profile(40, 20, 20, 168));
+  const auto d = operators::DiagnoseWithProfile(CorrectMemoryBound(0.5),
+                                                testing_util::OkNcuProfile(100, 40, 20, 20, 168));
   EXPECT_NE(d.text.find("168 registers per thread cap occupancy"), std::string::npos) << d.text;
   ASSERT_GE(d.preferred_moves.size(), 3u);
   EXPECT_EQ(d.preferred_moves[0].knob, "num_warps");
@@ -111,8 +89,8 @@ TEST(ProfileDiagnosis, HighRegistersComeFirst) {
 }
 
 TEST(ProfileDiagnosis, LowDramAndLowOccupancyAskForMoreWarps) {
-  const auto d = operators::DiagnoseWithProfile(CorrectMemoryBound(0.95),
-                                                Profile(35, 22, 15, 40, "long_scoreboard"));
+  const auto d = operators::DiagnoseWithProfile(
+      CorrectMemoryBound(0.95), testing_util::OkNcuProfile(100, 35, 22, 15, 40, "long_scoreboard"));
   EXPECT_EQ(d.bottleneck,
             operators::Bottleneck::kMemoryBound);  // overrides near_roofline by fraction
   EXPECT_NE(d.text.find("parent correct at 1.20x"), std::string::npos);
@@ -125,24 +103,26 @@ TEST(ProfileDiagnosis, LowDramAndLowOccupancyAskForMoreWarps) {
 }
 
 TEST(ProfileDiagnosis, DramAtTheRoofIsNearRoofline) {
-  const auto d = operators::DiagnoseWithProfile(CorrectMemoryBound(0.7), Profile(91, 80, 20, 30));
+  const auto d = operators::DiagnoseWithProfile(CorrectMemoryBound(0.7),
+                                                testing_util::OkNcuProfile(100, 91, 80, 20, 30));
   EXPECT_EQ(d.bottleneck, operators::Bottleneck::kNearRoofline);
   EXPECT_NE(d.text.find("DRAM at 91% of peak: at the memory roof"), std::string::npos) << d.text;
 }
 
 TEST(ProfileDiagnosis, BusySmPipesAndLoadStallsHaveTheirOwnAdvice) {
-  const auto sm = operators::DiagnoseWithProfile(CorrectMemoryBound(0.4), Profile(30, 80, 75, 40));
+  const auto sm = operators::DiagnoseWithProfile(CorrectMemoryBound(0.4),
+                                                 testing_util::OkNcuProfile(100, 30, 80, 75, 40));
   EXPECT_EQ(sm.bottleneck, operators::Bottleneck::kComputeBound);
   EXPECT_NE(sm.text.find("SM pipes busy"), std::string::npos);
-  const auto loads = operators::DiagnoseWithProfile(CorrectMemoryBound(0.4),
-                                                    Profile(45, 70, 20, 40, "long_scoreboard"));
+  const auto loads = operators::DiagnoseWithProfile(
+      CorrectMemoryBound(0.4), testing_util::OkNcuProfile(100, 45, 70, 20, 40, "long_scoreboard"));
   EXPECT_NE(loads.text.find("warps wait on global loads (long_scoreboard): more loads in flight"),
             std::string::npos);
   EXPECT_EQ(loads.preferred_moves[0].knob, "num_stages");
   EXPECT_EQ(loads.preferred_moves[0].value, 3);
   // No rule matches: only the profile line is appended, the evaluation's moves stay.
-  const auto plain =
-      operators::DiagnoseWithProfile(CorrectMemoryBound(0.4), Profile(70, 70, 30, 40, "wait"));
+  const auto plain = operators::DiagnoseWithProfile(
+      CorrectMemoryBound(0.4), testing_util::OkNcuProfile(100, 70, 70, 30, 40, "wait"));
   EXPECT_EQ(plain.preferred_moves.size(),
             operators::Diagnose(CorrectMemoryBound(0.4)).preferred_moves.size());
   EXPECT_NE(plain.text.find("; ncu: 100.0 us in 1 kernel, DRAM 70% of peak"), std::string::npos)
@@ -153,8 +133,9 @@ TEST(ProfileDiagnosis, FailedCandidatesOrProfilesKeepThePlainDiagnosis) {
   core::Evaluation failed = CorrectMemoryBound(0.5);
   failed.correct = false;
   failed.status = core::Status::kIncorrect;
-  EXPECT_EQ(operators::DiagnoseWithProfile(failed, Profile(30, 20, 20, 200)).text,
-            operators::Diagnose(failed).text);
+  EXPECT_EQ(
+      operators::DiagnoseWithProfile(failed, testing_util::OkNcuProfile(100, 30, 20, 20, 200)).text,
+      operators::Diagnose(failed).text);
   core::KernelProfile timeout;
   timeout.status = "timeout";
   EXPECT_EQ(operators::DiagnoseWithProfile(CorrectMemoryBound(0.5), timeout).text,

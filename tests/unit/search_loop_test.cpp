@@ -11,6 +11,7 @@
 
 #include "search/search_loop.h"
 #include "search/selection_policy.h"
+#include "search_test_util.h"
 #include "store/store.h"
 
 namespace kernelevolve {
@@ -69,13 +70,7 @@ class ScriptedEvaluator : public exec::Evaluator {
       e.message = "scripted failure";
       return e;
     }
-    e.status = core::Status::kOk;
-    e.correct = true;
-    e.latency.n = 10;
-    e.latency.median_us = 100.0 / f;
-    e.speedup_vs_eager = {f, f * 0.9, f * 1.1};
-    e.fitness = f;
-    return e;
+    return testing_util::OkEvaluation(f, 0.9, 1.1);
   }
   std::vector<int> evaluated;
 

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "exec/fake_operator.h"
+#include "profile_test_util.h"
 #include "search/search_loop.h"
 #include "search/selection_policy.h"
 #include "search_test_util.h"
@@ -37,13 +38,7 @@ class CountingEvaluator : public exec::Evaluator {
       e.status = core::Status::kIncorrect;
       e.message = "scripted mismatch";
     } else {
-      const double f = 1.0 + 0.1 * sum;
-      e.status = core::Status::kOk;
-      e.correct = true;
-      e.latency.n = 10;
-      e.latency.median_us = 100.0 / f;
-      e.speedup_vs_eager = {f, f * 0.95, f * 1.05};
-      e.fitness = f;
+      e = testing_util::OkEvaluation(1.0 + 0.1 * sum, 0.95, 1.05);
     }
     --active;
     return e;
@@ -75,15 +70,6 @@ class InFlightObserver : public search::SearchObserver {
   int proposed = 0;
   int evaluated = 0;
 };
-
-core::KernelProfile OkProfile(double registers) {
-  core::KernelProfile p;
-  p.status = "ok";
-  p.kernels.resize(1);
-  p.total.duration_us = 50;
-  p.total.registers_per_thread = registers;
-  return p;
-}
 
 class SearchProfileTest : public TempDirTest {
  protected:
@@ -117,7 +103,8 @@ class SearchProfileTest : public TempDirTest {
       EXPECT_FALSE(node.profile.has_value()) << node.id;
       EXPECT_EQ(observer_.InFlight(), 0) << "profiled node " << node.id << " beside a candidate";
       EXPECT_EQ(evaluator.active.load(), 0) << node.id;
-      return OkProfile(100 + static_cast<double>(node.id));
+      return testing_util::OkNcuProfile(50, std::nullopt, std::nullopt, std::nullopt,
+                                        100 + static_cast<double>(node.id));
     };
     return options;
   }
@@ -244,7 +231,8 @@ TEST_F(SearchProfileTest, AHopelessProfileStopsProfilingForTheRun) {
   Run(options, evaluator, 14);
   EXPECT_EQ(calls, 1);
   EXPECT_TRUE(search::ProfilerUnusable(core::KernelProfile{}));  // "skipped"
-  EXPECT_FALSE(search::ProfilerUnusable(OkProfile(32)));
+  EXPECT_FALSE(search::ProfilerUnusable(
+      testing_util::OkNcuProfile(50, std::nullopt, std::nullopt, std::nullopt, 32)));
 }
 
 TEST_F(SearchProfileTest, AResumedSearchKeepsItsProfilesAndTheirBudget) {

@@ -42,6 +42,20 @@ inline core::Problem FakeProblem() {
   return problem;
 }
 
+/// A correct evaluation of fitness `fitness` against FakeProblem()'s 100 us baseline:
+/// median latency 100 / fitness us over 10 runs, speedup `fitness` with the confidence
+/// interval [fitness * ci_low_factor, fitness * ci_high_factor].
+inline core::Evaluation OkEvaluation(double fitness, double ci_low_factor, double ci_high_factor) {
+  core::Evaluation e;
+  e.status = core::Status::kOk;
+  e.correct = true;
+  e.latency.n = 10;
+  e.latency.median_us = 100.0 / fitness;
+  e.speedup_vs_eager = {fitness, fitness * ci_low_factor, fitness * ci_high_factor};
+  e.fitness = fitness;
+  return e;
+}
+
 /// Latency falls as the knobs grow, with a few failing corners: sum % 7 == 3 does not
 /// compile, sum % 11 == 5 is incorrect, sum % 13 == 8 crashes.
 inline exec::FakeOutcome GridLandscape(const core::Candidate& c) {

@@ -5,6 +5,7 @@
 
 #include "operators/llm/context_memory.h"
 #include "operators/template/template_operator.h"
+#include "profile_test_util.h"
 #include "template_test_util.h"
 
 namespace kernelevolve::template_test {
@@ -50,18 +51,6 @@ std::vector<core::Candidate> Children(const core::Problem& problem, const search
   return op.Propose(context, n);
 }
 
-core::KernelProfile Profile(std::optional<double> dram, std::optional<double> occupancy,
-                            std::optional<double> registers) {
-  core::KernelProfile p;
-  p.status = "ok";
-  p.kernels.resize(1);
-  p.total.duration_us = 30;
-  p.total.dram_throughput_pct = dram;
-  p.total.achieved_occupancy_pct = occupancy;
-  p.total.registers_per_thread = registers;
-  return p;
-}
-
 TEST(TemplateProfile, HighRegistersMoveToMoreWarpsAndSayWhy) {
   const core::Problem problem = RowSoftmax();
   search::Node parent = TritonParent(problem);
@@ -69,7 +58,7 @@ TEST(TemplateProfile, HighRegistersMoveToMoreWarpsAndSayWhy) {
   ASSERT_EQ(plain.size(), 1u);
   EXPECT_EQ(plain[0].rationale.find("ncu"), std::string::npos) << plain[0].rationale;
 
-  parent.profile = Profile(45, 60, 200);
+  parent.profile = testing_util::OkNcuProfile(30, 45, 60, std::nullopt, 200);
   const auto steered = Children(problem, parent, 2);
   ASSERT_EQ(steered.size(), 2u);
   EXPECT_EQ(steered[0].knobs.at("num_warps"), 8) << steered[0].knobs.dump();
@@ -86,7 +75,7 @@ TEST(TemplateProfile, HighRegistersMoveToMoreWarpsAndSayWhy) {
 TEST(TemplateProfile, LowDramAndOccupancyAskForMoreWarpsOrAPersistentGrid) {
   const core::Problem problem = RowSoftmax();
   search::Node parent = TritonParent(problem);
-  parent.profile = Profile(30, 20, 32);
+  parent.profile = testing_util::OkNcuProfile(30, 30, 20, std::nullopt, 32);
   const auto steered = Children(problem, parent, 3);
   ASSERT_EQ(steered.size(), 3u);
   EXPECT_EQ(steered[0].knobs.at("num_warps"), 8);
@@ -117,7 +106,7 @@ TEST(TemplateProfile, ContextMemoryCarriesTheCounters) {
   search::Node node = TritonParent(problem);
   const std::string without = operators::llm::Diagnose(node, problem).details;
   EXPECT_EQ(without.find("Nsight Compute"), std::string::npos) << without;
-  node.profile = Profile(30, 20, 32);
+  node.profile = testing_util::OkNcuProfile(30, 30, 20, std::nullopt, 32);
   const auto d = operators::llm::Diagnose(node, problem);
   EXPECT_NE(d.details.find("Hardware counters (Nsight Compute): ncu: 30.0 us in 1 kernel, DRAM 30% of peak"),
             std::string::npos)

@@ -18,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/op_graph.h"
 #include "core/problem.h"
 #include "platforms/cpu/candidate_abi.h"
 
@@ -88,6 +89,42 @@ class GraphBuilder {
   core::Problem problem_;
   int next_abi_ = 0;
 };
+
+/// The captured graph tests/unit/data/rowwise/<name>.json (written by make_cases.py) as a
+/// Problem named `name`, with one empty TensorSpec per placeholder (the ABI inputs the
+/// CUDA templates count); no fixtures, default threads.
+inline core::Problem CapturedCaseWithInputs(const std::string& name) {
+  std::ifstream in(std::filesystem::path(KE_TEST_DATA_DIR) / "unit" / "data" / "rowwise" /
+                   (name + ".json"));
+  core::Problem p;
+  p.name = name;
+  p.graph = core::OpGraphFromJson(nlohmann::json::parse(in));
+  for (const auto& n : p.graph.nodes) {
+    if (n.kind == core::OpNodeKind::kPlaceholder) p.inputs.emplace_back();
+  }
+  return p;
+}
+
+/// y = target(x, extra...) over float32 `shape`, one thread.
+inline core::Problem Unary(const std::string& target, std::vector<core::OpArg> extra,
+                           std::vector<int64_t> shape) {
+  GraphBuilder g(std::move(shape));
+  const auto x = g.Input("x");
+  std::vector<core::OpArg> args = {Ref("self", x)};
+  args.insert(args.end(), extra.begin(), extra.end());
+  g.Call("y", target, args);
+  return g.Finish("y", 1);
+}
+
+/// y = softmax (log: log_softmax) of float32 x of `shape` over its last dim, one thread.
+inline core::Problem Softmax(bool log, std::vector<int64_t> shape) {
+  GraphBuilder g(shape);
+  const auto x = g.Input("x");
+  g.Call("y", log ? "aten._log_softmax.default" : "aten._softmax.default",
+         {Ref("self", x), Val("dim", static_cast<int>(shape.size()) - 1),
+          Val("half_to_float", false)});
+  return g.Finish("y", 1);
+}
 
 /// A generated source compiled to a shared object and loaded into this process.
 struct LoadedKernel {

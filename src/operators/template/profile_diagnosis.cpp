@@ -54,7 +54,28 @@ std::optional<Advice> Rule(const core::KernelMetrics& t) {
                   {{"num_stages", 3}, {"num_stages", 2}, {"block", json()}, {"persistent", "yes"}},
                   std::nullopt};
   }
+  if (!t.top_stalls.empty() && Below(t.dram_throughput_pct, kLowDramPct) &&
+      (t.top_stalls.front().reason == "mio_throttle" ||
+       t.top_stalls.front().reason == "lg_throttle")) {
+    return Advice{fmt::format("warps wait on the load/store pipes ({}): fewer memory "
+                              "instructions per element (wider loads; broadcast operands "
+                              "loaded once per block, not gathered per element; fewer "
+                              "pipelined stages)",
+                              t.top_stalls.front().reason),
+                  {{"num_stages", 1}, {"block", json()}, {"num_warps", json()}},
+                  Bottleneck::kMemoryBound};
+  }
   return std::nullopt;
+}
+
+/// The kernel of a multi-kernel call that takes at least kDominantKernelShare of its
+/// time, or nullptr.
+const core::KernelMetrics* DominantKernel(const core::KernelProfile& p) {
+  if (p.kernels.size() < 2 || !p.total.duration_us || *p.total.duration_us <= 0) return nullptr;
+  for (const auto& k : p.kernels) {
+    if (k.duration_us && *k.duration_us >= kDominantKernelShare * *p.total.duration_us) return &k;
+  }
+  return nullptr;
 }
 
 }  // namespace
@@ -91,7 +112,18 @@ Diagnosis DiagnoseWithProfile(const core::Evaluation& evaluation,
   Diagnosis d = Diagnose(evaluation);
   if (!evaluation.correct || evaluation.status != core::Status::kOk || !profile.Ok()) return d;
   d.text += "; " + ProfileLine(profile);
-  const std::optional<Advice> advice = Rule(profile.total);
+  // One kernel holding most of the time decides: its own figures, not the call's
+  // duration-weighted mix with the fast ones.
+  const core::KernelMetrics* dominant = DominantKernel(profile);
+  if (dominant != nullptr) {
+    d.text += fmt::format("; kernel {} takes {:.0f}% of the time", dominant->name,
+                          100 * *dominant->duration_us / *profile.total.duration_us);
+    if (dominant->dram_throughput_pct)
+      d.text += fmt::format(" at DRAM {:.0f}% of peak", *dominant->dram_throughput_pct);
+    if (!dominant->top_stalls.empty())
+      d.text += fmt::format(" (stalls: {} first)", dominant->top_stalls.front().reason);
+  }
+  const std::optional<Advice> advice = Rule(dominant != nullptr ? *dominant : profile.total);
   if (!advice) return d;
   d.text += ": " + advice->text;
   if (advice->bottleneck) d.bottleneck = *advice->bottleneck;

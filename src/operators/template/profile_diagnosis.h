@@ -24,6 +24,10 @@ inline constexpr double kLowDramPct = 60;
 inline constexpr double kLowOccupancyPct = 50;
 /// SM throughput (percent of peak) from which the SM pipes, not memory, limit a kernel.
 inline constexpr double kHighSmPct = 60;
+/// Share of a multi-kernel call's time from which one kernel's figures, not the call's
+/// duration-weighted totals, decide the rules (a split reduction: partials, combine and
+/// element kernels; group_norm's element kernel took 84% of 508 us on the H200).
+inline constexpr double kDominantKernelShare = 0.5;
 
 /// One line of the profile's headline figures (whole call), e.g. "ncu: 128.5 us in 2
 /// kernels, DRAM 53% of peak, SM 25%, occupancy 37%, 168 registers/thread, stalls:
@@ -43,7 +47,13 @@ std::string ProfileLine(const core::KernelProfile& profile);
 ///    instructions per element" (variant any, num_warps any);
 ///  - top stall long_scoreboard and DRAM < kLowDramPct -> "warps wait on global loads:
 ///    more loads in flight" (num_stages 3, num_stages 2, block any, persistent yes);
+///  - top stall mio_throttle or lg_throttle and DRAM < kLowDramPct -> kMemoryBound:
+///    "warps wait on the load/store pipes: fewer memory instructions per element"
+///    (num_stages 1, block any, num_warps any);
 ///  - otherwise the evaluation's moves stay, the profile line is appended.
+/// When one kernel of several takes kDominantKernelShare of the time, the rules read its
+/// figures instead of the totals, and the text names it ("kernel K takes P% of the time
+/// at DRAM D% of peak (stalls: S first)").
 /// The text is Diagnose()'s, then "; " + ProfileLine + ": " + the advice; the named
 /// stall reasons appear in it. Moves of the matched rule come before Diagnose()'s.
 Diagnosis DiagnoseWithProfile(const core::Evaluation& evaluation,

@@ -87,29 +87,41 @@ bool ExprEmitter::TermsUseR(const std::vector<ir::IndexTerm>& terms, const LoopN
   return false;
 }
 
-bool ExprEmitter::DependsOnR(int id, const std::vector<int64_t>& frame_in, const LoopNames& names) const {
+void ExprEmitter::ForEachLeafTerms(
+    int id, const std::vector<int64_t>& frame,
+    const std::function<void(const std::vector<ir::IndexTerm>&)>& visit) const {
+  if (region_.level[static_cast<size_t>(id)] != Level::kSmall) return;
   const ir::Value& v = region_.graph.values[static_cast<size_t>(id)];
-  const Level level = region_.level[static_cast<size_t>(id)];
-  if (level == Level::kTail || level == Level::kRow) return false;
-  if (level == Level::kElement) return true;
-  const std::vector<int64_t>& frame = frame_in.empty() ? v.shape : frame_in;
   const int64_t O = region_.outer, R = region_.reduce, I = region_.inner;
   switch (v.kind) {
     case ValueKind::kInput:
     case ValueKind::kView:
-      return TermsUseR(ir::OffsetTerms(v.shape, frame, false, O, R, I), names);
+      visit(ir::OffsetTerms(v.shape, frame, false, O, R, I));
+      break;
     case ValueKind::kIota:
-      return TermsUseR(ir::OffsetTerms({}, v.shape, false, O, R, I, v.dim), names);
+      visit(ir::OffsetTerms({}, v.shape, false, O, R, I, v.dim));
+      break;
     case ValueKind::kElementwise:
-      for (int op : v.operands) {
-        const bool small = region_.level[static_cast<size_t>(op)] == Level::kSmall;
-        if (DependsOnR(op, small ? frame : std::vector<int64_t>{}, names)) return true;
-      }
-      return false;
+      for (int op : v.operands) ForEachLeafTerms(op, frame, visit);
+      break;
     case ValueKind::kReduce:
-      return true;
+      break;
   }
-  return true;
+}
+
+bool ExprEmitter::DependsOnR(int id, const std::vector<int64_t>& frame_in,
+                             const LoopNames& names) const {
+  const ir::Value& v = region_.graph.values[static_cast<size_t>(id)];
+  const Level level = region_.level[static_cast<size_t>(id)];
+  if (level == Level::kTail || level == Level::kRow) return false;
+  if (level == Level::kElement) return true;
+  // A small value is a broadcast input (or a view of one) or an elementwise op whose
+  // operands are all small (ir::AnalyzeRegion), so its leaves decide.
+  bool uses_r = false;
+  ForEachLeafTerms(
+      id, frame_in.empty() ? v.shape : frame_in,
+      [&](const std::vector<ir::IndexTerm>& terms) { uses_r = uses_r || TermsUseR(terms, names); });
+  return uses_r;
 }
 
 std::string ExprEmitter::Emit(int id, bool row_space, const LoopNames& names, Block& block,

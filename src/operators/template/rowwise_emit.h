@@ -3,6 +3,7 @@
 // broadcast inputs indexed by their offset terms (ir::OffsetTerms).
 #pragma once
 
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -69,8 +70,16 @@ class ExprEmitter {
 
   /// Whether value `id`, used in an op of shape `frame` at element (o, r, i), varies
   /// with r (under the r split of `names`). Row and tail values do not; element
-  /// values do; small values when an index term uses r.
+  /// values do; small values when an index term of one of their leaves uses r.
   bool DependsOnR(int id, const std::vector<int64_t>& frame, const LoopNames& names) const;
+
+  /// Calls `visit` with the element-space index terms (ir::OffsetTerms) of every leaf
+  /// (broadcast input, view of one, index) that small value `id`, used in an op of shape
+  /// `frame`, reads: the value itself when it is a leaf, else the leaves of its
+  /// elementwise operands, depth first in operand order. Values that are not small
+  /// (and their operands) are skipped: no call.
+  void ForEachLeafTerms(int id, const std::vector<int64_t>& frame,
+                        const std::function<void(const std::vector<ir::IndexTerm>&)>& visit) const;
 
   /// The value a view / identity reduction chain stands for.
   int Base(int id) const;

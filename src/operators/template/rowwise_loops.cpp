@@ -145,24 +145,15 @@ class Writer {
   /// their divisors are multiples of, or D < 8).
   int64_t SplitFactor() const {
     std::vector<int64_t> divisors;
-    std::function<void(int, const std::vector<int64_t>&)> leaves = [&](int id, const std::vector<int64_t>& frame) {
-      const ir::Value& v = V(id);
-      if (L(id) != Level::kSmall) return;
-      std::vector<ir::IndexTerm> terms;
-      if (v.kind == ValueKind::kInput || v.kind == ValueKind::kView) {
-        terms = ir::OffsetTerms(v.shape, frame, false, region_.outer, region_.reduce, region_.inner);
-      } else if (v.kind == ValueKind::kIota) {
-        terms = ir::OffsetTerms({}, v.shape, false, region_.outer, region_.reduce, region_.inner, v.dim);
-      } else if (v.kind == ValueKind::kElementwise) {
-        for (int op : v.operands) leaves(op, frame);
-      }
-      for (const auto& t : terms) {
-        if (t.part == ir::Part::kReduce && t.divisor > 1) divisors.push_back(t.divisor);
-      }
-    };
     for (const auto& v : g_.values) {
       if (L(v.id) != Level::kElement || v.kind != ValueKind::kElementwise) continue;
-      for (int op : v.operands) leaves(op, v.shape);
+      for (int op : v.operands) {
+        emit_.ForEachLeafTerms(op, v.shape, [&](const std::vector<ir::IndexTerm>& terms) {
+          for (const auto& t : terms) {
+            if (t.part == ir::Part::kReduce && t.divisor > 1) divisors.push_back(t.divisor);
+          }
+        });
+      }
     }
     if (divisors.empty()) return 0;
     const int64_t d = *std::min_element(divisors.begin(), divisors.end());
