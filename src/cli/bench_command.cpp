@@ -19,6 +19,7 @@
 #include "core/machine.h"
 #include "report/bench_summary.h"
 #include "report/run_summary.h"
+#include "store/store.h"
 
 namespace kernelevolve::cli {
 namespace {
@@ -58,7 +59,7 @@ OptimizeOptions OptimizeFor(const BenchOptions& b, const fs::path& problem, cons
   o.omp_wait_policy = b.omp_wait_policy;
   o.cache_dir = b.cache_dir;
   o.kb_path = b.kb_path;
-  o.no_kb = b.kb_path.empty();
+  o.no_kb = b.no_kb || b.kb_path.empty();
   o.out_dir = out;
   o.quiet = true;
   o.profile_top = b.profile_top;  // issue 6
@@ -77,7 +78,9 @@ report::BenchEntry RunOne(const BenchOptions& b, const fs::path& problem, const 
     RedirectCout redirect(run_dir / "summary.txt");
     entry.exit_code = RunOptimize(OptimizeFor(b, problem, run_dir));
   } catch (const std::exception& e) {
-    entry.exit_code = dynamic_cast<const core::InvalidInputError*>(&e) != nullptr ? 2 : 3;
+    const bool bad_input = dynamic_cast<const core::InvalidInputError*>(&e) != nullptr ||
+                           dynamic_cast<const store::NotAStoreError*>(&e) != nullptr;
+    entry.exit_code = bad_input ? 2 : 3;
     entry.outcome = "error";
     entry.message = e.what();
   }
@@ -106,6 +109,18 @@ std::string ProgressLine(size_t index, size_t total, const report::BenchEntry& e
   }
   return fmt::format("[{}/{}] {:<16} {} ({} evals, {:.0f} s)", index + 1, total, e.problem, what, e.evaluations,
                      e.elapsed_seconds);
+}
+
+/// Fills the machine's `compiler` and `torch_version` (known only once a problem has
+/// loaded and built) from the first problem's result.json that has them.
+void FillMachineFromResult(core::MachineContext& machine, const fs::path& result_path) {
+  if (!machine.compiler.empty() && !machine.torch_version.empty()) return;
+  std::ifstream in(result_path);
+  const nlohmann::json result = in ? nlohmann::json::parse(in, nullptr, false) : nlohmann::json();
+  if (!result.is_object() || !result.contains("machine") || !result["machine"].is_object()) return;
+  const nlohmann::json& m = result["machine"];
+  if (machine.compiler.empty()) machine.compiler = m.value("compiler", "");
+  if (machine.torch_version.empty()) machine.torch_version = m.value("torch_version", "");
 }
 
 nlohmann::json BenchDocument(const BenchOptions& b, const core::MachineContext& machine,
@@ -160,7 +175,9 @@ void AddBenchCommand(CLI::App& app, BenchOptions& o) {
       ->default_val(8);
   cmd->add_option("--load-timeout", o.load_timeout_seconds, "limit for loading each problem, seconds")->default_val(300);
   cmd->add_option("--out", o.out_dir, "bench directory (default runs/bench-<UTC time>)");
-  cmd->add_option("--kb", o.kb_path, "knowledge base to warm-start from and record into (default: none)");
+  auto* kb = cmd->add_option("--kb", o.kb_path, "knowledge base to warm-start from and record into (default: none)");
+  cmd->add_flag("--no-kb", o.no_kb, "no knowledge base (the default in a bench: it uses one only with --kb)")
+      ->excludes(kb);
   cmd->add_flag("--quiet", o.quiet, "no per-problem progress lines");
   cmd->add_option("--sizes", o.sizes_file,
                   "JSON file: problem name -> {CONSTANT: value}, applied as --set for that problem (it wins over "
@@ -178,11 +195,13 @@ int RunBench(const BenchOptions& options) {
   ValidateTarget(b.target);  // the targets optimize accepts
   if (b.budget < 1) throw core::InvalidInputError("--budget must be at least 1");
   ProfileDuringFor(b.profile_during, b.target != "cpu");  // issue 6: refused before any problem runs
+  ProfileTopFor(b.profile_top, b.target != "cpu");
   const std::vector<fs::path> problems = SuiteProblems(b.suite_dir);
   // Issue 6: per-problem sizes (checked against the suite before any work).
   const ProblemSizes sizes = b.sizes_file.empty() ? ProblemSizes{} : LoadProblemSizes(b.sizes_file, problems);
   if (b.out_dir.empty()) b.out_dir = fs::path("runs") / fmt::format("bench-{}", UtcStamp());
   if (b.cache_dir.empty()) b.cache_dir = DefaultCacheDir();
+  EnsureCacheDir(b.cache_dir);  // before the out folder and any problem
   if (fs::exists(b.out_dir / "bench.json")) {
     throw core::InvalidInputError(
         fmt::format("--out {}: already holds a bench run; choose another directory", b.out_dir.string()));
@@ -207,6 +226,7 @@ int RunBench(const BenchOptions& options) {
       per_problem.sets = MergeSets(b.sets, it->second);
     }
     entries.push_back(RunOne(per_problem, problems[i], b.out_dir / problems[i].stem()));
+    FillMachineFromResult(machine, entries.back().run_dir / "result.json");
     if (!b.quiet) fmt::print(stderr, "{}\n", ProgressLine(i, problems.size(), entries.back()));
     const report::BenchTotals totals = report::SummarizeBench(entries);
     report::WriteJsonAtomic(b.out_dir / "bench.json",

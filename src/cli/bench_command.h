@@ -33,6 +33,7 @@ struct BenchOptions {
   std::filesystem::path out_dir;      // default runs/bench-<UTC time>
   std::filesystem::path cache_dir;    // build cache; default ~/.cache/kernelevolve
   std::filesystem::path kb_path;      // empty: no knowledge base (each problem starts cold)
+  bool no_kb = false;                 // --no-kb: the default already; accepted as optimize has it
   bool remeasure_machine = false;
   bool quiet = false;                 // no per-problem progress lines
   std::filesystem::path sizes_file;   // --sizes: per-problem constants (cli/bench_sizes.h); empty: none

@@ -61,6 +61,10 @@ CompareCell ReadCell(const fs::path& result_path, CompareCell cell) {
   if (!in) return cell;
   const nlohmann::json doc = nlohmann::json::parse(in, nullptr, false);
   if (doc.is_discarded()) return cell;
+  if (doc.value("status", "") == "error" && cell.error.empty()) {
+    const nlohmann::json error = doc.value("error", nlohmann::json::object());  // {message, log}
+    cell.error = error.is_object() ? error.value("message", std::string("the run failed")) : "the run failed";
+  }
   cell.evaluations = doc.value("evaluations", 0);
   cell.stop_reason = doc.value("stop_reason", "");
   cell.elapsed_seconds = doc.value("elapsed_seconds", 0.0);
@@ -114,6 +118,11 @@ void AddCompareCommand(CLI::App& app, CompareOptions& o) {
   cmd->add_option("--out", o.out_dir, "output folder (default runs/compare-<UTC time>)");
   cmd->add_option("--cache-dir", o.cache_dir, "build cache (default ~/.cache/kernelevolve)");
   cmd->add_flag("--quiet", o.quiet, "no line per run");
+  cmd->footer(
+      "A problem that fails to load is an error row; the geomeans cover the problems that loaded.\n"
+      "Exit codes (as bench): 0 the comparison ran (whatever each run's outcome); 2 bad input (no such\n"
+      "problem file, unknown policy, --out already holding a compare run, unusable --cache-dir);\n"
+      "130 interrupted (Ctrl-C).\n");
 }
 
 std::string CompareTable(const std::vector<CompareCell>& cells,
@@ -132,6 +141,10 @@ std::string CompareTable(const std::vector<CompareCell>& cells,
       const CompareCell* c = Find(cells, problem, policies[i]);
       const double v = c ? c->best_speedup : 0;
       const double w = c ? c->confirmed_speedup : 0;
+      if (c && !c->error.empty()) {  // a broken problem: an error row, out of the geomean
+        out += fmt::format(" {:>14}", "error");
+        continue;
+      }
       search[i].push_back(v);
       confirm[i].push_back(w);
       std::string text = v > 0 ? fmt::format("{:.2f}x", v) : "-";
@@ -173,7 +186,8 @@ nlohmann::json CompareJson(const CompareOptions& o, const std::vector<CompareCel
                     {"evaluations", c.evaluations},
                     {"stop_reason", c.stop_reason},
                     {"elapsed_seconds", c.elapsed_seconds},
-                    {"run_dir", c.run_dir.string()}});
+                    {"run_dir", c.run_dir.string()},
+                    {"error", c.error}});
   }
   doc["cells"] = rows;
   nlohmann::json geomean = nlohmann::json::object();
@@ -181,6 +195,7 @@ nlohmann::json CompareJson(const CompareOptions& o, const std::vector<CompareCel
     std::vector<double> values;
     for (const auto& problem : problems) {
       const CompareCell* c = Find(cells, problem, policy);
+      if (c && !c->error.empty()) continue;  // the problems that loaded
       values.push_back(c ? c->best_speedup : 0);
     }
     geomean[policy] = GeoMean(values);
@@ -193,6 +208,7 @@ int RunCompare(const CompareOptions& options) {
   CompareOptions o = options;
   if (o.policies.empty()) o.policies = search::PolicyNames();
   if (o.out_dir.empty()) o.out_dir = fs::path("runs") / fmt::format("compare-{}", UtcStamp());
+  if (o.cache_dir.empty()) o.cache_dir = DefaultCacheDir();
   std::vector<std::string> names;
   for (const auto& p : o.problems) {
     if (!fs::is_regular_file(p)) {
@@ -204,14 +220,33 @@ int RunCompare(const CompareOptions& options) {
     OptimizeOptions check = OptimizeFor(o, o.problems.front(), policy, o.out_dir);
     ValidateSearchFlags(check);  // unknown policy: fail before the first run
   }
-  fs::create_directories(o.out_dir);
+  EnsureCacheDir(o.cache_dir);  // an unusable --cache-dir fails before any run
+  bool earlier_compare = fs::exists(o.out_dir / "compare.json");
+  for (size_t i = 0; i < names.size() && !earlier_compare; ++i) {
+    for (const auto& policy : o.policies) {
+      earlier_compare = earlier_compare || fs::exists(o.out_dir / fmt::format("{}-{}", names[i], policy));
+    }
+  }
+  if (earlier_compare) {  // as bench: never mix an earlier comparison's runs into this table
+    throw core::InvalidInputError(
+        fmt::format("--out {}: already holds a compare run; choose another directory", o.out_dir.string()));
+  }
+  std::error_code ec;
+  fs::create_directories(o.out_dir, ec);
+  if (ec) throw core::InvalidInputError(fmt::format("--out {}: cannot create it: {}", o.out_dir.string(), ec.message()));
   std::vector<CompareCell> cells;
   int status = 0;
-  for (size_t i = 0; i < o.problems.size(); ++i) {
+  for (size_t i = 0; i < o.problems.size() && status == 0; ++i) {
+    std::string load_error;  // set when the problem failed to load: its other policies are skipped
     for (const auto& policy : o.policies) {
       CompareCell cell;
       cell.problem = names[i];
       cell.policy = policy;
+      if (!load_error.empty()) {
+        cell.error = load_error;
+        cells.push_back(cell);
+        continue;
+      }
       cell.run_dir = o.out_dir / fmt::format("{}-{}", names[i], policy);
       OptimizeOptions run = OptimizeFor(o, o.problems[i], policy, cell.run_dir);
       fs::create_directories(cell.run_dir);
@@ -219,18 +254,22 @@ int RunCompare(const CompareOptions& options) {
         CoutToFile redirect(cell.run_dir / "summary.txt");
         cell.exit_code = RunOptimize(run);
       } catch (const std::exception& e) {
-        fmt::print(stderr, "compare: {} with {}: {}\n", names[i], policy, e.what());
-        cell.exit_code = 3;
+        cell.exit_code = dynamic_cast<const core::InvalidInputError*>(&e) != nullptr ? 2 : 3;
+        cell.error = e.what();
       }
-      if (cell.exit_code > 1) status = 3;
       cell = ReadCell(cell.run_dir / "result.json", cell);
-      if (!o.quiet) {
+      if (cell.exit_code >= 128) status = cell.exit_code;  // interrupted: stop, as bench does
+      if (!cell.error.empty()) {
+        fmt::print(stderr, "compare: {} with {}: {}\n", names[i], policy, cell.error);
+        if (cell.evaluations == 0) load_error = cell.error;
+      } else if (!o.quiet) {
         fmt::print(stderr, "{:<14} {:<13} best {:>6}  {} evaluations, {:.0f} s, stopped by {}\n",
                    cell.problem, policy,
                    cell.best_speedup > 0 ? fmt::format("{:.2f}x", cell.best_speedup) : "-",
                    cell.evaluations, cell.elapsed_seconds, cell.stop_reason);
       }
       cells.push_back(cell);
+      if (status != 0) break;
     }
   }
   const std::string table = CompareTable(cells, names, o.policies);

@@ -44,6 +44,8 @@ struct CompareCell {
   std::string stop_reason;
   double elapsed_seconds = 0;
   std::filesystem::path run_dir;
+  std::string error;            // non-empty: the run failed (e.g. the problem did not load);
+                                // an "error" cell, left out of the geomean
 };
 
 /// Adds the `compare` subcommand to `app`, filling `options`.
@@ -52,8 +54,11 @@ void AddCompareCommand(CLI::App& app, CompareOptions& options);
 /// Runs `optimize` (knowledge base off, so no run warm-starts another) for every
 /// problem and policy, each in OUT/<problem>-<policy>/ with its console summary in
 /// summary.txt; prints the table of best speedups (a geometric-mean row at the bottom)
-/// and writes OUT/compare.json. Returns 0 when every run ended normally (found a kernel
-/// or not), 2 on bad input, 3 when a run failed.
+/// and writes OUT/compare.json. A problem that fails to load is an error row (its other
+/// policies are not run) and the geomeans cover the problems that loaded. Returns, as
+/// `bench` does: 0 when the comparison ran (whatever each run's outcome), 2 on bad input
+/// (no such problem file, unknown policy, --out already holding a compare run, unusable
+/// --cache-dir; InvalidInputError), 128 + signal (130 for Ctrl-C) when interrupted.
 int RunCompare(const CompareOptions& options);
 
 /// The table printed by RunCompare, rows = problems, columns = policies.

@@ -67,6 +67,12 @@ int ProfileTopFor(int profile_top, bool gpu_target) {
                     "~20-60 s per candidate)",
                     profile_top));
   }
+  if (profile_top > 0 && !gpu_target) {
+    throw core::InvalidInputError(fmt::format(
+        "--profile-top {}: Nsight Compute profiling needs a GPU target (--target triton or "
+        "cuda); drop the flag or give --profile-top 0 on --target cpu",
+        profile_top));
+  }
   if (profile_top == -1) return gpu_target ? 1 : 0;
   return profile_top;
 }

@@ -21,7 +21,8 @@
 namespace kernelevolve::cli {
 
 /// --profile-top as given (-1: the default) -> candidates to profile: 1 on GPU targets,
-/// 0 on CPU. Throws InvalidInputError for values below -1 or above 3.
+/// 0 on CPU. Throws InvalidInputError for values below -1 or above 3, and for N > 0 on a
+/// CPU target ("needs a GPU target", as ProfileDuringFor).
 int ProfileTopFor(int profile_top, bool gpu_target);
 
 /// --profile-during as given (-1: the default) -> profiles during the search: 1 on GPU

@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <cstdlib>
+#include <string>
+
 #include "core/error.h"
 #include "eval/result_json.h"
 #include "platforms/cuda/cuda_platform.h"
@@ -22,6 +25,14 @@ std::unique_ptr<triton::TritonPlatform> MakeGpuPlatform(const OptimizeOptions& o
   runner.threads = 1;
   std::unique_ptr<triton::TritonPlatform> gpu;
   if (o.target == "cuda") {
+    // Issue (walkthrough): the interpreter runs Triton kernels only; every nvcc-built
+    // candidate would fail as runtime_error and the run end "no correct candidate".
+    const char* interpret = std::getenv("TRITON_INTERPRET");
+    if (interpret != nullptr && std::string(interpret) == "1") {
+      throw core::InvalidInputError(std::string("--target cuda under TRITON_INTERPRET=1: ") +
+                                    platforms::cuda::kNeedsGpuNote +
+                                    ", or unset TRITON_INTERPRET on a machine with a GPU");
+    }
     gpu = std::make_unique<platforms::cuda::CudaPlatform>(o.cache_dir / "cuda", runner, o.nvcc,
                                                           o.load_timeout_seconds);
   } else {
@@ -29,9 +40,13 @@ std::unique_ptr<triton::TritonPlatform> MakeGpuPlatform(const OptimizeOptions& o
   }
   if (!o.quiet) {
     const auto& d = gpu->Device();
-    fmt::print(stderr, "GPU runner: {} (sm {}, {} SMs, L2 {} MiB), torch {}, triton {}{}\n", d.device_name,
-               d.capability, d.sm_count, d.l2_bytes >> 20, d.torch_version, d.triton_version,
-               d.cuda ? "" : "; TRITON_INTERPRET=1: correctness only, timings meaningless");
+    if (d.cuda) {
+      fmt::print(stderr, "GPU runner: {} (sm {}, {} SMs, L2 {} MiB), torch {}, triton {}\n", d.device_name,
+                 d.capability, d.sm_count, d.l2_bytes >> 20, d.torch_version, d.triton_version);
+    } else {  // no device to describe: the interpreter runs on the CPU
+      fmt::print(stderr, "GPU runner: {}, torch {}, triton {}; correctness only\n", report::kInterpretWording,
+                 d.torch_version, d.triton_version);
+    }
     if (const auto* cuda = dynamic_cast<const platforms::cuda::CudaPlatform*>(gpu.get())) {
       fmt::print(stderr, "CUDA builder: {} ({}), {}\n", cuda->Builder().NvccPath(), cuda->Builder().Version(),
                  cuda->Builder().Flags());
@@ -58,7 +73,11 @@ double GpuPeakGflops(triton::TritonPlatform& gpu, const core::Problem& problem, 
 
 triton::GpuBaselines PrepareGpuRun(triton::TritonPlatform& gpu, core::Problem& problem, report::RunSummary& s,
                                    const platforms::RunOptions& run_options, bool quiet) {
-  if (!quiet) fmt::print(stderr, "timing eager PyTorch and torch.compile on the GPU...\n");
+  s.gpu_interpret = !gpu.Device().cuda;
+  if (!quiet) {
+    fmt::print(stderr, "timing eager PyTorch and torch.compile {}...\n",
+               s.gpu_interpret ? report::kInterpretWording : "on the GPU");
+  }
   triton::GpuBaselines baselines = gpu.TimeBaselines(problem, run_options);
   for (const auto& note : baselines.notes) fmt::print(stderr, "note: {}\n", note);
   if (baselines.eager.Measured()) {

@@ -23,7 +23,9 @@ void ValidateTarget(const std::string& target);
 /// <out>/logs/gpu_runner.log; sources: <cache>/triton, or <cache>/cuda with the .so
 /// objects nvcc builds: a platforms::cuda::CudaPlatform) before the problem is
 /// loaded, so a machine without a GPU fails at once (InvalidInputError, exit 2)
-/// unless TRITON_INTERPRET=1; --target cuda also fails at once without nvcc. Null
+/// unless TRITON_INTERPRET=1 (--target triton only: --target cuda under
+/// TRITON_INTERPRET=1 is refused before any runner starts, InvalidInputError naming
+/// platforms::cuda::kNeedsGpuNote); --target cuda also fails at once without nvcc. Null
 /// for any other target.
 std::unique_ptr<platforms::triton::TritonPlatform> MakeGpuPlatform(const OptimizeOptions& options);
 

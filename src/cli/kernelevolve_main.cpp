@@ -11,6 +11,7 @@
 #include "cli/search_flags.h"
 #include "core/error.h"
 #include "problem/worker_client.h"
+#include "store/store.h"
 
 namespace {
 
@@ -99,6 +100,10 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("compare")) return kernelevolve::cli::RunCompare(compare);
     if (app.got_subcommand("bench")) return kernelevolve::cli::RunBench(bench);
   } catch (const kernelevolve::core::InvalidInputError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 2;
+  } catch (const kernelevolve::store::NotAStoreError& e) {
+    // A run folder whose kernelevolve.db is garbage: the user's input, not our bug.
     std::cerr << "error: " << e.what() << "\n";
     return 2;
   } catch (const std::exception& e) {

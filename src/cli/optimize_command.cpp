@@ -93,6 +93,7 @@ void ValidateOptions(OptimizeOptions& o) {
   if (o.profile_timeout_seconds <= 0) throw core::InvalidInputError("--profile-timeout must be positive");
   if (o.out_dir.empty()) o.out_dir = fs::path("runs") / fmt::format("{}-{}", o.problem_path.stem().string(), UtcStamp());
   if (o.cache_dir.empty()) o.cache_dir = DefaultCacheDir();
+  EnsureCacheDir(o.cache_dir);  // an unusable --cache-dir fails before the problem loads
   if (!o.resume && !fs::exists(o.out_dir / "kernelevolve.db") && PreviousLoadFailed(o.out_dir)) {
     // A run that never got past loading the problem holds nothing worth keeping.
     std::error_code ec;

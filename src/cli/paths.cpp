@@ -3,6 +3,8 @@
 #include <cstdlib>
 #include <ctime>
 
+#include <unistd.h>
+
 #include <fmt/format.h>
 
 #include "core/error.h"
@@ -33,6 +35,21 @@ std::filesystem::path DefaultCacheDir() {
     return std::filesystem::path(home) / ".cache" / "kernelevolve";
   }
   return std::filesystem::temp_directory_path() / "kernelevolve-cache";
+}
+
+void EnsureCacheDir(const std::filesystem::path& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec || !std::filesystem::is_directory(dir)) {
+    throw core::InvalidInputError(fmt::format(
+        "--cache-dir {}: cannot create the build cache: {}; give a writable folder", dir.string(),
+        ec ? ec.message() : "not a directory"));
+  }
+  // create_directories succeeds on an existing read-only folder: probe for writing.
+  if (::access(dir.c_str(), W_OK) != 0) {
+    throw core::InvalidInputError(fmt::format(
+        "--cache-dir {}: the build cache is not writable; give a writable folder", dir.string()));
+  }
 }
 
 std::string UtcStamp() {

@@ -13,6 +13,11 @@ std::filesystem::path HarnessPath();
 /// $KERNELEVOLVE_CACHE_DIR, else $XDG_CACHE_HOME/kernelevolve, else ~/.cache/kernelevolve.
 std::filesystem::path DefaultCacheDir();
 
+/// Creates the build cache folder `dir` (--cache-dir) if missing, before any long work.
+/// Throws InvalidInputError naming --cache-dir when it cannot be created or is not a
+/// folder (e.g. a path under a regular file or a read-only mount).
+void EnsureCacheDir(const std::filesystem::path& dir);
+
 /// Current UTC time as "YYYYmmdd-HHMMSS", for default run directory names.
 std::string UtcStamp();
 

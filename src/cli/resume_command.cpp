@@ -49,6 +49,11 @@ int RunResume(const ResumeOptions& options) {
         "{}: the problem file of run {} is gone; restore it to resume", o.problem_path.string(),
         run.id));
   }
+  // The fixtures are rebuilt from the file: an edited problem would mix nodes timed on
+  // the old shapes with new ones in one tree.
+  if (const std::string warning = CheckProblemUnchanged(run, o); !warning.empty()) {
+    fmt::print(stderr, "{}\n", warning);
+  }
   o.out_dir = options.run_dir;
   o.quiet = options.quiet;
   o.resume = true;

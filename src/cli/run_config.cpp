@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "core/candidate.h"
 #include "core/error.h"
 #include "exec/measurement_gate.h"
 
@@ -67,6 +68,8 @@ nlohmann::json OptionsToConfig(const OptimizeOptions& o,
   return {{"config_version", kConfigVersion},
           {"problem_path", o.problem_path.string()},
           {"problem_path_abs", Absolute(o.problem_path)},
+          // resume refuses an edited problem (CheckProblemUnchanged); "" when unreadable.
+          {"problem_hash", core::FileContentHash(o.problem_path)},
           {"target", o.target},
           {"budget", o.budget},
           {"time_limit_seconds", o.time_limit_seconds},
@@ -170,6 +173,24 @@ OptimizeOptions OptionsFromRun(const store::RunRecord& run) {
         fmt::format("run {}: runs.config_json is incomplete or malformed: {}", run.id, e.what()));
   }
   return o;
+}
+
+std::string CheckProblemUnchanged(const store::RunRecord& run, const OptimizeOptions& o) {
+  const std::string then = run.config.is_object() ? run.config.value("problem_hash", std::string()) : "";
+  if (then.empty()) {
+    return fmt::format("warning: run {} recorded no hash of {} (started by an older kernelevolve): "
+                       "cannot check that the file is unchanged since the run started",
+                       run.id, o.problem_path.string());
+  }
+  const std::string now = core::FileContentHash(o.problem_path);
+  if (now == then) return "";
+  std::string command = "kernelevolve optimize " + o.problem_path.string() + " --target " + o.target;
+  for (const auto& set : o.sets) command += " --set " + set;
+  throw core::InvalidInputError(fmt::format(
+      "{} changed since the run started (hash {} then, {} now): run {}'s nodes were timed on "
+      "the old problem; start a new run with `{} --out NEW_DIR`",
+      o.problem_path.string(), then, now.empty() ? "unreadable" : now, run.id,
+      command));
 }
 
 }  // namespace kernelevolve::cli

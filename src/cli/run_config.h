@@ -27,12 +27,22 @@ search::PolicyOptions MakePolicyOptions(const OptimizeOptions& options);
 search::SearchOptions MakeSearchOptions(const OptimizeOptions& options);
 
 /// Every flag a resume needs, as JSON (runs.config_json). Paths are stored absolute
-/// (resume may run from another directory); `problem_path` keeps the path as given.
+/// (resume may run from another directory); `problem_path` keeps the path as given;
+/// "problem_hash" is core::FileContentHash of the problem file now ("" when unreadable).
 nlohmann::json OptionsToConfig(const OptimizeOptions& options,
                                const std::map<std::string, std::string>& overrides);
 /// The flags of a stored run (inverse of OptionsToConfig; out_dir, quiet and the resume
 /// fields are left for the caller). Throws InvalidInputError naming the database field
 /// when the run was not started by a kernelevolve that records its flags.
 OptimizeOptions OptionsFromRun(const store::RunRecord& run);
+
+/// Before a resume: compares core::FileContentHash of `options.problem_path` now with the one
+/// OptionsToConfig recorded when the run started (runs.config_json "problem_hash").
+/// Returns "" when they match, a one-line warning when the run recorded none (older
+/// kernelevolve: the resume goes on unchecked). Throws InvalidInputError ("PATH changed
+/// since the run started (hash A then, B now): ... start a new run with `kernelevolve
+/// optimize PATH --target T [--set ...] --out NEW_DIR`") when they differ: the stored
+/// nodes were timed on the old problem.
+std::string CheckProblemUnchanged(const store::RunRecord& run, const OptimizeOptions& options);
 
 }  // namespace kernelevolve::cli

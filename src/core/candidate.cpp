@@ -1,6 +1,8 @@
 #include "core/candidate.h"
 
 #include <cstdint>
+#include <fstream>
+#include <sstream>
 #include <fmt/format.h>
 
 namespace kernelevolve::core {
@@ -13,6 +15,15 @@ std::string ContentHash(const std::string& text) {
     hash *= 0x100000001b3ULL;
   }
   return fmt::format("{:016x}", hash);
+}
+
+std::string FileContentHash(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return "";
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  if (in.bad()) return "";
+  return ContentHash(bytes.str());
 }
 
 }  // namespace kernelevolve::core

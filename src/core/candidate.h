@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
 #include <string>
 
 namespace kernelevolve::core {
@@ -18,5 +19,9 @@ struct Candidate {
 /// FNV-1a 64-bit of the text, as 16 lowercase hex digits. Used as a content hash for
 /// deduplication and the build cache (not for security).
 std::string ContentHash(const std::string& text);
+
+/// ContentHash of a file's bytes; "" when the file cannot be read (to notice that a
+/// problem file changed between a run and its resume: cli/run_config.h).
+std::string FileContentHash(const std::filesystem::path& path);
 
 }  // namespace kernelevolve::core

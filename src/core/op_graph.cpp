@@ -50,6 +50,23 @@ OpGraph OpGraphFromJson(const nlohmann::json& doc) {
   return graph;
 }
 
+std::string FirstUnsupportedDType(const nlohmann::json& doc) {
+  if (!doc.is_object() || !doc.contains("nodes") || !doc["nodes"].is_array()) return "";
+  for (const auto& jn : doc["nodes"]) {
+    if (!jn.is_object() || !jn.contains("dtype") || !jn["dtype"].is_string()) continue;
+    const std::string dtype = jn["dtype"].get<std::string>();
+    try {
+      (void)DTypeFromName(dtype);
+    } catch (const InvalidInputError&) {
+      const std::string name = jn.value("name", std::string("?"));
+      std::string target = jn.value("target", std::string());
+      if (target.empty()) target = jn.value("kind", std::string("?"));
+      return "unsupported_dtype: " + dtype + " (node " + name + ", " + target + ")";
+    }
+  }
+  return "";
+}
+
 nlohmann::json OpGraphToJson(const OpGraph& graph) {
   nlohmann::json nodes = nlohmann::json::array();
   for (const auto& n : graph.nodes) {

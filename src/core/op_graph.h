@@ -66,6 +66,13 @@ struct OpGraph {
 /// Parses the worker's "graph" JSON (worker/kernelevolve_worker/graph_capture.py).
 /// Throws InvalidInputError on a malformed document.
 OpGraph OpGraphFromJson(const nlohmann::json& doc);
+/// The first node of the worker's "graph" JSON whose "dtype" DTypeFromName does not
+/// know (a complex64 intermediate of torch.fft, say), as
+/// "unsupported_dtype: complex64 (node NAME, aten.TARGET)" (a placeholder or parameter
+/// names its kind instead of a target); empty when every dtype is known or the
+/// document is malformed (OpGraphFromJson reports that). Lets the loader keep a problem
+/// whose graph has such a node: templates refuse it (exit 1), the reference stays the answer.
+std::string FirstUnsupportedDType(const nlohmann::json& doc);
 nlohmann::json OpGraphToJson(const OpGraph& graph);
 
 }  // namespace kernelevolve::core

@@ -11,7 +11,9 @@
 namespace kernelevolve::problem {
 namespace {
 
-core::TensorSpec SpecFromJson(const nlohmann::json& j) {
+/// One ABI tensor of `path`; a dtype kernels cannot take (complex64, say) is the
+/// problem file's fault: ProblemError naming the file, the tensor and the fix.
+core::TensorSpec SpecFromJson(const nlohmann::json& j, const std::filesystem::path& path) {
   core::TensorSpec spec;
   spec.name = j.at("name").get<std::string>();
   std::string role = j.value("role", "input");
@@ -19,7 +21,17 @@ core::TensorSpec SpecFromJson(const nlohmann::json& j) {
               : role == "output"  ? core::TensorRole::kOutput
                                   : core::TensorRole::kInput;
   spec.shape = j.at("shape").get<std::vector<int64_t>>();
-  spec.dtype = core::DTypeFromName(j.at("dtype").get<std::string>());
+  const std::string dtype = j.at("dtype").get<std::string>();
+  try {
+    spec.dtype = core::DTypeFromName(dtype);
+  } catch (const core::InvalidInputError&) {
+    throw ProblemError(
+        fmt::format("{}: {} '{}' is {}, which no kernel can take or return (kernels handle "
+                    "float32/float64/float16/bfloat16, integer and bool tensors); pass or return "
+                    "a real tensor, e.g. torch.view_as_real(x)",
+                    path.string(), role, spec.name, dtype),
+        "");
+  }
   return spec;
 }
 
@@ -81,12 +93,16 @@ core::Problem LoadProblem(WorkerClient& worker, const LoadOptions& options) {
   problem.name = result.at("name").get<std::string>();
   problem.source_path = path;
   problem.overrides = options.overrides;
-  for (const auto& j : result.at("inputs")) problem.inputs.push_back(SpecFromJson(j));
-  for (const auto& j : result.at("outputs")) problem.outputs.push_back(SpecFromJson(j));
+  for (const auto& j : result.at("inputs")) problem.inputs.push_back(SpecFromJson(j, path));
+  for (const auto& j : result.at("outputs")) problem.outputs.push_back(SpecFromJson(j, path));
   if (result.contains("graph") && !result["graph"].is_null()) {
-    problem.graph = core::OpGraphFromJson(result["graph"]);
+    // An intermediate no kernel dtype covers (complex64 from torch.fft) leaves the graph
+    // empty with the reason: templates refuse with it (exit 1), an LLM may still try.
+    std::string bad_dtype = core::FirstUnsupportedDType(result["graph"]);
+    if (bad_dtype.empty()) problem.graph = core::OpGraphFromJson(result["graph"]);
+    else problem.graph_error = std::move(bad_dtype);
   }
-  if (result.contains("graph_error") && result["graph_error"].is_string()) {
+  if (problem.graph_error.empty() && result.contains("graph_error") && result["graph_error"].is_string()) {
     problem.graph_error = result["graph_error"].get<std::string>();
   }
   problem.fixtures_dir = result.at("fixtures_dir").get<std::string>();

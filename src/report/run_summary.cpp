@@ -124,7 +124,9 @@ std::string SummaryTable(const RunSummary& s, int max_rows) {
   std::string out = fmt::format("\n{} on {}: {} evaluations in {:.1f} s, stopped: {}\n",
                                 s.problem, s.target, s.evaluations, s.elapsed_seconds, StopReasonText(s.stop_reason));
   out += fmt::format("eager PyTorch ({}): median {:.1f} us [{:.1f}, {:.1f}] (n={})\n\n",
-                     s.target == "cpu" ? fmt::format("{} threads", s.machine.threads) : std::string("on the GPU"),
+                     s.target == "cpu"  ? fmt::format("{} threads", s.machine.threads)
+                     : s.gpu_interpret ? std::string(kInterpretWording)
+                                       : std::string("on the GPU"),
                      s.eager_baseline.median_us, s.eager_baseline.ci_low_us,
                      s.eager_baseline.ci_high_us, s.eager_baseline.n);
   const auto& b = s.eager_baseline;

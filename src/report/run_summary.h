@@ -33,6 +33,9 @@ struct RunSummary {
   std::filesystem::path best_source_path;
   std::filesystem::path database_path;
   core::MachineContext machine;
+  /// A GPU target run by the CPU interpreter (TRITON_INTERPRET=1; GpuDeviceInfo::cuda
+  /// false): the console says so instead of "on the GPU".
+  bool gpu_interpret = false;
   std::vector<search::Node> nodes;     // all nodes, for the table
   nlohmann::json warm_start;           // knowledge base (issue 8): cli/knowledge_hooks.h; null: omitted
   /// Bytes and FLOPs per call of the problem (issue 5); nullopt: roofline omitted.
@@ -53,6 +56,10 @@ nlohmann::json ResultJson(const RunSummary& summary);
 void WriteJsonAtomic(const std::filesystem::path& path, const nlohmann::json& doc);
 /// Writes text to `path` atomically (temp file + rename). Throws IoError.
 void WriteTextAtomic(const std::filesystem::path& path, const std::string& text);
+
+/// How the console names a GPU target run under TRITON_INTERPRET=1 (where it would say
+/// "on the GPU").
+inline constexpr const char* kInterpretWording = "under TRITON_INTERPRET=1 (CPU, timings meaningless)";
 
 /// Human-readable table of the best nodes and the verdict, for stdout.
 std::string SummaryTable(const RunSummary& summary, int max_rows = 10);

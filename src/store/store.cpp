@@ -79,9 +79,12 @@ Store Store::Open(const std::filesystem::path& path) {
   try {
     ConfigureConnection(db.get(), path);
   } catch (const core::IoError& error) {
-    throw core::IoError(
+    const std::string message =
         fmt::format("{} (is '{}' a kernelevolve store? choose a new path or an existing store)",
-                    error.what(), path.string()));
+                    error.what(), path.string());
+    const int code = sqlite3_errcode(db.get());
+    if (code == SQLITE_NOTADB || code == SQLITE_CORRUPT) throw NotAStoreError(message);
+    throw core::IoError(message);
   }
   MigrateSchema(db.get(), path);
   return Store(db.release(), path);

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/error.h"
 #include "core/kernel_profile.h"
 #include "search/node.h"
 #include "store/llm_call_record.h"
@@ -49,6 +50,13 @@ struct SearchCheckpoint {
   nlohmann::json state;
 };
 
+/// Store::Open on a file that exists but is not an SQLite database (garbage, truncated):
+/// an IoError (as before) that the CLI reports as the user's bad input (exit 2).
+class NotAStoreError : public core::IoError {
+ public:
+  using core::IoError::IoError;
+};
+
 /// A connection to one store file. Move-only RAII (closes the connection). Not
 /// thread-safe: give each thread (or process) its own Store on the same file; WAL mode
 /// lets readers see every committed node while a writer works, and a writer waits up to
@@ -59,7 +67,7 @@ class Store {
   /// Opens or creates the database at `path` (schema created or migrated through
   /// PRAGMA user_version; WAL journal; foreign keys on; busy_timeout 5000 ms).
   /// Throws IoError when it cannot be opened: missing directory, a file that is not a
-  /// database, or a schema newer than this build.
+  /// database (NotAStoreError, an IoError), or a schema newer than this build.
   static Store Open(const std::filesystem::path& path);
   Store(Store&& other) noexcept;
   Store& operator=(Store&& other) noexcept;

@@ -88,6 +88,9 @@ TEST(BenchCli, TinySuiteRecordsEveryProblemAndTheTotals) {
   EXPECT_NEAR(totals["fast_0"].get<double>(), 1.0 / 3, 1e-12);
   EXPECT_NEAR(totals["correct_rate"].get<double>(), 1.0 / 3, 1e-12);
   EXPECT_GT(doc["machine"]["copy_bandwidth_gbps"].get<double>(), 0);
+  // Filled from the first problem's result.json (the same probe).
+  EXPECT_FALSE(doc["machine"]["compiler"].get<std::string>().empty()) << doc["machine"].dump(2);
+  EXPECT_FALSE(doc["machine"]["torch_version"].get<std::string>().empty()) << doc["machine"].dump(2);
 
   // Each problem has its run directory; the correct one's result.json and store carry
   // the roofline figures.

@@ -16,26 +16,19 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "cli_test_util.h"
+
 namespace kernelevolve {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string ReadFile(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using testing_util::ReadFile;
 
 class GpuProfileCliTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           fmt::format("ke_gpuprof_{}_{}", ::getpid(),
-                       ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = testing_util::FreshTestDir("ke_gpuprof");
   }
   void TearDown() override {
     if (!HasFailure()) fs::remove_all(dir_);

@@ -131,7 +131,11 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(BadProblem{"syntax_error.py", "syntax error"},
                       BadProblem{"no_get_inputs.py", "get_inputs"},
                       BadProblem{"reference_raises.py", "raised"},
-                      BadProblem{"too_big.py", "--set"}),
+                      BadProblem{"too_big.py", "--set"},
+                      // An ABI tensor no kernel dtype covers stays a bad input (exit 2),
+                      // naming the tensor; a complex intermediate is exit 1 instead
+                      // (walkthrough_cli_test.cpp).
+                      BadProblem{"complex_input.py", "input.0 has dtype complex64, which the kernel ABI does not carry"}),
     [](const auto& info) {
       std::string name = info.param.file;
       return name.substr(0, name.find('.'));

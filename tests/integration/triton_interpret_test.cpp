@@ -91,6 +91,11 @@ TEST_F(TritonInterpretTest, OptimizeReluWithTheTritonPointwiseTemplate) {
   EXPECT_EQ(doc.at("gpu").at("device"), "cpu (TRITON_INTERPRET=1)");
   EXPECT_NE(doc.at("gpu").at("timing_note").get<std::string>(), "");
   EXPECT_EQ(doc.at("gpu").at("runner_starts"), 1);
+  // The console names the interpreter, not a GPU it does not have (walkthrough item 4).
+  EXPECT_NE(err.find("timing eager PyTorch and torch.compile under TRITON_INTERPRET=1 (CPU, timings meaningless)"),
+            std::string::npos) << err;
+  EXPECT_EQ(err.find("on the GPU"), std::string::npos) << err;
+  EXPECT_EQ(err.find(" SMs"), std::string::npos) << err;
   EXPECT_NE(ReadFile(out / "best_kernel.py").find("def kernelevolve_entry(inputs, outputs):"), std::string::npos);
   for (const auto& [node, status] : Statuses(out / "kernelevolve.db")) EXPECT_EQ(status, "ok") << "node " << node;
 }

@@ -10,7 +10,8 @@ import torch
 from safetensors import safe_open
 from safetensors.torch import load_file
 
-from conftest import BAD_PROBLEMS_DIR, FAST_BASELINE, PROBLEMS_DIR, TEST_PROBLEMS_DIR, WorkerProcess, load_params
+from conftest import (BAD_PROBLEMS_DIR, FAST_BASELINE, PROBLEMS_DIR, REPO_ROOT, TEST_PROBLEMS_DIR, WorkerProcess,
+                      load_params)
 
 
 def test_hello_reports_versions_and_pid(worker: WorkerProcess) -> None:
@@ -100,6 +101,7 @@ BAD_CASES = [
     ("no_get_inputs.py", "no get_inputs() function (KernelBench format needs Model, get_inputs, get_init_inputs)"),
     ("reference_raises.py", "the reference raised RuntimeError"),
     ("too_big.py", "more than the memory budget of 11.7 GB"),
+    ("complex_input.py", "input.0 has dtype complex64, which the kernel ABI does not carry"),
 ]
 
 
@@ -195,3 +197,13 @@ def test_bad_params_are_protocol_errors(worker: WorkerProcess, tmp_path: Path) -
 def test_missing_file_is_a_problem_error(worker: WorkerProcess, tmp_path: Path) -> None:
     error = worker.request("load_problem", load_params(tmp_path / "nope.py", tmp_path))["error"]
     assert error["kind"] == "problem_error" and "nope.py: no such problem file" in error["message"]
+
+
+def test_complex_intermediate_loads_with_its_dtype_in_the_graph(worker: WorkerProcess, tmp_path: Path) -> None:
+    """A complex64 intermediate (torch.fft) is no input error: the problem loads, the
+    graph names the node's dtype, and the C++ side turns it into unsupported_dtype."""
+    path = REPO_ROOT / "tests" / "data" / "problems" / "fft_real_part.py"
+    result = worker.call("load_problem", load_params(path, tmp_path / "fx"))
+    assert [s["dtype"] for s in result["inputs"] + result["outputs"]] == ["float32", "float32"]
+    complex_nodes = [n for n in result["graph"]["nodes"] if n["dtype"] == "complex64"]
+    assert [(n["name"], n["target"]) for n in complex_nodes] == [("_fft_r2c", "aten._fft_r2c.default")]

@@ -204,6 +204,11 @@ TemplateMatch MatchTritonTemplate(const core::Problem& problem) {
 }
 
 TemplateMatch MatchTemplateForTarget(const std::string& target, const core::Problem& problem, int threads) {
+  // A graph the loader kept empty because a node's dtype has no kernel type (complex64
+  // from torch.fft): that reason, not "no captured op graph", is the answer.
+  if (problem.graph.nodes.empty() && problem.graph_error.rfind("unsupported_dtype:", 0) == 0) {
+    return {nullptr, problem.graph_error};
+  }
   if (target == "cpu") return MatchTemplate(problem, threads);
   if (target == "triton") return MatchTritonTemplate(problem);
   if (target == "cuda") return MatchCudaTemplate(problem);  // cuda_reduction.h

@@ -49,7 +49,9 @@ TemplateMatch MatchTritonTemplate(const core::Problem& problem);
 /// Template matching by --target: "cpu" -> MatchTemplate(problem, threads),
 /// "triton" -> MatchTritonTemplate(problem), "cuda" -> MatchCudaTemplate(problem)
 /// (cuda_reduction.h); any other target -> no template, with
-/// "unsupported_target: NAME (templates exist for cpu, triton and cuda)".
+/// "unsupported_target: NAME (templates exist for cpu, triton and cuda)". A problem
+/// whose graph the loader left empty with an "unsupported_dtype: ..." graph_error
+/// (core::FirstUnsupportedDType) gets that reason for every target.
 TemplateMatch MatchTemplateForTarget(const std::string& target, const core::Problem& problem, int threads);
 
 }  // namespace kernelevolve::operators::templates

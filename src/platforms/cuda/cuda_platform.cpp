@@ -8,12 +8,17 @@ namespace kernelevolve::platforms::cuda {
 
 namespace {
 
-/// The runner client names --target triton in its errors; this is --target cuda.
+/// The runner client names --target triton in its errors; this is --target cuda, and
+/// its TRITON_INTERPRET=1 hint (triton::kInterpretHint) does not apply: CUDA kernels
+/// need a real GPU.
 std::string Retargeted(std::string message) {
+  const std::string hint = triton::kInterpretHint;
+  if (auto at = message.find(hint); at != std::string::npos) message.erase(at, hint.size());
   const std::string from = "--target triton";
   for (auto at = message.find(from); at != std::string::npos; at = message.find(from, at)) {
     message.replace(at, from.size(), "--target cuda");
   }
+  if (message.find("no CUDA GPU") != std::string::npos) message += " (" + std::string(kNeedsGpuNote) + ")";
   return message;
 }
 

@@ -19,6 +19,12 @@ namespace kernelevolve::platforms::cuda {
 /// and torch.compile, and is replaced after a crash, a timeout or a sticky CUDA
 /// error. Candidate contract: docs/gpu.md "CUDA C++" (legacy default stream, return
 /// codes, 1000 + cudaError_t after a failed launch).
+/// Why --target cuda has no TRITON_INTERPRET=1 mode, and what to use instead; ends the
+/// no-GPU error and the CLI's refusal of --target cuda under TRITON_INTERPRET=1.
+inline constexpr const char* kNeedsGpuNote =
+    "CUDA candidates need a real GPU; use --target triton with TRITON_INTERPRET=1 to check "
+    "Triton kernels on the CPU";
+
 class CudaPlatform : public triton::TritonPlatform {
  public:
   /// `cache_dir`: where .cu sources and .so objects go. `nvcc`: see FindNvcc ("" for

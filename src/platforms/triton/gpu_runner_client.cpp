@@ -35,7 +35,7 @@ GpuRunnerClient::GpuRunnerClient(problem::WorkerOptions options, double start_ti
     throw core::InvalidInputError(
         "--target triton: no CUDA GPU is visible to the GPU runner (torch.cuda.is_available() is False "
         "in " + options_.python.string() + "); run on a machine with an NVIDIA GPU and a CUDA build of "
-        "PyTorch, or set TRITON_INTERPRET=1 to check Triton candidates on the CPU (slow; timings meaningless)");
+        "PyTorch" + kInterpretHint);
   }
   if (device_.triton_version.empty()) {
     client_->Shutdown();
@@ -77,6 +77,13 @@ void GpuRunnerClient::EnsurePrepared() {
 nlohmann::json GpuRunnerClient::Call(const std::string& method, const nlohmann::json& params,
                                      double timeout_seconds) {
   EnsurePrepared();
+  return client_->Call(method, params, timeout_seconds);
+}
+
+nlohmann::json GpuRunnerClient::CallUnprepared(const std::string& method,
+                                               const nlohmann::json& params,
+                                               double timeout_seconds) {
+  EnsureStarted();
   return client_->Call(method, params, timeout_seconds);
 }
 

@@ -41,6 +41,11 @@ struct GpuBaselines {
   std::vector<std::string> notes;
 };
 
+/// The last clause of GpuRunnerClient's no-GPU error: the TRITON_INTERPRET=1 way out,
+/// which only --target triton has (CudaPlatform drops it: nvcc-built kernels need a GPU).
+inline constexpr const char* kInterpretHint =
+    ", or set TRITON_INTERPRET=1 to check Triton candidates on the CPU (slow; timings meaningless)";
+
 /// Owns the runner process. Not thread-safe (the platform serializes calls).
 class GpuRunnerClient {
  public:
@@ -60,6 +65,10 @@ class GpuRunnerClient {
   /// One call on the prepared runner; on WorkerLostError the process is already
   /// gone and the next call starts (and prepares) a fresh one.
   nlohmann::json Call(const std::string& method, const nlohmann::json& params, double timeout_seconds);
+  /// One call that needs the device but no problem (gpu_bandwidth, gpu_matmul_peak):
+  /// starts the runner if needed, never prepares it. Errors as Call's.
+  nlohmann::json CallUnprepared(const std::string& method, const nlohmann::json& params,
+                                double timeout_seconds);
 
   /// Replaces the runner process (after a sticky CUDA error); the next call
   /// prepares the new one again.

@@ -199,7 +199,7 @@ double TritonPlatform::CopyBandwidthGbps() {
   json doc = ReadPeaksCache(cache);
   const std::string key = runner_.Device().device_name;
   if (doc.contains(key) && doc[key].value("copy_gbps", 0.0) > 0) return doc[key]["copy_gbps"].get<double>();
-  const json answer = runner_.Call("gpu_bandwidth", json::object(), 120);
+  const json answer = runner_.CallUnprepared("gpu_bandwidth", json::object(), 120);
   const double gbps = answer.at("copy_gbps").get<double>();
   doc[key]["copy_gbps"] = gbps;
   doc[key]["bytes"] = answer.value("bytes", 0);
@@ -220,7 +220,7 @@ std::map<std::string, double> TritonPlatform::MatmulPeakTflops() {
     }
     if (!matmul_peaks_.empty()) return matmul_peaks_;
   }
-  const json answer = runner_.Call("gpu_matmul_peak", json::object(), 300);
+  const json answer = runner_.CallUnprepared("gpu_matmul_peak", json::object(), 300);
   for (const auto& [dtype, value] : answer.at("tflops").items()) matmul_peaks_[dtype] = value.get<double>();
   doc[key]["matmul_tflops"] = answer.at("tflops");
   doc[key]["matmul_method"] = answer.value("method", "");
@@ -231,9 +231,10 @@ std::map<std::string, double> TritonPlatform::MatmulPeakTflops() {
 core::MachineContext TritonPlatform::Machine() const {
   core::MachineContext machine = core::ProbeLocalMachine();
   const GpuDeviceInfo& d = runner_.Device();
-  machine.compiler = fmt::format("triton {} on {} (sm {}, {} SMs, L2 {} MiB){}", d.triton_version, d.device_name,
-                                 d.capability, d.sm_count, d.l2_bytes >> 20,
-                                 d.cuda ? "" : " [TRITON_INTERPRET=1: timings meaningless]");
+  machine.compiler = d.cuda ? fmt::format("triton {} on {} (sm {}, {} SMs, L2 {} MiB)", d.triton_version,
+                                          d.device_name, d.capability, d.sm_count, d.l2_bytes >> 20)
+                           : fmt::format("triton {} under TRITON_INTERPRET=1 (CPU, timings meaningless)",
+                                         d.triton_version);
   machine.torch_version = d.torch_version;
   return machine;
 }

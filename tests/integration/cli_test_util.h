@@ -1,0 +1,35 @@
+// Helpers shared by the integration tests that run the kernelevolve binary.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <fmt/format.h>
+
+namespace kernelevolve::testing_util {
+
+/// The whole file as text ("" when it cannot be read).
+inline std::string ReadFile(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+/// An empty folder <tmp>/<prefix>_<pid>_<current test name>, created afresh.
+inline std::filesystem::path FreshTestDir(const std::string& prefix) {
+  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() /
+      fmt::format("{}_{}_{}", prefix, ::getpid(), info == nullptr ? "" : info->name());
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+}  // namespace kernelevolve::testing_util
