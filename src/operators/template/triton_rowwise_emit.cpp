@@ -69,22 +69,16 @@ std::string TritonEmitter::Offset(const std::vector<ir::IndexTerm>& terms, bool 
   std::vector<std::string> out;
   for (const auto& t : terms) {
     std::string x;
+    bool uniform = false;  // one value per r block: no r lanes, so no r mask
     switch (t.part) {
       case Part::kOuter:
         x = n.o;
         break;
       case Part::kReduce:
-        if (!n.r_start.empty() && n.r_block > 0 && t.divisor > 1 && t.divisor % n.r_block == 0) {
-          // One value per block (TritonIndex::r_start); clamped so that a block past
-          // the end of r (its lanes all masked off) still reads in bounds.
-          x = fmt::format("tl.minimum({}, {})", n.r_start, region_.reduce - 1);
-          if (t.divisor != 1) x = fmt::format("{} // {}", x, t.divisor);
-          if (t.modulus != 0) x = fmt::format("({}) % {}", x, t.modulus);
-          if (t.stride != 1) x = fmt::format("({}) * {}", x, t.stride);
-          out.push_back("(" + x + ")");
-          continue;  // not a vector over r: no r mask either
-        }
-        x = n.r;
+        uniform = !n.r_start.empty() && n.r_block > 0 && t.divisor > 1 && t.divisor % n.r_block == 0;
+        // TritonIndex::r_start, clamped so that a block past the end of r (its lanes all
+        // masked off) still reads in bounds.
+        x = uniform ? fmt::format("tl.minimum({}, {})", n.r_start, region_.reduce - 1) : n.r;
         break;
       case Part::kInner:
         x = n.i;
@@ -93,7 +87,7 @@ std::string TritonEmitter::Offset(const std::vector<ir::IndexTerm>& terms, bool 
         x = row_space ? RowIndex(n) : ElementIndex(n);
         break;
     }
-    parts.insert(t.part);
+    if (!uniform) parts.insert(t.part);
     if (t.divisor != 1) x = fmt::format("{} // {}", x, t.divisor);
     if (t.modulus != 0) x = fmt::format("({}) % {}", x, t.modulus);
     if (t.stride != 1) x = fmt::format("({}) * {}", x, t.stride);
