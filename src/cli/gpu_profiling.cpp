@@ -43,38 +43,38 @@ int FitnessRank(const std::vector<search::Node>& nodes, const search::Node& node
 
 }  // namespace
 
+namespace {
+
+/// A --profile-* count: `value` in [-1, max] (-1: 1 on GPU targets, 0 on cpu), > 0 only on
+/// GPU targets. `range` says what 0..max counts, for the error.
+int ProfileCountFor(const char* flag, int value, int max, const char* range, bool gpu_target) {
+  if (value < -1 || value > max) {
+    throw core::InvalidInputError(fmt::format("{} {}: give {}", flag, value, range));
+  }
+  if (value > 0 && !gpu_target) {
+    throw core::InvalidInputError(fmt::format(
+        "{0} {1}: Nsight Compute profiling needs a GPU target (--target triton or cuda); drop "
+        "the flag or give {0} 0 on --target cpu",
+        flag, value));
+  }
+  if (value == -1) return gpu_target ? 1 : 0;
+  return value;
+}
+
+}  // namespace
+
 int ProfileDuringFor(int profile_during, bool gpu_target) {
-  if (profile_during < -1 || profile_during > 8) {
-    throw core::InvalidInputError(fmt::format(
-        "--profile-during {}: give 0 (no profiling during the search) to 8 nodes (ncu takes "
-        "~20-60 s per node)",
-        profile_during));
-  }
-  if (profile_during > 0 && !gpu_target) {
-    throw core::InvalidInputError(fmt::format(
-        "--profile-during {}: Nsight Compute profiling needs a GPU target (--target triton or "
-        "cuda); drop the flag or give --profile-during 0 on --target cpu",
-        profile_during));
-  }
-  if (profile_during == -1) return gpu_target ? 1 : 0;
-  return profile_during;
+  return ProfileCountFor("--profile-during", profile_during, 8,
+                         "0 (no profiling during the search) to 8 nodes (ncu takes ~20-60 s per "
+                         "node)",
+                         gpu_target);
 }
 
 int ProfileTopFor(int profile_top, bool gpu_target) {
-  if (profile_top < -1 || profile_top > 3) {
-    throw core::InvalidInputError(
-        fmt::format("--profile-top {}: give 0 (no profiling) to 3 best candidates (ncu takes "
-                    "~20-60 s per candidate)",
-                    profile_top));
-  }
-  if (profile_top > 0 && !gpu_target) {
-    throw core::InvalidInputError(fmt::format(
-        "--profile-top {}: Nsight Compute profiling needs a GPU target (--target triton or "
-        "cuda); drop the flag or give --profile-top 0 on --target cpu",
-        profile_top));
-  }
-  if (profile_top == -1) return gpu_target ? 1 : 0;
-  return profile_top;
+  return ProfileCountFor("--profile-top", profile_top, 3,
+                         "0 (no profiling) to 3 best candidates (ncu takes ~20-60 s per "
+                         "candidate)",
+                         gpu_target);
 }
 
 json ProfileBaselineStep(triton::TritonPlatform& gpu, const core::Problem& problem, bool quiet) {

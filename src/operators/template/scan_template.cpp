@@ -29,7 +29,6 @@ bool HasMath(const ScanSpec& spec) {
 
 bool Rows(const ScanSpec& spec) { return spec.inner == 1; }
 
-/// `static inline float name(params) { statements; return result; }`.
 /// True when every statement reading `var` is +, -, * or / (spelled as C++ operators,
 /// so a double operand widens the whole expression and it rounds once at the `float`
 /// declaration). Other rules spell std::min/std::max and friends, which would not
@@ -47,7 +46,8 @@ bool OnlyArithmeticReads(const PointwiseExpr& expr, const std::string& var) {
   return true;
 }
 
-/// `wide_first`: the first parameter (the scan element) is `ke_acc_t`, so that
+/// `static inline float name(params) { statements; return result; }`. `wide_first`:
+/// the first parameter (the scan element) is `ke_acc_t`, so that
 /// `cumsum(x) - x` subtracts before rounding to float32 (the float32-rounded prefix
 /// next to a large x loses the small exclusive prefix; the checker's 'large' edge
 /// references are float64).
