@@ -365,10 +365,7 @@ TemplateMatch MatchCudaReduction(const core::Problem& problem) {
 }
 
 TemplateMatch MatchCudaTemplate(const core::Problem& problem) {
-  if (problem.graph.nodes.empty()) {
-    return {nullptr, "unsupported_graph: the problem has no captured op graph" +
-                         (problem.graph_error.empty() ? std::string() : " (" + problem.graph_error + ")")};
-  }
+  if (problem.graph.nodes.empty()) return NoGraphMatch(problem);
   PointwiseBuild pointwise = BuildPointwiseExpr(problem.graph, MathFlavor::kLibm);
   if (pointwise.expr) return {std::make_unique<CudaPointwiseTemplate>(std::move(*pointwise.expr)), ""};
   return MatchCudaReduction(problem);

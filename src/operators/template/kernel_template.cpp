@@ -48,13 +48,16 @@ TemplateMatch MatchRowwiseTemplate(const core::OpGraph& graph, bool multithread)
 
 }  // namespace
 
+TemplateMatch NoGraphMatch(const core::Problem& problem) {
+  if (problem.graph_error.rfind("unsupported_dtype:", 0) == 0) return {nullptr, problem.graph_error};
+  return {nullptr,
+          "unsupported_graph: the problem has no captured op graph" +
+              (problem.graph_error.empty() ? std::string() : " (" + problem.graph_error + ")")};
+}
+
 TemplateMatch MatchTemplate(const core::Problem& problem, int threads) {
   const core::OpGraph& graph = problem.graph;
-  if (graph.nodes.empty()) {
-    return {nullptr,
-            "unsupported_graph: the problem has no captured op graph" +
-                (problem.graph_error.empty() ? std::string() : " (" + problem.graph_error + ")")};
-  }
+  if (graph.nodes.empty()) return NoGraphMatch(problem);
   if (auto scan = MatchScanTemplate(problem, threads)) return std::move(*scan);
   const bool multithread = threads > 1;
   // Specialized templates first, in order; the general rowwise template last.

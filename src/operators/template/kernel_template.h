@@ -36,6 +36,11 @@ struct TemplateMatch {
   std::string unsupported;               // "unsupported_op: aten.NAME", ... when null
 };
 
+/// The answer of every target's matcher for a problem without a captured op graph:
+/// the loader's "unsupported_dtype: ..." reason as is (a complex intermediate from
+/// torch.fft), else "unsupported_graph: the problem has no captured op graph (WHY)".
+TemplateMatch NoGraphMatch(const core::Problem& problem);
+
 /// Picks the template covering `problem.graph`: softmax_lastdim when the only call
 /// is a softmax/log_softmax over the last dim, else pointwise for same-shape
 /// elementwise graphs, else rowwise (reductions, norms, losses, broadcasting; its

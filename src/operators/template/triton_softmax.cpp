@@ -186,10 +186,7 @@ std::string TritonSoftmaxTemplate::Generate(const nlohmann::json& knobs_in) cons
 
 TemplateMatch MatchTritonTemplate(const core::Problem& problem) {
   const core::OpGraph& graph = problem.graph;
-  if (graph.nodes.empty()) {
-    return {nullptr, "unsupported_graph: the problem has no captured op graph" +
-                         (problem.graph_error.empty() ? std::string() : " (" + problem.graph_error + ")")};
-  }
+  if (graph.nodes.empty()) return NoGraphMatch(problem);
   // A softmax the last-dim template refuses (another dim) falls through to rowwise.
   std::optional<TemplateMatch> softmax = MatchTritonSoftmax(graph);
   if (softmax && softmax->tmpl) return std::move(*softmax);
@@ -204,11 +201,6 @@ TemplateMatch MatchTritonTemplate(const core::Problem& problem) {
 }
 
 TemplateMatch MatchTemplateForTarget(const std::string& target, const core::Problem& problem, int threads) {
-  // A graph the loader kept empty because a node's dtype has no kernel type (complex64
-  // from torch.fft): that reason, not "no captured op graph", is the answer.
-  if (problem.graph.nodes.empty() && problem.graph_error.rfind("unsupported_dtype:", 0) == 0) {
-    return {nullptr, problem.graph_error};
-  }
   if (target == "cpu") return MatchTemplate(problem, threads);
   if (target == "triton") return MatchTritonTemplate(problem);
   if (target == "cuda") return MatchCudaTemplate(problem);  // cuda_reduction.h
