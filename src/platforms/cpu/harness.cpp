@@ -255,12 +255,11 @@ SeedOutcome CheckEdgeCases(EntryFn entry, CheckContext& ctx, std::vector<core::O
   return outcome;
 }
 
-/// The timing loop's view of the fixtures: rotation over the seeds' input sets and the
+/// The timing loop's view of the fixtures: the input set it times on and the
 /// checks of verified timed calls.
 class HarnessVerifier : public CallVerifier {
  public:
   explicit HarnessVerifier(CheckContext& ctx) : ctx_(ctx) {}
-  int NumInputSets() const override { return static_cast<int>(ctx_.input_sets.size()); }
   TensorSet& InputSet(int set) override { return ctx_.input_sets[set]; }
   void Refresh(int set) override {
     ctx_.LoadInputs(set, (ctx_.set_content[set] + 1) % static_cast<int>(ctx_.seeds.size()));
