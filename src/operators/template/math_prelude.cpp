@@ -47,37 +47,38 @@ const std::vector<PreludeSection>& Sections() {
 static inline float ke_select(bool cond, float a, float b) { return cond ? a : b; }
 )PRELUDE"},
       {"ke_exp",
-       {"ke_bits_to_float"},
+       {"ke_bits_to_float", "ke_float_to_bits"},
        R"PRELUDE(// e^x. Range reduction after Cody & Waite ("Software Manual for the Elementary
 // Functions", 1980): x = n*ln2 + r, |r| <= ln2/2, ln2 split into a head exact in 9
-// bits (0.693359375) and a tail, so n*ln2_hi is exact for |n| < 2^15. e^r by its
-// degree-7 Taylor polynomial (coefficients 1/k!, truncation < 5.2e-9 relative on
-// |r| <= ln2/2). 2^n is built in the IEEE 754 exponent bits as 2^h * 2^(n-h) with
-// h = n/2, so every factor is a normal float: results overflow to +inf above
-// ln(FLT_MAX) ~ 88.72 and underflow gradually (denormals, then 0) below -87.34.
-// The input is clamped to [-104, 88.8] first, so n stays in [-150, 129].
+// bits (0.693359375) and a tail, so n*ln2_hi is exact for |n| < 2^15. n = round(x/ln2)
+// comes from t = x/ln2 + 1.5*2^23, whose low mantissa bits hold n (no float-to-int
+// conversion). e^r = 1 + r + c2 r^2 + ... + c6 r^6, a minimax fit made for this
+// prelude (kernelevolve scripts/fit_exp_poly.py: 3.1e-9 relative on |r| <= ln2/2;
+// the float32 evaluation stays within 1.2 ulp of double exp on [-87, 88]). 2^n is
+// built in the IEEE 754 exponent bits as 2^h * 2^(n-h) with h = n/2, so every factor
+// is a normal float: results overflow to +inf above ln(FLT_MAX) ~ 88.72 and underflow
+// gradually (denormals, then 0) below -87.34. The input is clamped to [-104, 88.8]
+// first, so n stays in [-150, 129]; a NaN passes the clamps and makes p, hence the
+// result, NaN.
 static inline float ke_exp(float x) {
-  const bool is_nan = x != x;
   float xc = x < -104.0f ? -104.0f : x;
   xc = xc > 88.8f ? 88.8f : xc;
-  xc = is_nan ? 0.0f : xc;
-  // n = round(x / ln2): adding and subtracting 1.5 * 2^23 rounds to the nearest integer.
-  const float n = (xc * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
+  const float t = xc * 1.44269504088896341f + 12582912.0f;
+  const float n = t - 12582912.0f;
   const float r = (xc - n * 0.693359375f) - n * -2.12194440e-4f;
-  float p = 1.0f / 5040.0f;
-  p = p * r + 1.0f / 720.0f;
-  p = p * r + 1.0f / 120.0f;
-  p = p * r + 1.0f / 24.0f;
-  p = p * r + 1.0f / 6.0f;
-  p = p * r + 0.5f;
+  float p = 1.38145462e-3f;
+  p = p * r + 8.36869687e-3f;
+  p = p * r + 4.16683873e-2f;
+  p = p * r + 1.66665208e-1f;
+  p = p * r + 4.99999935e-1f;
   p = p * r + 1.0f;
   p = p * r + 1.0f;
-  const int32_t ni = static_cast<int32_t>(n);
+  // n from t's mantissa; the shifts are unsigned so that a NaN's bits cannot overflow.
+  const int32_t ni = ke_float_to_bits(t) - 0x4B400000;
   const int32_t h = ni >> 1;
-  const float scale_a = ke_bits_to_float((h + 127) << 23);
-  const float scale_b = ke_bits_to_float((ni - h + 127) << 23);
-  const float y = p * scale_a * scale_b;
-  return is_nan ? x : y;
+  const float scale_a = ke_bits_to_float(static_cast<int32_t>(static_cast<uint32_t>(h + 127) << 23));
+  const float scale_b = ke_bits_to_float(static_cast<int32_t>(static_cast<uint32_t>(ni - h + 127) << 23));
+  return p * scale_a * scale_b;
 }
 )PRELUDE"},
       {"ke_expm1",
