@@ -237,6 +237,36 @@ TEST(TemplateOperator, AfterASuccessTriesFasterSettingsFirst) {
   EXPECT_EQ(next[3].rationale, "parent correct at 1.80x; try 4x unroll");
 }
 
+TEST(TemplateOperator, AfterASuccessFallbackSettingsComeLast) {
+  // A correct parent at the fast values (vectorized, all threads): moves back to the
+  // safe value of a knob that has a fast one (scalar variant, one thread; not unroll,
+  // which has no fast value) are proposed only after every setting that makes none,
+  // two-knob settings included.
+  const core::Problem p = UnaryProblem("aten.tanh.default");
+  const auto drafts = Propose(p, 3);
+  const search::Node parent = ParentNode(drafts[2], core::Status::kOk, true, 1.5);  // vectorized, all, unroll 2
+  ASSERT_EQ(parent.candidate.knobs["variant"], "vectorized");
+  ASSERT_EQ(parent.candidate.knobs["threads"], "all");
+  const std::unordered_set<std::string> seen = {parent.source_hash};
+  const auto next = Propose(p, 100, &parent, &seen);
+  ASSERT_EQ(next.size(), 23u);  // everything but the parent
+  auto fallback = [&](const core::Candidate& c) {
+    return c.knobs["variant"] == "scalar" || c.knobs["threads"] == "1";
+  };
+  size_t first_fallback = next.size();
+  for (size_t i = 0; i < next.size(); ++i) {
+    if (fallback(next[i])) {
+      first_fallback = std::min(first_fallback, i);
+    } else {
+      EXPECT_LT(i, first_fallback) << "a setting without fallbacks after one with: " << next[i].knobs;
+    }
+  }
+  ASSERT_LT(first_fallback, next.size());
+  EXPECT_GT(first_fallback, 3u);  // the block moves and two-knob settings come first
+  EXPECT_NE(next[first_fallback].rationale.find("faster settings tried, try the fallback"), std::string::npos)
+      << next[first_fallback].rationale;
+}
+
 TEST(TemplateOperator, SoftmaxNeighboursPreferVectorizedMathAndThreads) {
   const core::Problem p = SoftmaxProblem("aten._log_softmax.default", -1);
   const auto drafts = Propose(p, 1);
