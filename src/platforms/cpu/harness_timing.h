@@ -1,6 +1,6 @@
 // Timing loop of the CPU harness: drop-in latency and kernel-only latency, measured in
 // alternating blocks so that frequency or thermal drift affects both alike, with a
-// random subset of the timed calls verified on fresh inputs (docs/fitness.md).
+// random subset of the timed calls verified (docs/fitness.md).
 #pragma once
 
 #include <optional>
@@ -37,14 +37,14 @@ class CacheFlusher;
 bool StopTiming(const TimingBudget& budget, int n, double timed_seconds, double wall_seconds, bool precise);
 
 /// Where the timed calls get their inputs, and how some of them are checked.
-/// Every timed call runs on input set 0, the buffers eager PyTorch is timed on in the
-/// worker (seed 0's inputs, one set): both sides are timed with the same inputs and so
-/// the same cache state. Rotating over the seeds' sets instead made a candidate with
+/// Every timed call runs on input set 0: one set of buffers, as eager PyTorch is timed
+/// in the worker on one set (seed 0's), so both sides see the same cache state (set 0
+/// starts with seed 0's values; a verified call may reload it with another seed's). Rotating over the seeds' sets instead made a candidate with
 /// 8 MB inputs read 24 MB per round, past the L3, while eager read 8 MB from the L3
 /// (sum over dim 1 of [32, 256, 256] float32: 99 us on one set, 431 us rotating over
 /// three, on the 2-vCPU development VM). A verified call (about one in kVerifyEvery,
-/// at random, and at least kMinVerifiedCalls per mode) pre-fills the outputs with
-/// poison and checks them after the call (Verify, untimed); every other verified call
+/// at random, and at least kMinVerifiedCalls per mode) checks the outputs after the
+/// call (Verify, untimed; every call's outputs are poisoned first); every other verified call
 /// first reloads set 0 with another seed's inputs (Refresh, untimed: same address, new
 /// contents, so a kernel memoizing by input address is caught), the others keep the
 /// contents (so a kernel that skips work on inputs it has seen is caught).
@@ -72,8 +72,10 @@ struct TimingOutcome {
 
 /// Times the kernel. Each sample is one call, std::chrono::steady_clock around it, in
 /// microseconds; drop-in samples include the allocation and release of every output, as
-/// eager PyTorch allocates its results (a verified call's poisoning and checking are not
-/// timed). Statistics: eval::Summarize.
+/// eager PyTorch allocates its results. Before every call the outputs are filled with
+/// poison, untimed (so a kernel cannot skip work by finding its previous result still
+/// there); a verified call's reload and checking are not timed either. Statistics:
+/// eval::Summarize.
 /// `flusher`: when not null, Flush() runs before every timed call, untimed (cold
 /// caches for every sample; cache_flush.h); warm-up calls are not flushed.
 TimingOutcome TimeKernel(EntryFn entry, CallVerifier& verifier, TensorSet& outputs,
