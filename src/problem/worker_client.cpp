@@ -82,11 +82,14 @@ WorkerClient::WorkerClient(WorkerOptions options) : options_(std::move(options))
   pid_t pid = ::fork();
   if (pid < 0) throw core::IoError(fmt::format("worker: fork failed: {}", std::strerror(errno)));
   if (pid == 0) {
-    // Die with kernelevolve (no orphaned workers), and leave Ctrl-C to kernelevolve,
-    // which stops the search cleanly and still needs the worker (Python keeps an
-    // ignored SIGINT ignored).
+    // Die with kernelevolve (no orphaned workers), and leave Ctrl-C and SIGTERM to
+    // kernelevolve, which stops the search cleanly and still needs the worker (Python
+    // keeps an ignored signal ignored). SIGTERM matters when it is sent to the whole
+    // process group (timeout(1), kill -TERM -PGID, service managers): the worker used
+    // to die of it and the run ended with "worker: write failed: Broken pipe".
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     ::signal(SIGINT, SIG_IGN);
+    ::signal(SIGTERM, SIG_IGN);
     ::dup2(in_pipe[0], STDIN_FILENO);
     ::dup2(out_pipe[1], STDOUT_FILENO);
     ::dup2(log_fd, STDERR_FILENO);

@@ -54,10 +54,12 @@ std::string QueryText(const fs::path& db_path, const std::string& sql) {
 }
 
 /// Starts the kernelevolve binary in the source tree with `args`; stdout and stderr go
-/// to `log`. Returns its pid.
-pid_t Spawn(const std::vector<std::string>& args, const fs::path& log) {
+/// to `log`. `own_group`: in a new process group led by it (its pgid is its pid).
+/// Returns its pid.
+pid_t Spawn(const std::vector<std::string>& args, const fs::path& log, bool own_group = false) {
   pid_t pid = fork();
   if (pid == 0) {
+    if (own_group && setpgid(0, 0) != 0) _exit(127);
     if (chdir(KE_SOURCE_DIR) != 0) _exit(127);
     FILE* out = std::freopen(log.c_str(), "w", stdout);
     if (out == nullptr || dup2(fileno(stdout), STDERR_FILENO) < 0) _exit(127);
@@ -71,6 +73,7 @@ pid_t Spawn(const std::vector<std::string>& args, const fs::path& log) {
   return pid;
 }
 
+/// The exit code, or -1 when the process died of a signal.
 int WaitExit(pid_t pid) {
   int status = 0;
   waitpid(pid, &status, 0);
@@ -138,6 +141,41 @@ TEST(ResumeKillTest, KilledRealRunResumesToTheBudgetWithoutLossOrRepeats) {
   EXPECT_EQ(WaitExit(again), 0);
   EXPECT_NE(ReadFile(dir / "again.log").find("already finished"), std::string::npos);
   EXPECT_EQ(QueryInt(db, "SELECT COUNT(*) FROM nodes"), 12);
+  if (!HasFailure()) fs::remove_all(dir);
+}
+
+// SIGTERM to the whole process group (what timeout(1) and service managers send) reaches
+// the Python worker too; it must leave the signal to kernelevolve, which stops after
+// the candidate in flight, writes result.json and exits 143. The worker used to die of
+// it, and the run ended with "worker: write failed: Broken pipe" and no result.json.
+TEST(ResumeKillTest, SigtermToTheProcessGroupStopsCleanly) {
+  const fs::path dir = fs::temp_directory_path() / fmt::format("ke_sigterm_group_{}", ::getpid());
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const fs::path run = dir / "run";
+  const fs::path db = run / "kernelevolve.db";
+  const pid_t pid = Spawn({"optimize", "problems/level1/softmax.py", "--set", "batch_size=32", "--set", "dim=512",
+                           "--min-time", "0.02", "--budget", "40", "--confirm-rounds", "0", "--no-kb", "--quiet",
+                           "--out", run.string(), "--cache-dir", (dir / "cache").string()},
+                          dir / "run.log", /*own_group=*/true);
+  ASSERT_GT(pid, 0);
+  int64_t nodes = -1;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(240);
+  while (std::chrono::steady_clock::now() < deadline) {
+    nodes = QueryInt(db, "SELECT COUNT(*) FROM nodes");
+    if (nodes >= 2) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_EQ(kill(-pid, SIGTERM), 0);
+  const int code = WaitExit(pid);
+  const std::string log = ReadFile(dir / "run.log");
+  ASSERT_GE(nodes, 2) << log;
+  EXPECT_EQ(code, 143) << log;
+  EXPECT_EQ(log.find("Broken pipe"), std::string::npos) << log;
+  ASSERT_TRUE(fs::exists(run / "result.json")) << log;
+  const auto doc = nlohmann::json::parse(ReadFile(run / "result.json"));
+  EXPECT_EQ(doc["stop_reason"], "interrupted");
+  EXPECT_TRUE(fs::exists(run / "best_kernel.cpp"));
   if (!HasFailure()) fs::remove_all(dir);
 }
 
