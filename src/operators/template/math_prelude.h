@@ -20,8 +20,8 @@ std::vector<std::string> MathPreludeFunctions();
 /// -march=native without -ffast-math. The text needs <cmath>, <cstdint> and
 /// <cstring> included before it. Each function's comment names the source of its
 /// formula (Cody & Waite 1980 range reduction; fits made for the prelude by
-/// scripts/fit_exp_poly.py and scripts/fit_erf_rational.py; Goldberg 1991 for log1p); the error bounds are asserted by
-/// tests/unit/math_prelude_test.cpp.
+/// scripts/fit_exp_poly.py and scripts/fit_erf_rational.py; Goldberg 1991 for
+/// log1p); the error bounds are asserted by tests/unit/math_prelude_test.cpp.
 std::string MathPreludeSource(const std::vector<std::string>& used);
 
 /// The whole prelude.

@@ -27,6 +27,9 @@ struct LoopNames {
   /// 0: r is not split.
   int64_t r_split = 0;
   std::string r_hi = "r1";
+  /// Stage accumulators as kPartialLanes partials "p<id>[l]" (rowwise_loops.cpp,
+  /// PartialsBegin) instead of "a<id>" (or "a<id>[ii]" with row_arrays).
+  bool partials = false;
 };
 
 /// Statements of one loop body, with the values already computed in it.

@@ -98,16 +98,15 @@ class Writer {
     out.insert(out.end(), b.lines.begin(), b.lines.end());
   }
 
-  /// The accumulation body of one stage at (o, r, i). `acc` spells the accumulator of
-  /// reduction `id`: a<id> (scalar), a<id>[ii] (a block of i) or p<id>[l] (partials).
-  enum class AccForm { kScalar, kBlockOfI, kPartials };
-  std::vector<std::string> StageBody(const ir::Stage& st, const LoopNames& n, AccForm acc) {
+  /// The accumulation body of one stage at (o, r, i). The accumulator of reduction
+  /// `id` is a<id>, a<id>[ii] (n.row_arrays: a block of i) or p<id>[l] (n.partials).
+  std::vector<std::string> StageBody(const ir::Stage& st, const LoopNames& n) {
     Block b;
     for (int id : st.reductions) {
       const std::string v = emit_.Emit(V(id).operands[0], false, n, b);
-      const std::string name = acc == AccForm::kBlockOfI   ? fmt::format("a{}[ii]", id)
-                               : acc == AccForm::kPartials ? fmt::format("p{}[l]", id)
-                                                           : "a" + std::to_string(id);
+      const std::string name = n.row_arrays ? fmt::format("a{}[ii]", id)
+                               : n.partials ? fmt::format("p{}[l]", id)
+                                            : "a" + std::to_string(id);
       b.lines.push_back(CppReduceUpdate(V(id).reduce, name, v));
     }
     return b.lines;
@@ -179,7 +178,7 @@ class Writer {
   /// emits; small values that do not vary with r are hoisted in front of it (or, with
   /// an r split, in front of the inner loop over r2). `stage`: the loop accumulates
   /// this stage's reductions; when the run of r allows (UsePartials), into partials
-  /// (`body` is then called with partials_ set and spells p<id>[l]).
+  /// (`body` is then called with LoopNames::partials set).
   void RLoop(const std::string& pragma, const std::function<std::vector<std::string>(const LoopNames&)>& body,
              std::vector<std::string>& row, const ir::Stage* stage = nullptr) {
     LoopNames n;
@@ -188,12 +187,12 @@ class Writer {
     std::map<int, std::string> computed;
     emit_.SetHoist(&hoist);
     emit_.SetBuffers(&reads_, &used_, &computed);
-    partials_ = stage != nullptr && UsePartials(split_ != 0 ? split_ : region_.reduce);
+    n.partials = stage != nullptr && UsePartials(split_ != 0 ? split_ : region_.reduce);
     std::vector<std::string> lines = body(n);
     if (split_ != 0 && hoist.lines.empty()) {  // nothing moved out: keep one flat loop
       n.r_split = 0;
       computed.clear();
-      partials_ = stage != nullptr && UsePartials(region_.reduce);
+      n.partials = stage != nullptr && UsePartials(region_.reduce);
       lines = body(n);
     }
     emit_.SetHoist(nullptr);
@@ -209,8 +208,7 @@ class Writer {
     std::set<int> ids;
     for (const auto& kv : computed) ids.insert(kv.first);
     loop_values_.push_back(std::move(ids));
-    const bool partials = partials_;
-    partials_ = false;
+    const bool partials = n.partials;
     if (partials) PartialsBegin(*stage, row);
     if (n.r_split == 0) {
       row.insert(row.end(), hoist.lines.begin(), hoist.lines.end());
@@ -348,7 +346,7 @@ class Writer {
         row.push_back(fmt::format("{} a{} = {};", Acc(V(id).reduce), id, CppReduceInit(V(id).reduce)));
       }
       RLoop("#pragma omp simd" + Reductions(st),
-            [&](const LoopNames& ln) { return StageBody(st, ln, partials_ ? AccForm::kPartials : AccForm::kScalar); },
+            [&](const LoopNames& ln) { return StageBody(st, ln); },
             row, &st);
       for (int id : st.reductions) row.push_back(fmt::format("const float row{0} = static_cast<float>(a{0});", id));
       RowSection(static_cast<int>(s), n, row);
@@ -419,7 +417,7 @@ class Writer {
       blk.push_back("#pragma omp simd");
       blk.push_back("  for (int64_t ii = 0; ii < ni; ++ii) {");
       blk.push_back("    const int64_t i = i0 + ii;");
-      for (const auto& l : StageBody(st, n, AccForm::kBlockOfI)) blk.push_back("    " + l);
+      for (const auto& l : StageBody(st, n)) blk.push_back("    " + l);
       blk.push_back("  }");
       blk.push_back("}");
       std::vector<std::string> fin;
@@ -471,7 +469,7 @@ class Writer {
       for (int id : st.reductions) {
         out.push_back(fmt::format("std::vector<{}> p{}(kNumChunks);", Acc(V(id).reduce), id));
       }
-      const std::vector<std::string> body = Hoisted([&] { return StageBody(st, n, AccForm::kScalar); }, out);
+      const std::vector<std::string> body = Hoisted([&] { return StageBody(st, n); }, out);
       if (s_.threaded) out.push_back(par);
       out.push_back("for (int64_t c = 0; c < kNumChunks; ++c) {");
       for (int id : st.reductions) {
@@ -543,7 +541,6 @@ class Writer {
   const LoopSettings& s_;
   ExprEmitter emit_;
   int64_t split_ = 0;  // r split factor of the rows form (SplitFactor)
-  bool partials_ = false;  // the stage body being written spells partials (RLoop)
   // Row buffers of the rows form (knob row_buffer, ChooseRowBuffers).
   std::set<int> buffered_;                  // values stored in buf<id>[R]
   std::map<int, std::string> reads_;        // buffered values stored by an earlier loop

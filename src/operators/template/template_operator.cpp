@@ -74,10 +74,9 @@ bool Matches(const KnobMove& m, const KnobPreference& p) {
 /// each knob's safe value (after a failure) or fast value (after a success); then every
 /// other one-knob move. After a success, moves back to the safe value of a knob that has
 /// a fast one (scalar libm math, one thread, double accumulators: the fallbacks for a
-/// failed parent) come after
-/// every setting that makes none, two-knob ones included: with a budget of 8 they used
-/// to take 2-3 evaluations on candidates at 0.04-0.1x of their parent. Every rationale
-/// starts with the diagnosis text.
+/// failed parent) come after every setting that makes none, two-knob ones included:
+/// with a budget of 8 they used to take 2-3 evaluations on candidates at 0.04-0.1x of
+/// their parent. Every rationale starts with the diagnosis text.
 void AddNeighbours(const KernelTemplate& tmpl, const search::Node& parent,
                    const nlohmann::json& parent_knobs, Collector& collector) {
   const auto& space = tmpl.Space();

@@ -39,13 +39,14 @@ bool StopTiming(const TimingBudget& budget, int n, double timed_seconds, double 
 /// Where the timed calls get their inputs, and how some of them are checked.
 /// Every timed call runs on input set 0: one set of buffers, as eager PyTorch is timed
 /// in the worker on one set (seed 0's), so both sides see the same cache state (set 0
-/// starts with seed 0's values; a verified call may reload it with another seed's). Rotating over the seeds' sets instead made a candidate with
-/// 8 MB inputs read 24 MB per round, past the L3, while eager read 8 MB from the L3
-/// (sum over dim 1 of [32, 256, 256] float32: 99 us on one set, 431 us rotating over
-/// three, on the 2-vCPU development VM). A verified call (about one in kVerifyEvery,
-/// at random, and at least kMinVerifiedCalls per mode) checks the outputs after the
-/// call (Verify, untimed; every call's outputs are poisoned first); every other verified call
-/// first reloads set 0 with another seed's inputs (Refresh, untimed: same address, new
+/// starts with seed 0's values; a verified call may reload it with another seed's).
+/// Rotating over the seeds' sets instead made a candidate with 8 MB inputs read 24 MB
+/// per round, past the L3, while eager read 8 MB from the L3 (sum over dim 1 of
+/// [32, 256, 256] float32: 99 us on one set, 431 us rotating over three, on the 2-vCPU
+/// development VM). A verified call (about one in kVerifyEvery, at random, and at
+/// least kMinVerifiedCalls per mode) checks the outputs after the call (Verify,
+/// untimed; every call's outputs are poisoned first); every other verified call first
+/// reloads set 0 with another seed's inputs (Refresh, untimed: same address, new
 /// contents, so a kernel memoizing by input address is caught), the others keep the
 /// contents (so a kernel that skips work on inputs it has seen is caught).
 class CallVerifier {
