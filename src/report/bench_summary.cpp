@@ -207,8 +207,10 @@ json BenchTotalsToJson(const BenchTotals& t) {
 }
 
 std::string BenchTable(const std::vector<BenchEntry>& entries, const BenchTotals& t) {
-  std::string out = fmt::format("{:<18} {:<21} {:>8} {:>17} {:<9} {:>16} {:>5} {:>7}{}\n", "problem", "outcome",
-                                "speedup", "interval", "from", "roofline", "evals", "time s",
+  size_t name_width = 18;  // the problem column fits the longest name
+  for (const auto& e : entries) name_width = std::max(name_width, e.problem.size());
+  std::string out = fmt::format("{:<{}} {:<21} {:>8} {:>17} {:<9} {:>16} {:>5} {:>7}{}\n", "problem", name_width,
+                                "outcome", "speedup", "interval", "from", "roofline", "evals", "time s",
                                 t.gpu ? fmt::format(" {:>10}", "vs compile") : "");
   for (const auto& e : entries) {
     const std::string speedup = e.correct ? fmt::format("{:.2f}x", e.speedup) : "-";
@@ -219,9 +221,9 @@ std::string BenchTable(const std::vector<BenchEntry>& entries, const BenchTotals
     std::string vs_compile;
     if (t.gpu) vs_compile = fmt::format(" {:>10}", e.correct && e.speedup_vs_compile > 0
                                                        ? fmt::format("{:.2f}x", e.speedup_vs_compile) : "-");
-    out += fmt::format("{:<18} {:<21} {:>8} {:>17} {:<9} {:>16} {:>5} {:>7.0f}{}\n", e.problem, e.outcome, speedup,
-                       interval, e.speedup_source, roofline, e.evaluations, e.elapsed_seconds, vs_compile);
-    if (!e.correct && !e.message.empty()) out += fmt::format("{:<18} {}\n", "", e.message.substr(0, 110));
+    out += fmt::format("{:<{}} {:<21} {:>8} {:>17} {:<9} {:>16} {:>5} {:>7.0f}{}\n", e.problem, name_width, e.outcome,
+                       speedup, interval, e.speedup_source, roofline, e.evaluations, e.elapsed_seconds, vs_compile);
+    if (!e.correct && !e.message.empty()) out += fmt::format("{:<{}} {}\n", "", name_width, e.message.substr(0, 110));
   }
   out += fmt::format("\n{} problems, {} correct ({:.1f}%): fast_0 {:.3f}, fast_1 {:.3f}, fast_1.5 {:.3f}, fast_2 {:.3f}\n",
                      t.problems, t.correct, 100 * t.correct_rate, t.fast_0, t.fast_1, t.fast_1_5, t.fast_2);

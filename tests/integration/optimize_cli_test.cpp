@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -33,8 +34,10 @@ std::string ReadFile(const fs::path& path) {
 class OptimizeCliTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           fmt::format("ke_cli_{}_{}", ::getpid(), ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    // A parameterized test's name holds a '/': flattened, so that TearDown removes it all.
+    std::string name = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    std::replace(name.begin(), name.end(), '/', '_');
+    dir_ = fs::temp_directory_path() / fmt::format("ke_cli_{}_{}", ::getpid(), name);
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }

@@ -108,5 +108,23 @@ TEST(BenchSummary, TableShowsBothGeomeanForms) {
   EXPECT_NE(table.find("fast_1 0.500"), std::string::npos) << table;
 }
 
+TEST(BenchSummary, ColumnsStayAlignedWithALongProblemName) {
+  std::vector<report::BenchEntry> entries = {Entry("correct", 2.0), Entry("correct", 3.0)};
+  entries[1].problem = "swish_bias_layer_norm_with_a_long_name";
+  const std::string table = report::BenchTable(entries, report::SummarizeBench(entries));
+  // The "outcome" column starts at the same offset on the header and on both rows.
+  std::vector<size_t> starts;
+  size_t line = 0;
+  for (int row = 0; row < 3; ++row) {
+    const size_t end = table.find('\n', line);
+    const std::string text = table.substr(line, end - line);
+    starts.push_back(text.find(row == 0 ? "outcome" : "correct", text.find(' ')));
+    line = end + 1;
+  }
+  EXPECT_EQ(starts[0], starts[1]) << table;
+  EXPECT_EQ(starts[0], starts[2]) << table;
+  EXPECT_GT(starts[0], entries[1].problem.size()) << table;
+}
+
 }  // namespace
 }  // namespace kernelevolve

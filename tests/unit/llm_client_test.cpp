@@ -21,6 +21,9 @@ class LlmClientTest : public ::testing::Test {
            ("ke_llm_client_" + std::to_string(::getpid()) + "_" +
             ::testing::UnitTest::GetInstance()->current_test_info()->name());
   }
+  void TearDown() override {
+    if (!HasFailure()) fs::remove_all(Dir());  // kept after a failure: the fake server's log
+  }
   std::unique_ptr<Provider> Make(const std::string& provider, const std::string& url, double timeout = 5,
                                  const char* key = "test-key", const std::string& model = "test-model") {
     ProviderConfig c;

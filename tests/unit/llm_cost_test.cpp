@@ -7,17 +7,22 @@
 #include "core/error.h"
 #include "operators/llm/cost_ledger.h"
 #include "operators/llm/price_table.h"
+#include "search_test_util.h"
 
 namespace kernelevolve::operators::llm {
 namespace {
 
 namespace fs = std::filesystem;
 
-fs::path WriteFile(const std::string& name, const std::string& text) {
-  fs::path p = fs::temp_directory_path() / (std::to_string(::getpid()) + "_" + name);
-  std::ofstream(p) << text;
-  return p;
-}
+/// A fresh temporary folder per test (removed afterwards) to write price files into.
+class LlmCostFiles : public testing_util::TempDirTest {
+ protected:
+  fs::path WriteFile(const std::string& name, const std::string& text) {
+    const fs::path p = dir_ / name;
+    std::ofstream(p) << text;
+    return p;
+  }
+};
 
 TEST(LlmCost, CostIsTokensTimesPricePerMillion) {
   EXPECT_DOUBLE_EQ(CostUsd({3.0, 15.0}, {1'000'000, 0}), 3.0);
@@ -25,7 +30,7 @@ TEST(LlmCost, CostIsTokensTimesPricePerMillion) {
   EXPECT_DOUBLE_EQ(CostUsd({}, {123, 456}), 0.0);
 }
 
-TEST(LlmCost, PriceTableMatchesExactNamesAndDatedSnapshots) {
+TEST_F(LlmCostFiles, PriceTableMatchesExactNamesAndDatedSnapshots) {
   auto path = WriteFile("prices.json", R"({"models": {"anthropic:claude-sonnet-4": {"input_per_mtok": 3, "output_per_mtok": 15},
      "anthropic:claude-sonnet-4-5": {"input_per_mtok": 4, "output_per_mtok": 16}}})");
   PriceTable t = PriceTable::Load(path);
@@ -36,7 +41,7 @@ TEST(LlmCost, PriceTableMatchesExactNamesAndDatedSnapshots) {
   EXPECT_FALSE(t.Find("openai:gpt-4.1"));
 }
 
-TEST(LlmCost, BadPriceFilesNameTheField) {
+TEST_F(LlmCostFiles, BadPriceFilesNameTheField) {
   try {
     PriceTable::Load(WriteFile("bad.json", R"({"models": {"openai:x": {"input_per_mtok": -1, "output_per_mtok": 1}}})"));
     FAIL();

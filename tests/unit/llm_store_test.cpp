@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "store/schema.h"
+#include "search_test_util.h"
 #include "store/store.h"
 
 namespace kernelevolve::store {
@@ -13,12 +14,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
-fs::path TempDb(const std::string& name) {
-  fs::path dir = fs::temp_directory_path() / ("ke_llm_store_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  fs::remove(dir / name);
-  return dir / name;
-}
+/// A fresh temporary folder per test (removed afterwards) for the databases.
+class LlmStore : public testing_util::TempDirTest {
+ protected:
+  fs::path TempDb(const std::string& name) { return dir_ / name; }
+};
 
 LlmCallRecord Call(int64_t run_id, const std::string& hash, int64_t in, int64_t out, double cost) {
   LlmCallRecord c;
@@ -41,7 +41,7 @@ LlmCallRecord Call(int64_t run_id, const std::string& hash, int64_t in, int64_t 
   return c;
 }
 
-TEST(LlmStore, RecordsLinksAndLoadsCalls) {
+TEST_F(LlmStore, RecordsLinksAndLoadsCalls) {
   Store store = Store::Open(TempDb("calls.db"));
   RunRecord run;
   run.problem = "relu";
@@ -66,7 +66,7 @@ TEST(LlmStore, RecordsLinksAndLoadsCalls) {
   EXPECT_GT(calls[0].created_unix_s, 0);
 }
 
-TEST(LlmStore, AVersionTwoDatabaseGainsTheLedger) {
+TEST_F(LlmStore, AVersionTwoDatabaseGainsTheLedger) {
   const fs::path path = TempDb("v2.db");
   {
     Store store = Store::Open(path);
