@@ -97,7 +97,7 @@ report::BenchEntry RunOne(const BenchOptions& b, const fs::path& problem, const 
   return entry;
 }
 
-std::string ProgressLine(size_t index, size_t total, const report::BenchEntry& e) {
+std::string ProgressLine(size_t index, size_t total, const report::BenchEntry& e, size_t name_width) {
   std::string what = e.outcome;
   if (e.correct) {
     what = fmt::format("correct {:.2f}x [{:.2f}, {:.2f}] ({})", e.speedup, e.ci_low, e.ci_high, e.speedup_source);
@@ -107,8 +107,8 @@ std::string ProgressLine(size_t index, size_t total, const report::BenchEntry& e
   } else if (!e.message.empty()) {
     what += ": " + e.message.substr(0, 100);
   }
-  return fmt::format("[{}/{}] {:<16} {} ({} evals, {:.0f} s)", index + 1, total, e.problem, what, e.evaluations,
-                     e.elapsed_seconds);
+  return fmt::format("[{}/{}] {:<{}} {} ({} evals, {:.0f} s)", index + 1, total, e.problem, name_width, what,
+                     e.evaluations, e.elapsed_seconds);
 }
 
 /// Fills the machine's `compiler` and `torch_version` (known only once a problem has
@@ -219,6 +219,8 @@ int RunBench(const BenchOptions& options) {
     fmt::print(stderr, "bench: {} problems from {}, budget {} each, results in {}\n", problems.size(),
                b.suite_dir.string(), b.budget, b.out_dir.string());
   }
+  size_t name_width = 16;  // progress lines align on the suite's longest problem name
+  for (const auto& p : problems) name_width = std::max(name_width, p.stem().string().size());
   std::vector<report::BenchEntry> entries;
   for (size_t i = 0; i < problems.size() && !Interrupted(); ++i) {
     BenchOptions per_problem = b;
@@ -227,7 +229,7 @@ int RunBench(const BenchOptions& options) {
     }
     entries.push_back(RunOne(per_problem, problems[i], b.out_dir / problems[i].stem()));
     FillMachineFromResult(machine, entries.back().run_dir / "result.json");
-    if (!b.quiet) fmt::print(stderr, "{}\n", ProgressLine(i, problems.size(), entries.back()));
+    if (!b.quiet) fmt::print(stderr, "{}\n", ProgressLine(i, problems.size(), entries.back(), name_width));
     const report::BenchTotals totals = report::SummarizeBench(entries);
     report::WriteJsonAtomic(b.out_dir / "bench.json",
                             BenchDocument(b, machine, entries, problems.size(), Interrupted()));

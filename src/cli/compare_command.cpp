@@ -77,13 +77,13 @@ CompareCell ReadCell(const fs::path& result_path, CompareCell cell) {
   return cell;
 }
 
+/// Geometric mean of the speedups, a run without a correct kernel (speedup 0) counted
+/// as 1.0: the reference stays the answer (bench's geomean_speedup_all_incorrect_as_1).
+/// 0 for no values.
 double GeoMean(const std::vector<double>& values) {
   if (values.empty()) return 0;
   double log_sum = 0;
-  for (double v : values) {
-    if (v <= 0) return 0;
-    log_sum += std::log(v);
-  }
+  for (double v : values) log_sum += v > 0 ? std::log(v) : 0.0;
   return std::exp(log_sum / static_cast<double>(values.size()));
 }
 
@@ -119,7 +119,8 @@ void AddCompareCommand(CLI::App& app, CompareOptions& o) {
   cmd->add_option("--cache-dir", o.cache_dir, "build cache (default ~/.cache/kernelevolve)");
   cmd->add_flag("--quiet", o.quiet, "no line per run");
   cmd->footer(
-      "A problem that fails to load is an error row; the geomeans cover the problems that loaded.\n"
+      "A problem that fails to load is an error row; the geomeans cover the problems that loaded,\n"
+      "a run without a correct kernel counted as 1.0 (the reference stays the answer).\n"
       "Exit codes (as bench): 0 the comparison ran (whatever each run's outcome); 2 bad input (no such\n"
       "problem file, unknown policy, --out already holding a compare run, unusable --cache-dir);\n"
       "130 interrupted (Ctrl-C).\n");
@@ -167,6 +168,7 @@ std::string CompareTable(const std::vector<CompareCell>& cells,
     out += "cells: best speedup during the search / the same kernel re-measured in interleaved "
            "rounds\n";
   }
+  out += "geomeans count a run without a correct kernel (-) as 1.0: the reference stays the answer\n";
   return out;
 }
 

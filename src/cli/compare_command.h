@@ -55,7 +55,8 @@ void AddCompareCommand(CLI::App& app, CompareOptions& options);
 /// problem and policy, each in OUT/<problem>-<policy>/ with its console summary in
 /// summary.txt; prints the table of best speedups (a geometric-mean row at the bottom)
 /// and writes OUT/compare.json. A problem that fails to load is an error row (its other
-/// policies are not run) and the geomeans cover the problems that loaded. Returns, as
+/// policies are not run) and the geomeans cover the problems that loaded, a run without a
+/// correct kernel counted as 1.0 (the reference stays the answer). Returns, as
 /// `bench` does: 0 when the comparison ran (whatever each run's outcome), 2 on bad input
 /// (no such problem file, unknown policy, --out already holding a compare run, unusable
 /// --cache-dir; InvalidInputError), 128 + signal (130 for Ctrl-C) when interrupted.

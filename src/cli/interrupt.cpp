@@ -18,8 +18,9 @@ void OnSignal(int signal) {
     ::_exit(128 + signal);  // second signal: leave now (every commit is already durable)
   }
   static const char kMessage[] =
-      "\nkernelevolve: stopping after the candidate in flight (a second Ctrl-C or SIGTERM "
-      "quits at once); the run can be continued with `kernelevolve resume`\n";
+      "\nkernelevolve: stopping after the current step (the candidate in flight, if any; a "
+      "second Ctrl-C or SIGTERM quits at once); the run can be continued with `kernelevolve "
+      "resume`\n";
   [[maybe_unused]] ssize_t n = ::write(STDERR_FILENO, kMessage, sizeof(kMessage) - 1);
 }
 

@@ -3,11 +3,15 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
 #include <ctime>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
 #include "cli/paths.h"
+#include "core/error.h"
+#include "knowledge/front_matter.h"
 #include "knowledge/knowledge_base.h"
 #include "knowledge/knowledge_paths.h"
 
@@ -41,6 +45,14 @@ void PrintWarnings(const knowledge::ReindexStats& s) {
 }
 
 int Search(const KbOptions& o) {
+  const bool has_word = std::any_of(o.query.begin(), o.query.end(),
+                                    [](unsigned char c) { return std::isalnum(c) != 0; });
+  if (!has_word && o.platform.empty() && o.phase.empty() && o.bottleneck.empty()) {
+    throw core::InvalidInputError(
+        "kb search: the query has no words and there is no filter; give a diagnosis, an error "
+        "message or a question (e.g. kb search \"memory bound softmax\"), or --platform, --phase, "
+        "--bottleneck");
+  }
   auto kb = OpenKb(o);
   PrintWarnings(kb.LastReindex());
   knowledge::RetrievalQuery q{o.query, o.platform, o.phase, o.bottleneck, o.k, o.token_budget};
@@ -95,8 +107,9 @@ std::string Date(double unix_s) {
 
 int Experiences(const KbOptions& o) {
   auto kb = OpenKb(o);
+  if (!o.platform.empty()) knowledge::CheckFacetValue("--platform", o.platform, knowledge::KnownPlatforms());
   knowledge::ExperienceFilter filter;
-  filter.platform = o.platform;
+  filter.platform = o.platform == "any" ? "" : o.platform;
   filter.problem = o.problem;
   filter.limit = o.limit;
   const auto records = kb.Experiences(filter);

@@ -95,6 +95,12 @@ TEST_F(KnowledgeCliTest, SearchShowsWhatWouldBeRetrievedAndWhy) {
   r = Run("kb search anything --platform tpu " + Kb());
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--platform 'tpu' is not one of: cpu, cuda, triton, any"), std::string::npos) << r.err;
+
+  r = Run("kb search '  ' " + Kb());  // no words, no filter: nothing to rank by
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("the query has no words"), std::string::npos) << r.err;
+  r = Run("kb search '' --platform cpu " + Kb());  // a filter alone is a query
+  EXPECT_EQ(r.exit_code, 0) << r.err;
 }
 
 TEST_F(KnowledgeCliTest, AddMakesAUserDocumentRetrievable) {
@@ -145,6 +151,9 @@ TEST_F(KnowledgeCliTest, ExperiencesListsRecordsWithFilters) {
   EXPECT_NE(r.out.find("softmax_lastdim"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("1.87x"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("5/8"), std::string::npos) << r.out;
+  auto bad = Run("kb experiences --platform tpu " + Kb());
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--platform 'tpu' is not one of"), std::string::npos) << bad.err;
   r = Run("kb experiences --platform cpu --json " + Kb());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto doc = nlohmann::json::parse(r.out);
