@@ -21,6 +21,9 @@ WarmStartPlan PlanWarmStart(const KnowledgeBase& kb, const ExperienceKey& key,
     }
     if (static_cast<int>(plan.seeds.size()) >= options.max_seeds) continue;
     const Experience& x = m.experience;
+    // A prior kernel slower than eager (speedup < 1) is not worth an evaluation: the
+    // reference was that run's answer. Its record stays a note.
+    if (x.speedup < 1.0) continue;
     if (x.source.empty() || !sources.insert(x.source_hash).second) continue;
     core::Candidate c;
     c.source = x.source;

@@ -136,5 +136,16 @@ TEST_F(KnowledgeWarmStartTest, WarmStartSeedsTheBestPriorKernelAndCarriesNotes) 
   EXPECT_EQ(plan.matches.size(), 3u);
 }
 
+TEST_F(KnowledgeWarmStartTest, APriorKernelSlowerThanEagerIsANoteNotASeed) {
+  auto kb = KnowledgeBase::Open(db_path_, {corpus_});
+  const core::Problem problem = SoftmaxProblem(32, 512);
+  DistillContext ctx{"cpu", "m", "/runs/slow", 0.19};  // confirmed at 0.19x of eager
+  kb.RecordExperience(*DistillExperience(problem, SampleRun(), ctx));
+  WarmStartPlan plan = PlanWarmStart(kb, ExperienceKeyFor(problem, "cpu", "m"));
+  EXPECT_EQ(plan.matches.size(), 1u);
+  EXPECT_EQ(plan.notes.size(), 1u);
+  EXPECT_TRUE(plan.seeds.empty());
+}
+
 }  // namespace
 }  // namespace kernelevolve::knowledge
