@@ -1,6 +1,5 @@
 #include "cli/compare_command.h"
 
-#include <cmath>
 #include <ctime>
 #include <fstream>
 #include <iostream>
@@ -13,6 +12,7 @@
 #include "cli/run_config.h"
 #include "core/error.h"
 #include "cli/paths.h"
+#include "report/bench_summary.h"
 #include "report/run_summary.h"
 #include "search/selection_policy.h"
 
@@ -80,11 +80,9 @@ CompareCell ReadCell(const fs::path& result_path, CompareCell cell) {
 /// Geometric mean of the speedups, a run without a correct kernel (speedup 0) counted
 /// as 1.0: the reference stays the answer (bench's geomean_speedup_all_incorrect_as_1).
 /// 0 for no values.
-double GeoMean(const std::vector<double>& values) {
-  if (values.empty()) return 0;
-  double log_sum = 0;
-  for (double v : values) log_sum += v > 0 ? std::log(v) : 0.0;
-  return std::exp(log_sum / static_cast<double>(values.size()));
+double GeoMeanIncorrectAsOne(std::vector<double> speedups) {
+  for (double& v : speedups) v = v > 0 ? v : 1.0;
+  return report::GeoMean(speedups);
 }
 
 const CompareCell* Find(const std::vector<CompareCell>& cells, const std::string& problem,
@@ -157,7 +155,7 @@ std::string CompareTable(const std::vector<CompareCell>& cells,
   auto geomean_row = [&](const std::string& label, const std::vector<std::vector<double>>& columns) {
     std::string row = fmt::format("{:<20}", label);
     for (const auto& column : columns) {
-      const double g = GeoMean(column);
+      const double g = GeoMeanIncorrectAsOne(column);
       row += fmt::format(" {:>14}", g > 0 ? fmt::format("{:.2f}x", g) : "-");
     }
     return row + "\n";
@@ -200,7 +198,7 @@ nlohmann::json CompareJson(const CompareOptions& o, const std::vector<CompareCel
       if (c && !c->error.empty()) continue;  // the problems that loaded
       values.push_back(c ? c->best_speedup : 0);
     }
-    geomean[policy] = GeoMean(values);
+    geomean[policy] = GeoMeanIncorrectAsOne(values);
   }
   doc["geomean"] = geomean;
   return doc;

@@ -106,8 +106,8 @@ std::string Date(double unix_s) {
 }
 
 int Experiences(const KbOptions& o) {
-  auto kb = OpenKb(o);
   if (!o.platform.empty()) knowledge::CheckFacetValue("--platform", o.platform, knowledge::KnownPlatforms());
+  auto kb = OpenKb(o);
   knowledge::ExperienceFilter filter;
   filter.platform = o.platform == "any" ? "" : o.platform;
   filter.problem = o.problem;

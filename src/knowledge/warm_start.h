@@ -25,8 +25,9 @@ struct WarmStartPlan {
   ExperienceKey key;
   std::vector<ExperienceMatch> matches;  // every match, best first
   /// The prior kernels to evaluate before the operator's drafts, best first, distinct
-  /// sources, none slower than eager (an experience with speedup < 1 is only a note). Each keeps the prior candidate's operator, template and knobs (so the
-  /// operator can refine it) and says where it comes from in its rationale.
+  /// sources, none slower than eager (an experience with speedup < 1 is only a note).
+  /// Each keeps the prior candidate's operator, template and knobs (so the operator can
+  /// refine it) and says where it comes from in its rationale.
   std::vector<core::Candidate> seeds;
   std::vector<ExperienceMatch> seed_sources;  // the match behind each seed, same order
   std::vector<std::string> notes;             // Experience::Summary() of the best matches

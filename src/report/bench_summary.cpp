@@ -12,13 +12,6 @@ using nlohmann::json;
 
 bool Finished(const BenchEntry& e) { return e.outcome != "interrupted"; }
 
-double GeoMean(const std::vector<double>& values) {
-  if (values.empty()) return 0;
-  double log_sum = 0;
-  for (double v : values) log_sum += std::log(v);
-  return std::exp(log_sum / static_cast<double>(values.size()));
-}
-
 double Median(std::vector<double> values) {
   if (values.empty()) return 0;
   std::sort(values.begin(), values.end());
@@ -68,6 +61,14 @@ void SummarizeVsCompile(const std::vector<BenchEntry>& entries, BenchTotals& t) 
 }
 
 }  // namespace
+
+double GeoMean(const std::vector<double>& values) {
+  if (values.empty()) return 0;
+  double log_sum = 0;
+  for (double v : values) log_sum += std::log(v);
+  return std::exp(log_sum / static_cast<double>(values.size()));
+}
+
 
 double FastP(const std::vector<BenchEntry>& entries, double p) {
   int finished = 0;

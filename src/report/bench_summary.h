@@ -80,6 +80,9 @@ struct BenchTotals {
 /// "interrupted" are left out; 0 when none is left.
 double FastP(const std::vector<BenchEntry>& entries, double p);
 
+/// Geometric mean of `values` (all > 0: speedups); 0 for none.
+double GeoMean(const std::vector<double>& values);
+
 /// Every total of BenchTotals (entries with outcome "interrupted" left out).
 BenchTotals SummarizeBench(const std::vector<BenchEntry>& entries);
 

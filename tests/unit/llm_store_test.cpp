@@ -1,7 +1,6 @@
 // The LLM call ledger in the store (schema v3): insert, link to nodes, load, migrate.
 #include <gtest/gtest.h>
 #include <sqlite3.h>
-#include <unistd.h>
 
 #include <filesystem>
 

@@ -255,18 +255,18 @@ SeedOutcome CheckEdgeCases(EntryFn entry, CheckContext& ctx, std::vector<core::O
   return outcome;
 }
 
-/// The timing loop's view of the fixtures: the input set it times on and the
+/// The timing loop's view of the fixtures: the input set it times on (set 0) and the
 /// checks of verified timed calls.
 class HarnessVerifier : public CallVerifier {
  public:
   explicit HarnessVerifier(CheckContext& ctx) : ctx_(ctx) {}
-  TensorSet& InputSet(int set) override { return ctx_.input_sets[set]; }
-  void Refresh(int set) override {
-    ctx_.LoadInputs(set, (ctx_.set_content[set] + 1) % static_cast<int>(ctx_.seeds.size()));
+  TensorSet& Inputs() override { return ctx_.input_sets[kSet]; }
+  void Refresh() override {
+    ctx_.LoadInputs(kSet, (ctx_.set_content[kSet] + 1) % static_cast<int>(ctx_.seeds.size()));
   }
-  std::optional<std::string> Verify(int set, const DLTensor* outputs) override {
-    const int seed = ctx_.set_content[set];
-    if (auto reason = CallSideEffects(ctx_, ctx_.input_sets[set], seed)) return reason;
+  std::optional<std::string> Verify(const DLTensor* outputs) override {
+    const int seed = ctx_.set_content[kSet];
+    if (auto reason = CallSideEffects(ctx_, ctx_.input_sets[kSet], seed)) return reason;
     if (auto reason = ctx_.outputs.CheckCanaries()) return reason;
     std::vector<eval::HostTensor> host;
     for (int i = 0; i < ctx_.outputs.Count(); ++i) host.push_back(ViewToHost(ctx_.outputs.Spec(i), outputs[i]));
@@ -277,6 +277,7 @@ class HarnessVerifier : public CallVerifier {
   }
 
  private:
+  static constexpr int kSet = 0;  // the timed input set
   CheckContext& ctx_;
 };
 

@@ -39,9 +39,9 @@ HarnessOptions ParseHarnessArgs(const std::vector<std::string>& args);
 /// Reads every fixture, loads the kernel, installs the system-call filter
 /// (syscall_filter.h, unless options.filter_syscalls is false), checks the kernel on
 /// every seed of the manifest with the anti-cheat checks of harness_checks.h (docs/
-/// fitness.md), then (when all pass and options.measure) times it on one input
-/// set (seed 0's values to start, as eager PyTorch is timed), verifying a random subset of the timed calls
-/// on reloaded inputs (harness_timing.h); a timed run is
+/// fitness.md), then (when all pass and options.measure) times it on one input set
+/// (seed 0's values to start, as eager PyTorch is timed), verifying a random subset of
+/// the timed calls (harness_timing.h); a timed run is
 /// bracketed by the degraded-machine probe (probe_before_us / probe_after_us, degraded
 /// by their ratio alone; the platform adds the reference). Returns status ok / incorrect / runtime_error /
 /// rejected_by_check with message, checks and timings (log_excerpt and seconds are

@@ -46,12 +46,11 @@ class Mode {
   /// its output (the drop-in allocator hands back the block it freed), computing only
   /// on the poisoned, verified calls.
   double Call(bool verify, CallStatus* status, bool flush = true) {
-    const int set = 0;  // the inputs eager PyTorch is timed on (CallVerifier)
-    TensorSet& inputs = verifier_.InputSet(set);
+    TensorSet& inputs = verifier_.Inputs();  // set 0, as eager PyTorch is timed (CallVerifier)
     if (verify) {
       // Alternately new contents at the same address (catches memoizing by address)
       // and the same contents (catches skipping work on inputs seen before).
-      if (verified_ % 2 == 0) verifier_.Refresh(set);
+      if (verified_ % 2 == 0) verifier_.Refresh();
       ++verified_;
     }
     double seconds = 0;
@@ -74,7 +73,7 @@ class Mode {
     DLTensor* out = drop_in_ ? views_.data() : outputs_.Views();
     status->error = CallEntry(entry_, inputs, out, outputs_.Count());
     seconds += Seconds(start, Clock::now());
-    if (verify && !status->error) status->rejection = verifier_.Verify(set, out);
+    if (verify && !status->error) status->rejection = verifier_.Verify(out);
     if (drop_in_) {
       start = Clock::now();
       for (auto& view : views_) std::free(view.data);

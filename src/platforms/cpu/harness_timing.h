@@ -52,12 +52,13 @@ bool StopTiming(const TimingBudget& budget, int n, double timed_seconds, double 
 class CallVerifier {
  public:
   virtual ~CallVerifier() = default;
-  virtual TensorSet& InputSet(int set) = 0;
-  /// Loads fresh contents (another seed's inputs) into input set `set`.
-  virtual void Refresh(int set) = 0;
-  /// Checks `outputs` of a call on input set `set`; nullopt when correct, else the
+  /// The timed input set (set 0).
+  virtual TensorSet& Inputs() = 0;
+  /// Loads fresh contents (another seed's inputs) into the timed input set.
+  virtual void Refresh() = 0;
+  /// Checks `outputs` of a call on the timed input set; nullopt when correct, else the
   /// rejection reason.
-  virtual std::optional<std::string> Verify(int set, const DLTensor* outputs) = 0;
+  virtual std::optional<std::string> Verify(const DLTensor* outputs) = 0;
 };
 
 inline constexpr int kVerifyEvery = 8;
