@@ -30,10 +30,34 @@ PY="${PYTHON:-python3}"
 REQ="worker/requirements.txt"
 STAMP=".venv/.requirements.sha256"
 want="$(sha256sum "$REQ" | cut -d' ' -f1)"
+# PyPI's Linux torch wheel brings its CUDA libraries: the installed .venv takes about
+# 4.7 GiB and pip holds the downloaded wheels (about 3 GiB) in its temporary folder
+# until it has installed them. --no-cache-dir keeps pip from keeping a third copy.
+VENV_GIB=5 WHEELS_GIB=3
+free_gib() { df -Pk "$1" | awk 'NR==2 { printf "%.1f", $4 / 1048576 }'; }
+mount_of() { df -P "$1" | awk 'NR==2 { print $6 }'; }
+warn_if_short() {  # DIR NEED_GIB WHAT
+  local have; have="$(free_gib "$1")"
+  if awk -v h="$have" -v n="$2" 'BEGIN { exit !(h < n) }'; then
+    echo "setup: warning: $have GiB free at $1, and $3 needs about $2 GiB there" >&2
+  fi
+}
 if [[ ! -x .venv/bin/python ]] || [[ "$(cat "$STAMP" 2>/dev/null)" != "$want" ]]; then
   echo "setup: creating .venv with $REQ (first time: a few minutes, torch is large)"
+  tmp="${TMPDIR:-/tmp}"
+  if [[ "$(mount_of "$ROOT")" == "$(mount_of "$tmp")" ]]; then
+    warn_if_short "$ROOT" $((VENV_GIB + WHEELS_GIB)) "installing torch (.venv and pip's downloads)"
+  else
+    warn_if_short "$ROOT" "$VENV_GIB" "the .venv"
+    warn_if_short "$tmp" "$WHEELS_GIB" "pip's downloads (TMPDIR)"
+  fi
   [[ -x .venv/bin/python ]] || "$PY" -m venv .venv
-  .venv/bin/python -m pip install -q --disable-pip-version-check -r "$REQ"
+  if ! .venv/bin/python -m pip install -q --disable-pip-version-check --no-cache-dir -r "$REQ"; then
+    echo "setup: pip could not install $REQ into .venv (free now: $(free_gib "$ROOT") GiB" \
+      "at $ROOT, $(free_gib "$tmp") GiB at $tmp; the .venv takes about $VENV_GIB GiB and pip's" \
+      "downloads about $WHEELS_GIB GiB more under TMPDIR while it installs)" >&2
+    exit 1
+  fi
   echo "$want" > "$STAMP"
 fi
 
