@@ -94,6 +94,7 @@ BenchTotals SummarizeBench(const std::vector<BenchEntry>& entries) {
     if (counted) correct_speedups.push_back(e.speedup);
     all_speedups.push_back(counted ? e.speedup : 1.0);
     if (e.correct && e.bound == "memory" && e.roofline_fraction > 0) memory_fractions.push_back(e.roofline_fraction);
+    if (e.correct && e.ci_low > 0 && e.ci_high > kWideIntervalRatio * e.ci_low) t.wide_interval.push_back(e.problem);
   }
   if (t.problems > 0) t.correct_rate = static_cast<double>(t.correct) / t.problems;
   t.fast_0 = FastP(entries, 0);
@@ -195,6 +196,7 @@ json BenchTotalsToJson(const BenchTotals& t) {
           {"geomean_speedup_all_incorrect_as_1", t.geomean_speedup_all},
           {"memory_bound_problems", t.memory_bound},
           {"median_memory_roofline_fraction", t.median_memory_roofline_fraction},
+          {"wide_interval_problems", t.wide_interval},
           {"vs_torch_compile",
            t.gpu ? json{{"measured", t.compile_measured},
                         {"fast_0", t.fast_0},
@@ -243,6 +245,14 @@ std::string BenchTable(const std::vector<BenchEntry>& entries, const BenchTotals
                        t.memory_bound, 100 * t.median_memory_roofline_fraction);
   } else {
     out += "median roofline fraction: no correct memory-bound problem with roofline figures\n";
+  }
+  if (!t.wide_interval.empty()) {
+    std::string names;
+    for (const auto& name : t.wide_interval) names += (names.empty() ? "" : ", ") + name;
+    out += fmt::format("warning: {} problem(s) measured with an interval wider than {:.0f}x ({}); the machine was "
+                       "noisy while they ran, so their speedups are uncertain (re-run them, or raise "
+                       "--confirm-rounds)\n",
+                       t.wide_interval.size(), kWideIntervalRatio, names);
   }
   return out;
 }

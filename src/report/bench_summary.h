@@ -59,6 +59,10 @@ struct BenchTotals {
   int memory_bound = 0;              // correct problems whose best kernel is memory-bound
   /// Median roofline fraction of those (0 when none); mean of the middle two for an even count.
   double median_memory_roofline_fraction = 0;
+  /// Correct problems whose speedup interval spans more than kWideIntervalRatio
+  /// (ci_high / ci_low): their figure is counted as measured but is uncertain; the
+  /// table names them so a reader re-runs them on a quieter machine.
+  std::vector<std::string> wide_interval;
   /// GPU targets (issue 6): the same figures against torch.compile (default mode)
   /// instead of eager. `gpu` is true when any finished entry has a "gpu" object.
   /// fast_p: correct AND speedup_vs_compile > p, over every finished problem
@@ -73,6 +77,11 @@ struct BenchTotals {
   double compile_geomean_correct = 0;
   double compile_geomean_all = 0;
 };
+
+/// An interval whose high end is more than this many times its low end marks a noisy
+/// measurement (a factor of two: the VM's two vCPUs acting as one halves a
+/// two-thread kernel's speed; our choice, not a published constant).
+inline constexpr double kWideIntervalRatio = 2.0;
 
 /// fast_p of KernelBench (A. Ouyang et al., "KernelBench: Can LLMs Write Efficient GPU
 /// Kernels?", arXiv:2502.10517, 2025): the fraction of problems that are correct AND

@@ -126,5 +126,27 @@ TEST(BenchSummary, ColumnsStayAlignedWithALongProblemName) {
   EXPECT_GT(starts[0], entries[1].problem.size()) << table;
 }
 
+TEST(BenchSummary, WideIntervalsAreNamedButStillCounted) {
+  // silu as a helper's busy-machine bench measured it: 1.40x in [0.09, 5.78].
+  std::vector<report::BenchEntry> entries = {Entry("correct", 1.4), Entry("correct", 3.0), Entry("correct", 1.1),
+                                             Entry("no_correct_candidate", 0)};
+  entries[0].problem = "silu";
+  entries[0].ci_low = 0.09, entries[0].ci_high = 5.78;
+  entries[1].problem = "softmax";
+  entries[1].ci_low = 2.0, entries[1].ci_high = 4.0;  // exactly 2x wide: not flagged
+  entries[2].problem = "relu";
+  entries[2].ci_low = 0.5, entries[2].ci_high = 1.2;
+  entries[3].ci_low = 0.0, entries[3].ci_high = 0.0;
+  const report::BenchTotals t = report::SummarizeBench(entries);
+  EXPECT_EQ(t.wide_interval, (std::vector<std::string>{"silu", "relu"}));
+  EXPECT_DOUBLE_EQ(t.fast_1, 0.75);  // the flag changes no KernelBench figure
+  EXPECT_EQ(report::BenchTotalsToJson(t)["wide_interval_problems"], nlohmann::json({"silu", "relu"}));
+  const std::string table = report::BenchTable(entries, t);
+  EXPECT_NE(table.find("warning: 2 problem(s) measured with an interval wider than 2x (silu, relu)"),
+            std::string::npos) << table;
+  const std::vector<report::BenchEntry> steady = {entries[1]};
+  EXPECT_EQ(report::BenchTable(steady, report::SummarizeBench(steady)).find("warning"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace kernelevolve
