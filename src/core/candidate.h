@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <string>
+#include <string_view>
 
 namespace kernelevolve::core {
 
@@ -15,6 +16,13 @@ struct Candidate {
   nlohmann::json knobs = nlohmann::json::object();  // template knob values
   std::string rationale;     // why this candidate exists (shown in reports)
 };
+
+/// How the rationale of a prior run's kernel, re-evaluated first on a warm start
+/// (knowledge/warm_start.h), begins; the run table marks such nodes' parent "prior".
+inline constexpr std::string_view kWarmStartRationalePrefix = "warm start: ";
+
+/// Whether `c` is a warm start's prior kernel (its rationale begins with the prefix).
+inline bool IsWarmStartSeed(const Candidate& c) { return c.rationale.starts_with(kWarmStartRationalePrefix); }
 
 /// FNV-1a 64-bit of the text, as 16 lowercase hex digits. Used as a content hash for
 /// deduplication and the build cache (not for security).

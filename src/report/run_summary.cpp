@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "core/candidate.h"
 #include "core/error.h"
 #include "core/status.h"
 #include "eval/result_json.h"
@@ -151,7 +152,8 @@ std::string SummaryTable(const RunSummary& s, int max_rows) {
     std::string speed = e.fitness > 0 ? fmt::format("{:.2f}x", e.fitness) : "-";
     std::string median = e.latency.Measured() ? fmt::format("{:.1f}", e.latency.median_us) : "-";
     std::string kernel = e.kernel_only.Measured() ? fmt::format("{:.1f}", e.kernel_only.median_us) : "-";
-    std::string parent = n->parent_id < 0 ? "root" : std::to_string(n->parent_id);
+    std::string parent = n->parent_id >= 0 ? std::to_string(n->parent_id)
+                         : core::IsWarmStartSeed(n->candidate) ? "prior" : "root";
     out += fmt::format("{:>5} {:>6} {:<16} {:<17} {:>12} {:>12} {:>9} {:>18}  {}\n", n->id, parent,
                        n->candidate.template_name, core::StatusName(e.status), median, kernel,
                        speed, eval::RooflineShort(e.roofline), n->candidate.knobs.dump());

@@ -127,16 +127,26 @@ void AddNeighbours(const KernelTemplate& tmpl, const search::Node& parent,
     }
     collector.Add(m.knobs, outcome + "; try " + space.Phrase(m.dim, m.value));
   }
-  std::vector<nlohmann::json> rest = space.Enumerate();
-  std::stable_sort(rest.begin(), rest.end(), [&](const auto& a, const auto& b) {
-    return space.Distance(a, parent_knobs) < space.Distance(b, parent_knobs);
-  });
+  // The settings two or more knobs away, nearest first (enumeration order within a
+  // distance), each with its distance and whether it moves a knob back, computed once.
+  struct Far {
+    nlohmann::json knobs;
+    int distance;
+    bool backward;
+  };
+  std::vector<Far> far;
+  for (auto& knobs : space.Enumerate()) {
+    const int distance = space.Distance(knobs, parent_knobs);
+    if (distance < 2) continue;
+    const bool backward = backwards(knobs) > 0;
+    far.push_back({std::move(knobs), distance, backward});
+  }
+  std::stable_sort(far.begin(), far.end(), [](const Far& a, const Far& b) { return a.distance < b.distance; });
   auto add_rest = [&](bool with_backward_moves) {
-    for (const auto& knobs : rest) {
-      const int distance = space.Distance(knobs, parent_knobs);
-      if (distance < 2 || (backwards(knobs) > 0) != with_backward_moves) continue;
-      collector.Add(knobs, fmt::format("{}; one-knob moves used up, try {} ({} knobs from parent)",
-                                       outcome, space.Describe(knobs), distance));
+    for (const Far& f : far) {
+      if (f.backward != with_backward_moves) continue;
+      collector.Add(f.knobs, fmt::format("{}; one-knob moves used up, try {} ({} knobs from parent)",
+                                         outcome, space.Describe(f.knobs), f.distance));
     }
   };
   add_rest(false);
