@@ -9,6 +9,7 @@
 #include "cli/optimize_command.h"
 #include "cli/resume_command.h"
 #include "cli/search_flags.h"
+#include "cli/suggest.h"
 #include "core/error.h"
 #include "problem/worker_client.h"
 #include "store/store.h"
@@ -90,8 +91,10 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    int code = app.exit(e);
-    return code == 0 ? 0 : 2;
+    const std::string unknown = kernelevolve::cli::UnknownWordsMessage(app, e, {argv + 1, argv + argc});
+    if (unknown.empty()) return app.exit(e) == 0 ? 0 : 2;  // --help, or CLI11's own message
+    std::cerr << unknown << "Run with --help for more information.\n";
+    return 2;
   }
   try {
     if (app.got_subcommand("optimize")) return kernelevolve::cli::RunOptimize(optimize);
