@@ -39,16 +39,17 @@ mount_of() { df -P "$1" | awk 'NR==2 { print $6 }'; }
 warn_if_short() {  # DIR NEED_GIB WHAT
   local have; have="$(free_gib "$1")"
   if awk -v h="$have" -v n="$2" 'BEGIN { exit !(h < n) }'; then
-    echo "setup: warning: $have GiB free at $1, and $3 needs about $2 GiB there" >&2
+    echo "setup: warning: $have GiB free at $1; $3 take about $2 GiB there" \
+      "(point TMPDIR at a disk with room for pip's downloads)" >&2
   fi
 }
 if [[ ! -x .venv/bin/python ]] || [[ "$(cat "$STAMP" 2>/dev/null)" != "$want" ]]; then
   echo "setup: creating .venv with $REQ (first time: a few minutes, torch is large)"
   tmp="${TMPDIR:-/tmp}"
   if [[ "$(mount_of "$ROOT")" == "$(mount_of "$tmp")" ]]; then
-    warn_if_short "$ROOT" $((VENV_GIB + WHEELS_GIB)) "installing torch (.venv and pip's downloads)"
+    warn_if_short "$ROOT" $((VENV_GIB + WHEELS_GIB)) "the .venv and pip's downloads"
   else
-    warn_if_short "$ROOT" "$VENV_GIB" "the .venv"
+    warn_if_short "$ROOT" "$VENV_GIB" "the .venv's files"
     warn_if_short "$tmp" "$WHEELS_GIB" "pip's downloads (TMPDIR)"
   fi
   [[ -x .venv/bin/python ]] || "$PY" -m venv .venv
