@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace kernelevolve::cli {
 namespace {
@@ -36,11 +37,6 @@ std::vector<std::string> LongOptions(const CLI::App& app) {
     for (const std::string& l : opt->get_lnames()) names.push_back("--" + l);
   }
   return names;
-}
-
-std::string Joined(const std::vector<std::string>& words) {
-  return std::accumulate(words.begin(), words.end(), std::string(),
-                         [](const std::string& a, const std::string& b) { return a.empty() ? b : a + ", " + b; });
 }
 
 std::string DidYouMean(const std::optional<std::string>& nearest) {
@@ -83,7 +79,7 @@ std::string UnknownWordsMessage(const CLI::App& app, const CLI::ParseError& erro
   const std::vector<std::string> commands = SubcommandNames(*at);
   auto unknown_command = [&](const std::string& word) {
     return fmt::format("error: unknown command '{}' for '{}'{}; the commands are {}\n", word, where,
-                       DidYouMean(NearestWord(word, commands)), Joined(commands));
+                       DidYouMean(NearestWord(word, commands)), fmt::join(commands, ", "));
   };
   std::vector<std::string> left = at->remaining();
   if (at == &app && left.empty()) left = args;
@@ -92,7 +88,7 @@ std::string UnknownWordsMessage(const CLI::App& app, const CLI::ParseError& erro
     for (const std::string& word : left) {
       if (word.rfind('-', 0) != 0) return unknown_command(word);
     }
-    return fmt::format("error: '{}' needs a command: {}\n", where, Joined(commands));
+    return fmt::format("error: '{}' needs a command: {}\n", where, fmt::join(commands, ", "));
   }
   if (dynamic_cast<const CLI::ExtrasError*>(&error) == nullptr) return "";
   std::string out;

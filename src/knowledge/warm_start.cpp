@@ -32,8 +32,8 @@ WarmStartPlan PlanWarmStart(const KnowledgeBase& kb, const ExperienceKey& key,
     c.knobs = x.knobs;
     c.rationale = fmt::format(
         "{}best prior kernel of experience {} (problem {}, shape {}, {:.2f}x vs eager on {}); {}",
-        core::kWarmStartRationalePrefix, x.id, x.problem, x.shape_class, x.speedup, x.machine.empty() ? "unknown machine" : x.machine,
-        m.why);
+        core::kWarmStartRationalePrefix, x.id, x.problem, x.shape_class, x.speedup,
+        x.machine.empty() ? "unknown machine" : x.machine, m.why);
     plan.seeds.push_back(std::move(c));
     plan.seed_sources.push_back(m);
   }

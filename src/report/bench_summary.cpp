@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace kernelevolve::report {
 namespace {
@@ -247,12 +248,10 @@ std::string BenchTable(const std::vector<BenchEntry>& entries, const BenchTotals
     out += "median roofline fraction: no correct memory-bound problem with roofline figures\n";
   }
   if (!t.wide_interval.empty()) {
-    std::string names;
-    for (const auto& name : t.wide_interval) names += (names.empty() ? "" : ", ") + name;
     out += fmt::format("warning: {} problem(s) measured with an interval wider than {:.0f}x ({}); the machine was "
                        "noisy while they ran, so their speedups are uncertain (re-run them, or raise "
                        "--confirm-rounds)\n",
-                       t.wide_interval.size(), kWideIntervalRatio, names);
+                       t.wide_interval.size(), kWideIntervalRatio, fmt::join(t.wide_interval, ", "));
   }
   return out;
 }
