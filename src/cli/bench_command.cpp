@@ -233,12 +233,14 @@ int RunBench(const BenchOptions& options) {
     const report::BenchTotals totals = report::SummarizeBench(entries);
     report::WriteJsonAtomic(b.out_dir / "bench.json",
                             BenchDocument(b, machine, entries, problems.size(), Interrupted()));
-    report::WriteTextAtomic(b.out_dir / "bench.txt", report::BenchTable(entries, totals));
+    report::WriteTextAtomic(b.out_dir / "bench.txt",
+                            "machine: " + core::MachineSummary(machine) + "\n" + report::BenchTable(entries, totals));
   }
   const report::BenchTotals totals = report::SummarizeBench(entries);
   report::WriteJsonAtomic(b.out_dir / "bench.json", BenchDocument(b, machine, entries, problems.size(), Interrupted()));
-  report::WriteTextAtomic(b.out_dir / "bench.txt", report::BenchTable(entries, totals));
-  std::cout << "\n" << report::BenchTable(entries, totals);
+  const std::string table = "machine: " + core::MachineSummary(machine) + "\n" + report::BenchTable(entries, totals);
+  report::WriteTextAtomic(b.out_dir / "bench.txt", table);
+  std::cout << "\n" << table;
   std::cout << fmt::format("written: {} and bench.txt\n", (b.out_dir / "bench.json").string());
   if (Interrupted()) {
     std::cout << fmt::format("interrupted after {} of {} problems\n", entries.size(), problems.size());

@@ -117,7 +117,7 @@ int Experiences(const KbOptions& o) {
     nlohmann::json out = nlohmann::json::array();
     for (const auto& x : records) {
       out.push_back({{"id", x.id}, {"created_unix_s", x.created_unix_s}, {"problem", x.problem},
-                     {"platform", x.platform}, {"machine", x.machine},
+                     {"platform", x.platform}, {"machine", x.machine}, {"isa", x.isa},
                      {"operator_family", x.operator_family}, {"op_signature", x.op_signature},
                      {"shape_class", x.shape_class}, {"shapes", x.shapes},
                      {"template", x.template_name}, {"knobs", x.knobs},

@@ -76,7 +76,7 @@ KnowledgeSession StartKnowledge(const KnowledgeHookOptions& options, const core:
     return session;
   }
   try {
-    auto key = knowledge::ExperienceKeyFor(problem, options.platform, options.machine);
+    auto key = knowledge::ExperienceKeyFor(problem, options.platform, options.machine, options.isa);
     session.plan = knowledge::PlanWarmStart(*session.kb, key);
   } catch (const std::exception& e) {
     Warn(session, fmt::format("'{}': cannot look up experiences", session.kb_path.string()), e);
@@ -115,6 +115,7 @@ nlohmann::json FinishKnowledge(KnowledgeSession& session, const core::Problem& p
       knowledge::DistillContext context;
       context.platform = session.options.platform;
       context.machine = session.options.machine;
+      context.isa = session.options.isa;
       context.run_dir = fs::absolute(run_dir).lexically_normal().string();
       context.confirmed_speedup = confirmed_speedup;
       if (auto x = knowledge::DistillExperience(problem, nodes, context)) {

@@ -25,6 +25,7 @@ struct KnowledgeHookOptions {
   bool quiet = false;               // no "warm start: ..." line on stderr
   std::string platform = "cpu";     // the --target
   std::string machine;              // CPU model (core::MachineContext::cpu_model)
+  std::string isa;                  // its instruction set (core::CpuIsa::level)
 };
 
 /// State carried from StartKnowledge to FinishKnowledge.

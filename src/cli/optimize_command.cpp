@@ -19,12 +19,12 @@
 #include "cli/run_config.h"
 #include "core/error.h"
 #include "eval/roofline.h"
-#include "eval/timing_stats.h"
 #include "exec/confirm_speedup.h"
 #include "exec/local_evaluator.h"
 #include "exec/measurement_gate.h"
 #include "operators/template/template_operator.h"
 #include "platforms/cpu/cpu_platform.h"
+#include "problem/eager_timer.h"
 #include "problem/problem_loader.h"
 #include "problem/worker_client.h"
 #include "report/progress.h"
@@ -164,21 +164,7 @@ platforms::RunOptions MakeRunOptions(const OptimizeOptions& o, const core::Probl
 
 /// Times eager PyTorch once through the worker, for the same time as a candidate.
 exec::BaselineTimer MakeBaselineTimer(problem::WorkerClient& worker, const OptimizeOptions& o) {
-  return [&worker, min_time = o.min_time_seconds, max_time = std::max(o.max_time_seconds, o.min_time_seconds),
-          flush = o.cache_flush]() {
-    problem::BaselineTiming bt;
-    nlohmann::json r = worker.Call("time_baseline",
-                                   {{"warmup_seconds", 0.05},
-                                    {"min_time_seconds", min_time},
-                                    {"max_time_seconds", max_time},
-                                    {"flush_cache", flush},
-                                    {"min_repetitions", bt.min_repetitions},
-                                    {"max_repetitions", bt.max_repetitions}},
-                                   120);
-    core::TimingStats stats = eval::Summarize(r.at("samples_us").get<std::vector<double>>());
-    stats.converged = eval::MedianPreciseEnough(stats);  // the worker's stopping rule (baseline.py)
-    return stats;
-  };
+  return problem::MakeEagerTimer(worker, {o.min_time_seconds, o.max_time_seconds, o.cache_flush});
 }
 
 }  // namespace
@@ -263,7 +249,7 @@ int RunOptimize(const OptimizeOptions& options_in) {
 
   // Issue 7: with --llm the LLM operator writes every candidate (docs/llm.md); without,
   // the offline template operator does.
-  operators::TemplateOperator template_op(o.target);
+  operators::TemplateOperator template_op(o.target, s.machine.isa.FloatLanes());
   std::unique_ptr<operators::llm::LlmOperator> llm_op;
   if (!o.llm.empty()) llm_op = MakeLlmOperator(o, store, run_id, nullptr, s.machine);
   operators::UniversalOperator& op = llm_op ? static_cast<operators::UniversalOperator&>(*llm_op) : template_op;
@@ -291,7 +277,7 @@ int RunOptimize(const OptimizeOptions& options_in) {
   sopts.interrupt = InterruptFlag();
   // Knowledge base (issue 8): start from prior kernels; never fails the run.
   KnowledgeSession knowledge = StartKnowledge(
-      {o.kb_path, o.no_kb, o.cache_dir, o.quiet, o.target, s.machine.cpu_model}, problem);
+      {o.kb_path, o.no_kb, o.cache_dir, o.quiet, o.target, s.machine.cpu_model, s.machine.isa.level}, problem);
   sopts.seed_candidates = knowledge.plan.seeds;
   sopts.experiences = knowledge.plan.notes;
   report::ConsoleProgress progress(o.budget, o.time_limit_seconds);

@@ -33,6 +33,7 @@ std::string CpuModel() {
 MachineContext ProbeLocalMachine() {
   MachineContext m;
   m.cpu_model = CpuModel();
+  m.isa = HostCpuIsa();
   m.logical_cores = static_cast<int>(std::thread::hardware_concurrency());
   m.governor = ReadFirstLine("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor");
   char host[256] = {0};
@@ -40,8 +41,14 @@ MachineContext ProbeLocalMachine() {
   return m;
 }
 
+std::string MachineSummary(const MachineContext& m) {
+  std::string out = (m.cpu_model.empty() ? std::string("unknown CPU") : m.cpu_model) + ", " + m.isa.Text();
+  if (m.threads > 0) out += ", " + std::to_string(m.threads) + (m.threads == 1 ? " thread" : " threads");
+  return out;
+}
+
 nlohmann::json MachineToJson(const MachineContext& m) {
-  return {{"cpu_model", m.cpu_model}, {"logical_cores", m.logical_cores},
+  return {{"cpu_model", m.cpu_model}, {"isa", CpuIsaToJson(m.isa)}, {"logical_cores", m.logical_cores},
           {"threads", m.threads},     {"governor", m.governor},
           {"compiler", m.compiler},   {"torch_version", m.torch_version},
           {"hostname", m.hostname},   {"copy_bandwidth_gbps", m.copy_bandwidth_gbps},

@@ -5,10 +5,13 @@
 
 #include <string>
 
+#include "core/cpu_isa.h"
+
 namespace kernelevolve::core {
 
 struct MachineContext {
   std::string cpu_model;       // /proc/cpuinfo "model name"
+  CpuIsa isa;                  // instruction set -march=native compiles for (HostCpuIsa)
   int logical_cores = 0;       // online logical CPUs
   int threads = 0;             // threads given to candidates and to the eager baseline
   std::string governor;        // cpufreq scaling governor, "unknown" where absent
@@ -27,5 +30,8 @@ struct MachineContext {
 /// fields are filled by the platform and the worker.
 MachineContext ProbeLocalMachine();
 nlohmann::json MachineToJson(const MachineContext& machine);
+/// One line for a console table: "AMD EPYC 7B13, x86-64-v3 (avx2 fma, 256-bit vectors),
+/// 2 threads" (the thread count only when set).
+std::string MachineSummary(const MachineContext& machine);
 
 }  // namespace kernelevolve::core

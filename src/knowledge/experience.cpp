@@ -14,6 +14,12 @@
 namespace kernelevolve::knowledge {
 namespace {
 
+/// "AMD EPYC 7B13, x86-64-v3"; "unknown machine" without a model.
+std::string MachineText(const std::string& machine, const std::string& isa) {
+  const std::string model = machine.empty() ? "unknown machine" : machine;
+  return isa.empty() ? model : model + ", " + isa;
+}
+
 int Bucket(int64_t d) {
   int b = 0;
   while (d > 1) {
@@ -146,7 +152,7 @@ std::string Experience::Summary() const {
                                 g.at("fitness_before").get<double>(), g.at("fitness_after").get<double>()));
   }
   std::string line = fmt::format("{} on {} ({}), shapes {}: {:.2f}x vs eager{} with {} {}",
-                                 operator_family, platform, machine.empty() ? "unknown machine" : machine,
+                                 operator_family, platform, MachineText(machine, isa),
                                  shape_class, speedup, speedup_confirmed ? " (confirmed)" : "",
                                  template_name.empty() ? operator_name : template_name, knobs.dump());
   if (!gains.empty()) line += fmt::format("; gains: {}", fmt::join(gains, "; "));
@@ -175,6 +181,7 @@ std::optional<Experience> DistillExperience(const core::Problem& problem,
   x.problem_path = problem.source_path.string();
   x.platform = context.platform;
   x.machine = context.machine;
+  x.isa = context.isa;
   x.operator_family = OperatorFamily(problem, best.candidate.template_name);
   x.op_signature = OpSignature(problem);
   x.shapes = InputShapes(problem);
@@ -198,8 +205,8 @@ std::optional<Experience> DistillExperience(const core::Problem& problem,
 }
 
 ExperienceKey ExperienceKeyFor(const core::Problem& problem, const std::string& platform,
-                               const std::string& machine) {
-  return ExperienceKey{platform, OpSignature(problem), InputShapes(problem), machine};
+                               const std::string& machine, const std::string& isa) {
+  return ExperienceKey{platform, OpSignature(problem), InputShapes(problem), machine, isa};
 }
 
 std::vector<ExperienceMatch> MatchExperiences(const ExperienceKey& key,
@@ -214,10 +221,12 @@ std::vector<ExperienceMatch> MatchExperiences(const ExperienceKey& key,
     ExperienceMatch m;
     m.experience = x;
     m.shape_distance = distance;
-    m.same_machine = !key.machine.empty() && x.machine == key.machine;
+    m.same_machine = !key.machine.empty() && x.machine == key.machine && x.isa == key.isa;
     m.why = fmt::format("same op signature and platform {}; shape {} vs {} (distance {}); {}",
                         key.platform, x.shape_class, wanted.Text(), distance,
-                        m.same_machine ? "same machine" : "another machine");
+                        m.same_machine ? "same machine"
+                                       : fmt::format("another machine ({}), re-measured here",
+                                                     MachineText(x.machine, x.isa)));
     out.push_back(std::move(m));
   }
   std::stable_sort(out.begin(), out.end(), [](const ExperienceMatch& a, const ExperienceMatch& b) {

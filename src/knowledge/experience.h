@@ -51,6 +51,9 @@ struct Experience {
   std::string problem_path;
   std::string platform;       // "cpu"
   std::string machine;        // CPU model (or GPU name) it was measured on
+  /// Instruction set its kernel was compiled for and timed on (core::CpuIsa::level,
+  /// e.g. "x86-64-v4"); "" in records made before schema version 2.
+  std::string isa;
   std::string operator_family;
   std::string op_signature;
   std::string shape_class;    // ShapeClass::Text()
@@ -75,7 +78,7 @@ struct Experience {
   std::string source_hash;    // core::ContentHash(source)
   std::string run_dir;        // where the run wrote its files
 
-  /// One line for an operator's context, e.g. "softmax_lastdim on cpu (AMD EPYC), shapes
+  /// One line for an operator's context, e.g. "softmax_lastdim on cpu (AMD EPYC, x86-64-v3), shapes
   /// r2[5,9]: 1.92x vs eager with {...}; gains: math libm->vectorized (0.9x->1.5x); best
   /// at evaluation 4 of 8 [experience 3, problem softmax]".
   std::string Summary() const;
@@ -87,6 +90,7 @@ struct DistillContext {
   std::string machine;
   std::string run_dir;
   double confirmed_speedup = 0;  // > 0: the final interleaved measurement of the best node
+  std::string isa;               // core::CpuIsa::level of the machine
 };
 
 /// Distills a run: `nodes` in evaluation order (ids ascending). The best node is the
@@ -102,16 +106,20 @@ struct ExperienceKey {
   std::string op_signature;
   std::vector<std::vector<int64_t>> shapes;
   std::string machine;
+  std::string isa;  // core::CpuIsa::level of the machine
 };
 
-/// The key of a problem about to be optimized.
+/// The key of a problem about to be optimized on `machine` (CPU model or GPU name) with
+/// instruction set `isa` (core::CpuIsa::level).
 ExperienceKey ExperienceKeyFor(const core::Problem& problem, const std::string& platform,
-                               const std::string& machine);
+                               const std::string& machine, const std::string& isa = "");
 
 /// A prior record that matches a key, and why.
 struct ExperienceMatch {
   Experience experience;
   int shape_distance = 0;
+  /// Same CPU model (or GPU) and same instruction set: a record without an ISA, or
+  /// with another, is another machine, whose kernel is only a seed to re-measure.
   bool same_machine = false;
   std::string why;  // "same op signature and platform; shape r2[5,9] vs r2[5,9] (distance 0); same machine"
 };

@@ -24,12 +24,12 @@ nlohmann::json ParseColumn(const std::string& text, const char* column, const st
 int64_t InsertExperience(sqlite3* db, const std::filesystem::path& db_path, const Experience& x) {
   store::Transaction tx(db, db_path);
   Statement ins(db,
-                "INSERT INTO experiences (created_unix_s, problem, problem_path, platform, machine, "
+                "INSERT INTO experiences (created_unix_s, problem, problem_path, platform, machine, isa, "
                 "operator_family, op_signature, shape_class, shapes_json, operator_name, "
                 "template_name, knobs_json, improvements_json, rationale, fitness, speedup, "
                 "speedup_confirmed, latency_us, eager_us, evaluations, evaluations_to_best, source, "
                 "source_hash, run_dir) VALUES (:created, :problem, :problem_path, :platform, "
-                ":machine, :family, :signature, :shape_class, :shapes, :operator_name, :template, "
+                ":machine, :isa, :family, :signature, :shape_class, :shapes, :operator_name, :template, "
                 ":knobs, :improvements, :rationale, :fitness, :speedup, :confirmed, :latency, "
                 ":eager, :evaluations, :to_best, :source, :source_hash, :run_dir)",
                 db_path);
@@ -38,6 +38,7 @@ int64_t InsertExperience(sqlite3* db, const std::filesystem::path& db_path, cons
       .Bind(":problem_path", x.problem_path)
       .Bind(":platform", x.platform)
       .Bind(":machine", x.machine)
+      .Bind(":isa", x.isa)
       .Bind(":family", x.operator_family)
       .Bind(":signature", x.op_signature)
       .Bind(":shape_class", x.shape_class)
@@ -83,6 +84,7 @@ std::vector<Experience> QueryExperiences(sqlite3* db, const std::filesystem::pat
     x.problem_path = q.Text("problem_path");
     x.platform = q.Text("platform");
     x.machine = q.Text("machine");
+    x.isa = q.Text("isa");
     x.operator_family = q.Text("operator_family");
     x.op_signature = q.Text("op_signature");
     x.shape_class = q.Text("shape_class");

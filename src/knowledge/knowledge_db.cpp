@@ -107,6 +107,10 @@ int UserVersion(sqlite3* db, const std::filesystem::path& path) {
 
 }  // namespace
 
+// Version 2 (issue 16): experiences carry the instruction set their kernel was
+// compiled for, so a kernel found on an AVX-512 machine is only a seed on an AVX2 one.
+constexpr const char* kSchemaV2 = "ALTER TABLE experiences ADD COLUMN isa TEXT NOT NULL DEFAULT ''";
+
 DbHandle OpenKnowledgeDatabase(const std::filesystem::path& path) {
   std::error_code ec;
   if (!path.parent_path().empty()) std::filesystem::create_directories(path.parent_path(), ec);
@@ -132,7 +136,8 @@ DbHandle OpenKnowledgeDatabase(const std::filesystem::path& path) {
         path.string(), version, kKnowledgeSchemaVersion));
   }
   if (version < kKnowledgeSchemaVersion) {
-    store::ExecSql(db.get(), kSchemaV1, path);
+    if (version < 1) store::ExecSql(db.get(), kSchemaV1, path);
+    if (version < 2) store::ExecSql(db.get(), kSchemaV2, path);
     store::ExecSql(db.get(),
                    fmt::format("PRAGMA user_version = {}", kKnowledgeSchemaVersion).c_str(), path);
   }

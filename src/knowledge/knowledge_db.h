@@ -10,7 +10,7 @@
 namespace kernelevolve::knowledge {
 
 /// Schema version stored in PRAGMA user_version.
-inline constexpr int kKnowledgeSchemaVersion = 1;
+inline constexpr int kKnowledgeSchemaVersion = 2;
 
 /// How long a connection waits for another process's write lock before failing.
 inline constexpr int kKnowledgeBusyTimeoutMs = 15000;

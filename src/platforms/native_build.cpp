@@ -94,6 +94,33 @@ std::string QueryCompilerVersion(const std::string& compiler_path, const std::st
   return release.empty() ? first : release;
 }
 
+std::string QueryNativeTarget(const std::string& compiler_path) {
+  auto result = eval::RunSandboxed({compiler_path, "-march=native", "-Q", "--help=target"},
+                                   CompilerEnv(compiler_path, {}), "/", CompilerLimits(30));
+  if (result.exit_code != 0) return "";
+  // "  -mavx2  [enabled]" and "  -march=  znver3": the options in force, not the
+  // listing of valid values that follows them.
+  std::istringstream in(result.stdout_text);
+  std::string line, out;
+  while (std::getline(in, line)) {
+    if (line.find("Known valid arguments") != std::string::npos) break;
+    const bool enabled = line.find("[enabled]") != std::string::npos;
+    const bool arch = line.find("-march=") != std::string::npos || line.find("-mtune=") != std::string::npos;
+    if (!enabled && !arch) continue;
+    const auto begin = line.find_first_not_of(" \t");
+    if (begin == std::string::npos) continue;
+    std::string option = line.substr(begin);
+    // Collapse the column padding: "-march=   znver3" -> "-march= znver3".
+    std::string compact;
+    for (char c : option) {
+      if ((c == ' ' || c == '\t') && !compact.empty() && compact.back() == ' ') continue;
+      compact += (c == '\t') ? ' ' : c;
+    }
+    out += compact + "\n";
+  }
+  return out;
+}
+
 fs::path FindDLPackIncludeDir() {
   std::vector<fs::path> candidates;
   if (const char* env = std::getenv("KE_DLPACK_INCLUDE_DIR")) candidates.emplace_back(env);
@@ -140,7 +167,9 @@ std::string FirstErrorLine(const std::string& log) {
 
 BuildResult CompileCached(const fs::path& cache_dir, const NativeCompiler& compiler, const std::string& source) {
   BuildResult build;
-  build.source_hash = core::ContentHash(source + "\n" + Joined(compiler.flags) + "\n" + compiler.version);
+  std::string key = source + "\n" + Joined(compiler.flags) + "\n" + compiler.version;
+  if (!compiler.target.empty()) key += "\n" + compiler.target;
+  build.source_hash = core::ContentHash(key);
   const std::string stem = build.source_hash;
   build.artifact = cache_dir / (stem + ".so");
   if (fs::exists(build.artifact)) {

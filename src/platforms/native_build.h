@@ -17,6 +17,10 @@ struct NativeCompiler {
   std::string compiler_path;       // resolved executable (ResolveProgram)
   std::string version;             // first line of `--version`, hashed with the source
   std::vector<std::string> flags;  // passed before -o; hashed, joined by spaces
+  /// What machine-dependent flags (-march=native) resolve to on this machine
+  /// (QueryNativeTarget), hashed when not empty: a cache shared by an AVX2 and an
+  /// AVX-512 machine never hands one the other's object.
+  std::string target;
   std::string source_extension;    // ".cpp", ".cu"
   /// Directories added in front of PATH for the compiler (its own directory is always
   /// first): nvcc runs its host compiler and cicc/ptxas found there.
@@ -25,7 +29,7 @@ struct NativeCompiler {
 };
 
 /// Builds `source` into `<cache_dir>/<hash>.so`, hash = core::ContentHash(source + "\n"
-/// + flags joined by spaces + "\n" + version); the source is kept beside it as
+/// + flags joined by spaces + "\n" + version [+ "\n" + target when set]); the source is kept beside it as
 /// `<hash><source_extension>`. An existing object is reused (cache_hit, status kOk).
 /// The compiler runs through eval::RunSandboxed: no network, read-only file system
 /// except `cache_dir` and /tmp, 8 GiB of address space, `compiler.timeout_seconds` of
@@ -40,6 +44,12 @@ BuildResult CompileCached(const std::filesystem::path& cache_dir, const NativeCo
 /// Throws InvalidInputError naming `flag_hint` (e.g. "--compiler", "--nvcc") when
 /// the compiler does not answer.
 std::string QueryCompilerVersion(const std::string& compiler_path, const std::string& flag_hint);
+
+/// The options `-march=native` turns on for `compiler_path` on this machine: the
+/// "enabled" lines of `<compiler> -march=native -Q --help=target` (GCC; -march=, -mtune=,
+/// and every -m flag such as -mavx2 or -mavx512f), joined by newlines. Empty when the
+/// compiler does not answer (clang has no -Q): the caller then hashes without it.
+std::string QueryNativeTarget(const std::string& compiler_path);
 
 /// Directory holding dlpack/dlpack.h: $KE_DLPACK_INCLUDE_DIR when set, else the first of
 /// /usr/include, /usr/local/include that has it. Throws InvalidInputError when none does.

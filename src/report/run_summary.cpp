@@ -124,6 +124,7 @@ void WriteJsonAtomic(const std::filesystem::path& path, const nlohmann::json& do
 std::string SummaryTable(const RunSummary& s, int max_rows) {
   std::string out = fmt::format("\n{} on {}: {} evaluations in {:.1f} s, stopped: {}\n",
                                 s.problem, s.target, s.evaluations, s.elapsed_seconds, StopReasonText(s.stop_reason));
+  if (!s.machine.isa.level.empty()) out += fmt::format("machine: {}\n", core::MachineSummary(s.machine));
   out += fmt::format("eager PyTorch ({}): median {:.1f} us [{:.1f}, {:.1f}] (n={})\n\n",
                      s.target == "cpu"  ? fmt::format("{} threads", s.machine.threads)
                      : s.gpu_interpret ? std::string(kInterpretWording)

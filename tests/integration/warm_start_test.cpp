@@ -1,6 +1,7 @@
 // The acceptance figure of issue 8: a second run on a problem seen before starts from the
 // first run's best kernel and reaches its best fitness in at most a quarter of the
-// evaluations. Two real `kernelevolve optimize` runs sharing one knowledge base.
+// evaluations. Two real `kernelevolve optimize` runs sharing one knowledge base. Where
+// the first run found nothing faster than eager, the second must not be seeded with it.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -75,6 +76,17 @@ TEST_F(KnowledgeWarmStartRunTest, SecondRunStartsFromTheFirstRunsBestKernel) {
   const auto second = ReadJson(dir_ / "second" / "result.json");
   ASSERT_EQ(second["status"], "ok");
   const auto& ws2 = second["warm_start"];
+  EXPECT_GE(ws2["matches"].get<int>(), 1) << ws2.dump(2);
+  if (first_best < 1.0) {
+    // Where no kernel beat eager in the first run (how fast kernels are depends on the
+    // machine), its experience is a note for the operator and never a seed
+    // (knowledge/warm_start.h): the second run starts from the operator's drafts.
+    EXPECT_FALSE(ws2["seeded"].get<bool>()) << ws2.dump(2);
+    EXPECT_TRUE(ws2["prior"].is_null()) << ws2.dump(2);
+    std::cout << fmt::format("[warm start] first run's best {:.3f}x < 1: recorded as a note, not seeded\n",
+                             first_best);
+    return;
+  }
   ASSERT_TRUE(ws2["seeded"].get<bool>()) << ws2.dump(2);
   EXPECT_EQ(ws2["prior"]["experience_id"], ws1["recorded_experience_id"]);
   EXPECT_NEAR(ws2["prior"]["fitness"].get<double>(), first_best, 1e-9);

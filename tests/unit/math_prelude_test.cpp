@@ -1,5 +1,6 @@
-// Measures the vectorizable math prelude against double-precision libm, and checks
-// that GCC really vectorizes loops calling it (the point of the prelude).
+// Measures the vectorizable math prelude against double-precision libm, built for this
+// machine (-march=native) and for baseline x86-64 (SSE2 only), and checks that GCC
+// really vectorizes loops calling it on this machine's ISA (the point of the prelude).
 #include "operators/template/math_prelude.h"
 
 #include <gtest/gtest.h>
@@ -42,18 +43,31 @@ struct Results {
   std::vector<std::vector<float>> y;  // one per function
 };
 
-class MathPreludeTest : public ::testing::Test {
+/// The builds every accuracy test runs on: the candidates' flags as they are
+/// (-march=native), and the same with -march=x86-64 after them (the last -march wins:
+/// SSE2 only, 128-bit vectors, no FMA), where the same source must stay correct.
+constexpr const char* kNativeBuild = "native";
+constexpr const char* kBaselineBuild = "x86_64_baseline";
+
+class MathPreludeTest : public ::testing::TestWithParam<const char*> {
  protected:
   static void SetUpTestSuite() {
     source_ = new std::string(HarnessSource());
-    kernel_ = CompileAndLoad(*source_, 0, kVectorizeReport).release();
+    native_ = CompileAndLoad(*source_, 0, kVectorizeReport).release();
+    baseline_ = CompileAndLoad(*source_, 1, "-march=x86-64 -mtune=generic").release();
   }
   static void TearDownTestSuite() {
-    delete kernel_;
+    delete native_;
+    delete baseline_;
     delete source_;
   }
 
-  static Results Run(std::vector<float> x) {
+  void SetUp() override {
+    kernel_ = std::string(GetParam()) == kNativeBuild ? native_ : baseline_;
+    ASSERT_NE(kernel_->entry, nullptr) << kernel_->log;
+  }
+
+  Results Run(std::vector<float> x) const {
     Results r{std::move(x), {}};
     std::vector<int64_t> shape = {static_cast<int64_t>(r.x.size())};
     DLTensor in = FloatTensor(r.x.data(), shape);
@@ -78,11 +92,14 @@ class MathPreludeTest : public ::testing::Test {
   }
 
   static std::string* source_;
-  static LoadedKernel* kernel_;
+  static LoadedKernel* native_;
+  static LoadedKernel* baseline_;
+  LoadedKernel* kernel_ = nullptr;
 };
 
 std::string* MathPreludeTest::source_ = nullptr;
-LoadedKernel* MathPreludeTest::kernel_ = nullptr;
+LoadedKernel* MathPreludeTest::native_ = nullptr;
+LoadedKernel* MathPreludeTest::baseline_ = nullptr;
 
 /// Largest |got - want| / (abs_floor + |want|) over finite references.
 double WorstError(const Results& r, size_t k, double (*ref)(double), double abs_floor,
@@ -108,13 +125,14 @@ double Log1p(double x) { return std::log1p(x); }
 double Tanh(double x) { return std::tanh(x); }
 double Erf(double x) { return std::erf(x); }
 
-TEST_F(MathPreludeTest, CompilesAndEveryLoopVectorizes) {
-  ASSERT_NE(kernel_->entry, nullptr) << kernel_->log;
-  ExpectSimdLoopsVectorized(*source_, kernel_->log);
+TEST(MathPreludeVectorization, EveryLoopVectorizesOnThisMachinesIsa) {
+  const std::string source = HarnessSource();
+  const auto kernel = CompileAndLoad(source, 2, kVectorizeReport);
+  ASSERT_NE(kernel->entry, nullptr) << kernel->log;
+  ExpectSimdLoopsVectorized(source, kernel->log);
 }
 
-TEST_F(MathPreludeTest, ErrorsAgainstDoubleLibm) {
-  ASSERT_NE(kernel_->entry, nullptr) << kernel_->log;
+TEST_P(MathPreludeTest, ErrorsAgainstDoubleLibm) {
   const Results r = Run(Grid());
   EXPECT_LT(WorstError(r, 0, Exp, 0), 3e-7);    // relative
   EXPECT_LT(WorstError(r, 1, Expm1, 0), 5e-7);  // relative, also near 0
@@ -131,8 +149,7 @@ TEST_F(MathPreludeTest, ErrorsAgainstDoubleLibm) {
   EXPECT_LT(WorstError(p, 2, Log, 1e-30, [](float x) { return x > 0; }), 3e-7);
 }
 
-TEST_F(MathPreludeTest, SaturatesAndKeepsSpecialValues) {
-  ASSERT_NE(kernel_->entry, nullptr) << kernel_->log;
+TEST_P(MathPreludeTest, SaturatesAndKeepsSpecialValues) {
   const Results r =
       Run({100.0f, -100.0f, 89.0f, -105.0f, 0.0f, INFINITY, -INFINITY, NAN, 1e-40f, -1.0f});
   const auto& exp = r.y[0];
@@ -172,6 +189,9 @@ TEST_F(MathPreludeTest, SaturatesAndKeepsSpecialValues) {
   for (size_t k = 0; k < kFunctions.size(); ++k)
     EXPECT_TRUE(std::isnan(r.y[k][7])) << kFunctions[k];
 }
+
+INSTANTIATE_TEST_SUITE_P(Builds, MathPreludeTest, ::testing::Values(kNativeBuild, kBaselineBuild),
+                         [](const ::testing::TestParamInfo<const char*>& info) { return std::string(info.param); });
 
 TEST(MathPrelude, IncludesOnlyWhatTheCodeCallsPlusDependencies) {
   EXPECT_EQ(MathPreludeFor("return x + 1.0f;"), "");

@@ -22,12 +22,13 @@ std::optional<TemplateMatch> MatchSoftmaxLastDim(const core::OpGraph& graph, boo
 }
 
 /// pointwise: elementwise ops on same-shape float32 tensors.
-std::optional<TemplateMatch> MatchPointwise(const core::OpGraph& graph, bool multithread) {
+std::optional<TemplateMatch> MatchPointwise(const core::OpGraph& graph, bool multithread, int vector_lanes) {
   PointwiseBuild libm = BuildPointwiseExpr(graph, MathFlavor::kLibm);
   if (!libm.expr) return std::nullopt;
   PointwiseBuild prelude = BuildPointwiseExpr(graph, MathFlavor::kPrelude);
   return TemplateMatch{std::make_unique<PointwiseTemplate>(std::move(*libm.expr),
-                                                           std::move(*prelude.expr), multithread),
+                                                           std::move(*prelude.expr), multithread,
+                                                           vector_lanes),
                        ""};
 }
 
@@ -55,16 +56,14 @@ TemplateMatch NoGraphMatch(const core::Problem& problem) {
               (problem.graph_error.empty() ? std::string() : " (" + problem.graph_error + ")")};
 }
 
-TemplateMatch MatchTemplate(const core::Problem& problem, int threads) {
+TemplateMatch MatchTemplate(const core::Problem& problem, int threads, int vector_lanes) {
   const core::OpGraph& graph = problem.graph;
   if (graph.nodes.empty()) return NoGraphMatch(problem);
   if (auto scan = MatchScanTemplate(problem, threads)) return std::move(*scan);
   const bool multithread = threads > 1;
   // Specialized templates first, in order; the general rowwise template last.
-  using Matcher = std::optional<TemplateMatch> (*)(const core::OpGraph&, bool);
-  for (Matcher matcher : {&MatchSoftmaxLastDim, &MatchPointwise}) {
-    if (auto match = matcher(graph, multithread)) return std::move(*match);
-  }
+  if (auto match = MatchSoftmaxLastDim(graph, multithread)) return std::move(*match);
+  if (auto match = MatchPointwise(graph, multithread, vector_lanes)) return std::move(*match);
   TemplateMatch rowwise = MatchRowwiseTemplate(graph, multithread);
   if (rowwise.tmpl) return rowwise;
   // A graph of elementwise calls only: the pointwise template's reason is the precise one.
@@ -95,7 +94,8 @@ std::string GeneratedHeader(const std::string& template_name, const std::string&
   out += ReturnCodesComment();
   out +=
       "// Threads: OpenMP; the caller sets OMP_NUM_THREADS.\n"
-      "// Build: g++ -std=c++17 -O3 -march=native -fopenmp -fPIC -shared (no -ffast-math)\n";
+      "// Build: g++ -std=c++17 -O3 -march=native -fno-trapping-math -ffp-contract=fast -fopenmp\n"
+      "//        -fPIC -shared (no -ffast-math)\n";
   return out;
 }
 

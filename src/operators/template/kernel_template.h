@@ -46,7 +46,9 @@ TemplateMatch NoGraphMatch(const core::Problem& problem);
 /// elementwise graphs, else rowwise (reductions, norms, losses, broadcasting; its
 /// reason is returned when nothing applies). `threads` is the thread count the
 /// runner gives candidates; with 1 the space has no multi-threaded settings.
-TemplateMatch MatchTemplate(const core::Problem& problem, int threads);
+/// `vector_lanes`: float32 lanes of the machine's widest vector (core::CpuIsa::
+/// FloatLanes); 16 gives the pointwise template its vector_width knob.
+TemplateMatch MatchTemplate(const core::Problem& problem, int threads, int vector_lanes = 8);
 
 /// "// " comment block shared by generated sources: what it computes (`what`,
 /// several lines allowed), the template, the knobs, the ABI, return codes and the

@@ -166,8 +166,8 @@ KnobDim ThreadsDim(bool multithread) {
 
 }  // namespace
 
-KnobSpace PointwiseKnobSpace(bool multithread) {
-  return KnobSpace({
+KnobSpace PointwiseKnobSpace(bool multithread, int vector_lanes) {
+  std::vector<KnobDim> dims = {
       {"variant",
        {"scalar", "vectorized"},
        "scalar",
@@ -186,7 +186,14 @@ KnobSpace PointwiseKnobSpace(bool multithread) {
        "all",
        "{}-element blocks"},
       {"unroll", {1, 2, 4}, 1, 1, nullptr, "", nullptr, "{}x unroll"},
-  });
+  };
+  if (vector_lanes >= 16) {
+    // AVX-512: 512-bit vectors, or 256-bit ones (what GCC's Intel tunings prefer, and
+    // on parts that lower their clock for 512-bit instructions the faster choice).
+    dims.push_back({"vector_width", {vector_lanes, vector_lanes / 2}, vector_lanes, vector_lanes / 2, nullptr,
+                    "variant", "vectorized", "{}-float vectors"});
+  }
+  return KnobSpace(std::move(dims));
 }
 
 KnobSpace SoftmaxKnobSpace(bool multithread) {

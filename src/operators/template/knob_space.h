@@ -83,8 +83,11 @@ class KnobSpace {
 /// "vectorized" (math prelude, `omp simd` loops)}, threads {"1", "all"} ("1" only
 /// when !multithread), block {4096, 16384, 65536} elements per chunk handed to a
 /// thread (only with threads "all"), unroll {1, 2, 4} vectors (or elements, scalar)
-/// per loop step.
-KnobSpace PointwiseKnobSpace(bool multithread);
+/// per loop step. `vector_lanes` is the float32 lanes of the machine's widest vector
+/// (core::CpuIsa::FloatLanes): at 16 (AVX-512) a knob vector_width {16, 8} floats
+/// (`#pragma omp simd simdlen(W)`, only with variant "vectorized") is added; below, the
+/// compiler's own choice is the only setting.
+KnobSpace PointwiseKnobSpace(bool multithread, int vector_lanes = 8);
 
 /// Knobs of the "softmax_lastdim" template: variant {"three_pass" (max; sum of exp;
 /// normalize), "online" (one sweep keeping a running max and rescaled sum, merged per

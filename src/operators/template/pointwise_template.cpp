@@ -2,13 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "operators/template/math_prelude.h"
 
 namespace kernelevolve::operators::templates {
 namespace {
-
-/// AVX-512 holds 16 floats: the unit of the vectorized unroll.
-constexpr int kLanes = 16;
 
 std::string ShapeText(const std::vector<int64_t>& shape) {
   return fmt::format("[{}]", fmt::join(shape, ", "));
@@ -39,10 +38,12 @@ std::string InputList(const PointwiseExpr& expr) {
 
 }  // namespace
 
-PointwiseTemplate::PointwiseTemplate(PointwiseExpr libm, PointwiseExpr prelude, bool multithread)
+PointwiseTemplate::PointwiseTemplate(PointwiseExpr libm, PointwiseExpr prelude, bool multithread,
+                                     int vector_lanes)
     : libm_(std::move(libm)),
       prelude_(std::move(prelude)),
-      space_(PointwiseKnobSpace(multithread)) {}
+      vector_lanes_(std::max(4, vector_lanes)),
+      space_(PointwiseKnobSpace(multithread, vector_lanes_)) {}
 
 std::vector<nlohmann::json> PointwiseTemplate::Drafts() const {
   const std::vector<nlohmann::json> curated = {
@@ -74,6 +75,7 @@ std::string PointwiseTemplate::Summary(const nlohmann::json& knobs) const {
   }
   const int unroll = knobs.at("unroll").get<int>();
   if (unroll > 1) out += fmt::format(", {}x unroll", unroll);
+  if (knobs.contains("vector_width")) out += fmt::format(", {}-float vectors", knobs.at("vector_width").get<int>());
   return out;
 }
 
@@ -90,8 +92,9 @@ std::string PointwiseTemplate::FusedFunction(const PointwiseExpr& expr) const {
   return out;
 }
 
-std::string PointwiseTemplate::MapRangeFunction(const PointwiseExpr& expr, bool vectorized,
-                                                int unroll) const {
+std::string PointwiseTemplate::MapRangeFunction(const PointwiseExpr& expr, bool vectorized, int unroll,
+                                                int lanes, int simdlen) const {
+  const std::string simd = simdlen > 0 ? fmt::format("#pragma omp simd simdlen({})\n", simdlen) : "#pragma omp simd\n";
   std::string out = fmt::format(
       "// out[i] = {} for i in [begin, end).\n"
       "static void ke_map_range({}, float* __restrict out,\n"
@@ -103,20 +106,20 @@ std::string PointwiseTemplate::MapRangeFunction(const PointwiseExpr& expr, bool 
     return out;
   }
   if (unroll == 1) {
-    out += "#pragma omp simd\n";
+    out += simd;
     out += "  for (int64_t i = begin; i < end; ++i) out[i] = " + FusedCall(expr, "i") + ";\n}\n";
     return out;
   }
   out += fmt::format(
-      "  constexpr int64_t kStep = {} * {};  // {} vectors of {} floats (AVX-512) per step\n"
+      "  constexpr int64_t kStep = {} * {};  // {} vectors of {} floats per step\n"
       "  int64_t i = begin;\n"
       "  for (; i + kStep <= end; i += kStep) {{\n"
-      "#pragma omp simd\n"
+      "{}"
       "    for (int64_t k = 0; k < kStep; ++k) out[i + k] = {};\n"
       "  }}\n"
-      "#pragma omp simd\n"
+      "{}"
       "  for (int64_t k = i; k < end; ++k) out[k] = {};\n}}\n",
-      unroll, kLanes, unroll, kLanes, FusedCall(expr, "i + k"), FusedCall(expr, "k"));
+      unroll, lanes, unroll, lanes, simd, FusedCall(expr, "i + k"), simd, FusedCall(expr, "k"));
   return out;
 }
 
@@ -163,6 +166,9 @@ std::string PointwiseTemplate::Generate(const nlohmann::json& knobs_in) const {
   const bool threaded = knobs.at("threads") == "all";
   const int64_t block = threaded ? knobs.at("block").get<int64_t>() : 0;
   const int unroll = knobs.at("unroll").get<int>();
+  // Without the vector_width knob the compiler picks the width (the machine's widest).
+  const int simdlen = knobs.contains("vector_width") ? knobs.at("vector_width").get<int>() : 0;
+  const int lanes = simdlen > 0 ? simdlen : vector_lanes_;
   const PointwiseExpr& expr = vectorized ? prelude_ : libm_;
 
   std::string what = fmt::format("Fused elementwise map over float32 tensors of shape {}:\n",
@@ -183,7 +189,7 @@ std::string PointwiseTemplate::Generate(const nlohmann::json& knobs_in) const {
 
   const std::string kernel =
       "// ---- kernel --------------------------------------------------------------------\n" +
-      FusedFunction(expr) + "\n" + MapRangeFunction(expr, vectorized, unroll) + "\n" +
+      FusedFunction(expr) + "\n" + MapRangeFunction(expr, vectorized, unroll, lanes, simdlen) + "\n" +
       EntryFunction(expr, threaded, block);
   const std::string prelude = MathPreludeFor(kernel);
   return GeneratedHeader(Name(), what, knobs, abi) + "\n" + GeneratedIncludes() + "\n" +

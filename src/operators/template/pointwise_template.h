@@ -8,13 +8,16 @@ namespace kernelevolve::operators::templates {
 
 /// Generates fused elementwise kernels over the knobs of PointwiseKnobSpace():
 /// variant scalar (std:: math, plain loop, `#pragma GCC unroll`) or vectorized
-/// (math prelude, `#pragma omp simd` loops, unroll as several 16-lane vectors per
-/// step); one thread or an `omp parallel for` over fixed-size blocks.
+/// (math prelude, `#pragma omp simd` loops, unroll as several machine vectors per
+/// step, on AVX-512 a vector width of 16 or 8 floats); one thread or an
+/// `omp parallel for` over fixed-size blocks.
 class PointwiseTemplate : public KernelTemplate {
  public:
   /// `libm` and `prelude` are the same graph built with MathFlavor::kLibm and
-  /// kPrelude. `multithread` false drops the threads="all" settings.
-  PointwiseTemplate(PointwiseExpr libm, PointwiseExpr prelude, bool multithread);
+  /// kPrelude. `multithread` false drops the threads="all" settings. `vector_lanes`:
+  /// float32 lanes of the machine's widest vector (core::CpuIsa::FloatLanes: 4 SSE,
+  /// 8 AVX2, 16 AVX-512), the unit of the unroll; 16 adds the vector_width knob.
+  PointwiseTemplate(PointwiseExpr libm, PointwiseExpr prelude, bool multithread, int vector_lanes = 8);
 
   std::string Name() const override { return "pointwise"; }
   const KnobSpace& Space() const override { return space_; }
@@ -24,11 +27,14 @@ class PointwiseTemplate : public KernelTemplate {
 
  private:
   std::string FusedFunction(const PointwiseExpr& expr) const;
-  std::string MapRangeFunction(const PointwiseExpr& expr, bool vectorized, int unroll) const;
+  /// `lanes`: floats per vector; `simdlen` > 0 asks the compiler for that vector width.
+  std::string MapRangeFunction(const PointwiseExpr& expr, bool vectorized, int unroll, int lanes,
+                               int simdlen) const;
   std::string EntryFunction(const PointwiseExpr& expr, bool threaded, int64_t block) const;
 
   PointwiseExpr libm_;
   PointwiseExpr prelude_;
+  int vector_lanes_;
   KnobSpace space_;
 };
 

@@ -179,7 +179,7 @@ std::vector<core::Candidate> TemplateOperator::Propose(const OperatorContext& co
   }
   if (n <= 0) return {};
   const int threads = std::max(context.threads, context.problem->threads);
-  templates::TemplateMatch match = templates::MatchTemplateForTarget(target_, *context.problem, threads);
+  templates::TemplateMatch match = templates::MatchTemplateForTarget(target_, *context.problem, threads, vector_lanes_);
   if (!match.tmpl) return {};
   const KernelTemplate& tmpl = *match.tmpl;
   Collector collector(tmpl, context, n);

@@ -34,7 +34,11 @@ class TemplateOperator : public UniversalOperator {
   /// `target`: the --target the candidates are for; "cpu" (C++ templates) or
   /// "triton" (triton_pointwise, triton_softmax_lastdim: triton_softmax.h). Any
   /// other target has no templates (Unsupported says so).
-  explicit TemplateOperator(std::string target = "cpu") : target_(std::move(target)) {}
+  /// `vector_lanes`: float32 lanes of the CPU's widest vector (core::CpuIsa::FloatLanes
+  /// of the machine candidates run on); 16 (AVX-512) adds a vector_width knob to the
+  /// pointwise template. The default 8 (AVX2) keeps the space machine-independent.
+  explicit TemplateOperator(std::string target = "cpu", int vector_lanes = 8)
+      : target_(std::move(target)), vector_lanes_(vector_lanes) {}
   std::string Name() const override { return "template"; }
   const std::string& Target() const { return target_; }
   /// "unsupported_op: aten.NAME" for the first call no template covers (with the
@@ -48,6 +52,7 @@ class TemplateOperator : public UniversalOperator {
 
  private:
   std::string target_;
+  int vector_lanes_;
 };
 
 }  // namespace kernelevolve::operators

@@ -200,8 +200,9 @@ TemplateMatch MatchTritonTemplate(const core::Problem& problem) {
   return MatchTritonRowwiseOr(graph, pointwise.unsupported);  // reductions, norms, losses
 }
 
-TemplateMatch MatchTemplateForTarget(const std::string& target, const core::Problem& problem, int threads) {
-  if (target == "cpu") return MatchTemplate(problem, threads);
+TemplateMatch MatchTemplateForTarget(const std::string& target, const core::Problem& problem, int threads,
+                                     int vector_lanes) {
+  if (target == "cpu") return MatchTemplate(problem, threads, vector_lanes);
   if (target == "triton") return MatchTritonTemplate(problem);
   if (target == "cuda") return MatchCudaTemplate(problem);  // cuda_reduction.h
   return {nullptr, "unsupported_target: " + target + " (templates exist for cpu, triton and cuda)"};

@@ -52,6 +52,7 @@ TemplateMatch MatchTritonTemplate(const core::Problem& problem);
 /// "unsupported_target: NAME (templates exist for cpu, triton and cuda)". A problem
 /// whose graph the loader left empty with an "unsupported_dtype: ..." graph_error
 /// (core::FirstUnsupportedDType) gets that reason for every target.
-TemplateMatch MatchTemplateForTarget(const std::string& target, const core::Problem& problem, int threads);
+TemplateMatch MatchTemplateForTarget(const std::string& target, const core::Problem& problem, int threads,
+                                     int vector_lanes = 8);
 
 }  // namespace kernelevolve::operators::templates

@@ -20,6 +20,13 @@ BuildResult RejectForbiddenSymbols(BuildResult build) {
 
 }  // namespace
 
+const std::vector<std::string>& CandidateCompileFlags() {
+  static const std::vector<std::string> kFlags = {"-std=c++17",         "-O3",     "-march=native",
+                                                  "-fno-trapping-math", "-ffp-contract=fast",
+                                                  "-fopenmp",           "-fPIC",   "-shared"};
+  return kFlags;
+}
+
 CpuBuilder::CpuBuilder(fs::path cache_dir, std::string compiler)
     : cache_dir_(std::move(cache_dir)) {
   std::error_code ec;
@@ -29,8 +36,9 @@ CpuBuilder::CpuBuilder(fs::path cache_dir, std::string compiler)
   compiler_.compiler_path = ResolveProgram(compiler, "--compiler");
   compiler_version_ = QueryCompilerVersion(compiler_.compiler_path, "--compiler");
   compiler_.version = compiler_version_;
-  compiler_.flags = {"-std=c++17", "-O3", "-march=native", "-fopenmp", "-fPIC", "-shared",
-                     "-I" + FindDLPackIncludeDir().string()};
+  compiler_.flags = CandidateCompileFlags();
+  compiler_.flags.push_back("-I" + FindDLPackIncludeDir().string());
+  compiler_.target = QueryNativeTarget(compiler_.compiler_path);
   compiler_.source_extension = ".cpp";
 }
 

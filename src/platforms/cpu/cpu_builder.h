@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "core/candidate.h"
 #include "platforms/native_build.h"
@@ -10,9 +11,21 @@
 
 namespace kernelevolve::platforms::cpu {
 
+/// The flags every CPU candidate is built with (before -I<dlpack dir>):
+///   -std=c++17 -O3 -march=native -fno-trapping-math -ffp-contract=fast -fopenmp -fPIC -shared
+/// -fno-trapping-math lets GCC if-convert (and so vectorize) loops whose selects guard a
+/// floating-point operation, e.g. the clamps of the math prelude's ke_exp: with the
+/// default -ftrapping-math only AVX-512's masked instructions could do so, and the same
+/// source ran 6-8x slower on an AVX2 machine (issue 16). -ffp-contract=fast fuses a*b+c
+/// into FMA, as GCC does by default outside ISO mode. Neither changes the process's
+/// floating-point environment (no -ffast-math: NaN, Inf, signed zeros and rounding keep
+/// IEEE 754 semantics apart from the single rounding of a fused multiply-add).
+const std::vector<std::string>& CandidateCompileFlags();
+
 /// Builds one candidate translation unit into `<cache_dir>/<hash>.so` with
-///   <compiler> -std=c++17 -O3 -march=native -fopenmp -fPIC -shared -I<dlpack dir>
-/// where hash = core::ContentHash(source + flags + compiler version). An existing .so
+///   <compiler> <CandidateCompileFlags()> -I<dlpack dir>
+/// where hash = core::ContentHash(source + flags + compiler version + what -march=native
+/// resolves to on this machine, platforms::QueryNativeTarget). An existing .so
 /// with that hash is reused (cache_hit). The compiler runs through eval::RunSandboxed
 /// (120 s wall limit, no network) by platforms::CompileCached. Build may be called from
 /// several threads, and several processes may share a cache directory: sources and
@@ -48,6 +61,7 @@ class CpuBuilder {
 // Shared with the CUDA builder (platforms/native_build.h), named here as before.
 using platforms::FindDLPackIncludeDir;
 using platforms::FirstErrorLine;
+using platforms::QueryNativeTarget;
 using platforms::ResolveProgram;
 
 }  // namespace kernelevolve::platforms::cpu
