@@ -5,6 +5,7 @@
 
 #include "cli/bench_command.h"
 #include "cli/compare_command.h"
+#include "cli/export_command.h"
 #include "cli/kb_command.h"
 #include "cli/optimize_command.h"
 #include "cli/resume_command.h"
@@ -88,6 +89,8 @@ int main(int argc, char** argv) {
   kernelevolve::cli::AddCompareCommand(app, compare);
   kernelevolve::cli::BenchOptions bench;  // issue 5: suite benchmark
   kernelevolve::cli::AddBenchCommand(app, bench);
+  kernelevolve::cli::ExportOptions export_options;  // issue 20: model_new.py
+  kernelevolve::cli::AddExportCommand(app, export_options);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -102,6 +105,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("resume")) return kernelevolve::cli::RunResume(resume);
     if (app.got_subcommand("compare")) return kernelevolve::cli::RunCompare(compare);
     if (app.got_subcommand("bench")) return kernelevolve::cli::RunBench(bench);
+    if (app.got_subcommand("export")) return kernelevolve::cli::RunExport(export_options);
   } catch (const kernelevolve::core::InvalidInputError& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 2;
