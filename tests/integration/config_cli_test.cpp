@@ -92,8 +92,8 @@ TEST_F(ConfigCliTest, BadFilesExitTwoNamingTheFileAndTheKey) {
       {"optimize problems/level1/relu.py", "[bench]\nsizez = \"s.json\"\n",
        ": [bench] sizez: unknown key (did you mean 'sizes'?)"},
       {"bench problems/level1", "[bench]\nbudget = -\n", ": [bench] budget = -: "},
-      {"compare --problems problems/level1/relu.py", "[compare]\npolicy = \"ucb1\"\n",
-       ": [compare] policy: unknown key (did you mean 'policies'?)"},
+      {"compare --problems problems/level1/relu.py", "[compare]\npolices = \"ucb1\"\n",
+       ": [compare] polices: unknown key (did you mean 'policies'?)"},
       {"eval problems/level1/relu.py tests/data/kernels/relu.cpp", "[eval]\nomp-wait-policy = \"lazy\"\n",
        ": [eval] omp-wait-policy = lazy: "},
   };

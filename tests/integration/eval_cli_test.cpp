@@ -164,7 +164,7 @@ TEST_F(EvalCliTest, BadInputsExitTwoWithOneLineNamingTheFile) {
       {relu + " " + (dir_ / "kernel.py").string(), (dir_ / "kernel.py").string(), "use --target triton"},
       {(dir_ / "nope.py").string() + " " + kernel, (dir_ / "nope.py").string(), "no such problem file"},
       {relu + " " + kernel + " --target tpu", "--target", "tpu"},
-      {(dir_ / "broken.py").string() + " " + kernel, (dir_ / "broken.py").string(), "SyntaxError"},
+      {(dir_ / "broken.py").string() + " " + kernel, (dir_ / "broken.py").string(), "syntax error"},
   };
   for (const auto& c : cases) {
     fs::remove_all(dir_ / "run");
