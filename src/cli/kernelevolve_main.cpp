@@ -1,11 +1,16 @@
 // kernelevolve: search for faster kernels for PyTorch reference problems.
+#include <filesystem>
 #include <iostream>
+#include <map>
+#include <string>
 
 #include <CLI/CLI.hpp>
 
 #include "cli/bench_command.h"
 #include "cli/compare_command.h"
 #include "cli/export_command.h"
+#include "cli/config_file.h"
+#include "cli/eval_command.h"
 #include "cli/kb_command.h"
 #include "cli/optimize_command.h"
 #include "cli/resume_command.h"
@@ -91,6 +96,13 @@ int main(int argc, char** argv) {
   kernelevolve::cli::AddBenchCommand(app, bench);
   kernelevolve::cli::ExportOptions export_options;  // issue 20: model_new.py
   kernelevolve::cli::AddExportCommand(app, export_options);
+  kernelevolve::cli::EvalOptions eval;  // issue 20: judge one kernel file
+  kernelevolve::cli::AddEvalCommand(app, eval);
+  // Issue 20: --config FILE.toml for the commands that take run flags (cli/config_file.h).
+  std::map<std::string, std::filesystem::path> config_files;
+  for (const auto& name : kernelevolve::cli::ConfigurableCommands()) {
+    kernelevolve::cli::AddConfigOption(*app.get_subcommand(name), config_files[name]);
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -100,12 +112,16 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
+    for (const auto& [name, file] : config_files) {
+      if (app.got_subcommand(name) && !file.empty()) kernelevolve::cli::ApplyConfigFile(*app.get_subcommand(name), file);
+    }
     if (app.got_subcommand("optimize")) return kernelevolve::cli::RunOptimize(optimize);
     if (app.got_subcommand("kb")) return kernelevolve::cli::RunKbCommand(*app.get_subcommand("kb"), kb);
     if (app.got_subcommand("resume")) return kernelevolve::cli::RunResume(resume);
     if (app.got_subcommand("compare")) return kernelevolve::cli::RunCompare(compare);
     if (app.got_subcommand("bench")) return kernelevolve::cli::RunBench(bench);
     if (app.got_subcommand("export")) return kernelevolve::cli::RunExport(export_options);
+    if (app.got_subcommand("eval")) return kernelevolve::cli::RunEval(eval);
   } catch (const kernelevolve::core::InvalidInputError& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 2;

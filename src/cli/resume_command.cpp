@@ -43,6 +43,11 @@ int RunResume(const ResumeOptions& options) {
                (options.run_dir / "result.json").string());
     return 0;
   }
+  if (run.config.is_object() && run.config.value("command", std::string("optimize")) == "eval") {
+    throw core::InvalidInputError(fmt::format(
+        "{}: run {} is a `kernelevolve eval` of one kernel, not a search; run the eval again",
+        options.run_dir.string(), run.id));
+  }
   OptimizeOptions o = OptionsFromRun(run);
   if (!fs::is_regular_file(o.problem_path)) {
     throw core::InvalidInputError(fmt::format(

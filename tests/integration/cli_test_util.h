@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -21,12 +22,15 @@ inline std::string ReadFile(const std::filesystem::path& path) {
   return ss.str();
 }
 
-/// An empty folder <tmp>/<prefix>_<pid>_<current test name>, created afresh.
+/// An empty folder <tmp>/<prefix>_<pid>_<current test name, '/' as '_'>, created afresh.
 inline std::filesystem::path FreshTestDir(const std::string& prefix) {
   const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  // A parameterized test's name holds a '/' ("Name/0"): flattened, so that removing
+  // the folder removes it all.
+  std::string name = info == nullptr ? "" : info->name();
+  std::replace(name.begin(), name.end(), '/', '_');
   const std::filesystem::path dir =
-      std::filesystem::temp_directory_path() /
-      fmt::format("{}_{}_{}", prefix, ::getpid(), info == nullptr ? "" : info->name());
+      std::filesystem::temp_directory_path() / fmt::format("{}_{}_{}", prefix, ::getpid(), name);
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   return dir;

@@ -1,0 +1,71 @@
+// What `kernelevolve optimize` and `kernelevolve eval` share before the first candidate
+// is evaluated: checking the flags, the run directory, the problem loaded through the
+// worker, the measurement options and the eager baseline timer. Factored out of
+// cli/optimize_command.cpp (issue 20) so that `eval` judges a kernel exactly as the
+// search judges its candidates.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli/optimize_command.h"
+#include "core/problem.h"
+#include "exec/local_evaluator.h"
+#include "platforms/platform.h"
+#include "problem/worker_client.h"
+#include "report/run_summary.h"
+
+namespace kernelevolve::cli {
+
+/// Seconds since the Unix epoch, now.
+double UnixNow();
+
+/// Checks every flag of `o` before any work and fills in the automatic values: threads
+/// (0: all CPUs), out_dir (runs/<problem>-<UTC time>), cache_dir (created), profile_top
+/// and profile_during. Refuses an --out that already holds a run (unless o.resume) and
+/// clears one that holds only a failed problem load. Throws InvalidInputError naming
+/// the flag or file.
+void ValidateRunOptions(OptimizeOptions& o);
+
+/// Creates OUT and OUT/logs; an unusable --out is the user's input error
+/// (InvalidInputError naming --out).
+void CreateRunDirectory(const std::filesystem::path& out_dir);
+
+/// The summary fields known before the problem loads: problem name and path, target,
+/// this machine (core::ProbeLocalMachine) with o.threads threads.
+report::RunSummary BaseSummary(const OptimizeOptions& o);
+
+/// --set NAME=VALUE texts as a map. Throws InvalidInputError on a malformed text or a
+/// name given twice.
+std::map<std::string, std::string> ParseOverrides(const std::vector<std::string>& sets);
+
+/// The worker options of a run: log in OUT/logs/worker.log, o.threads, o.omp_wait_policy.
+problem::WorkerOptions MakeWorkerOptions(const OptimizeOptions& o);
+
+/// Loads the problem through `worker` (reference, o.seeds input sets, fixtures in
+/// OUT/fixtures, eager baseline on o.threads threads), printing one line first unless
+/// o.quiet. When the problem file is at fault (ProblemError, or the worker lost while
+/// running the reference) it writes OUT/result.json (status "error") and
+/// OUT/logs/problem_error.log, prints one line on stderr and returns nullopt: the
+/// caller exits with 2. Fills summary.problem, eager_baseline and torch_version.
+std::optional<core::Problem> LoadRunProblem(problem::WorkerClient& worker, const OptimizeOptions& o,
+                                            const std::map<std::string, std::string>& overrides,
+                                            report::RunSummary& summary);
+
+/// How candidates are run: threads, OMP wait policy, minimum and maximum timed time,
+/// cache flushing, wall-clock and address-space limits (--candidate-memory-mb, else
+/// derived from the problem's tensor sizes: at least 4 GiB).
+platforms::RunOptions MakeRunOptions(const OptimizeOptions& o, const core::Problem& problem);
+
+/// Times eager PyTorch once through the worker (the CPU targets' paired baseline), for
+/// the same minimum and maximum time as a candidate measurement.
+exec::BaselineTimer MakeBaselineTimer(problem::WorkerClient& worker, const OptimizeOptions& o);
+
+/// The file extension of a kernel for `target`: ".cpp" (cpu), ".py" (triton), ".cu"
+/// (cuda), as the platforms build them.
+std::string KernelSourceExtension(const std::string& target);
+
+}  // namespace kernelevolve::cli
