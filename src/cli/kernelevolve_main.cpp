@@ -7,6 +7,7 @@
 #include "cli/compare_command.h"
 #include "cli/kb_command.h"
 #include "cli/optimize_command.h"
+#include "cli/report_command.h"
 #include "cli/resume_command.h"
 #include "cli/search_flags.h"
 #include "cli/suggest.h"
@@ -88,6 +89,8 @@ int main(int argc, char** argv) {
   kernelevolve::cli::AddCompareCommand(app, compare);
   kernelevolve::cli::BenchOptions bench;  // issue 5: suite benchmark
   kernelevolve::cli::AddBenchCommand(app, bench);
+  kernelevolve::cli::ReportOptions report;  // issue 20: HTML report
+  kernelevolve::cli::AddReportCommand(app, report);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -102,6 +105,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("resume")) return kernelevolve::cli::RunResume(resume);
     if (app.got_subcommand("compare")) return kernelevolve::cli::RunCompare(compare);
     if (app.got_subcommand("bench")) return kernelevolve::cli::RunBench(bench);
+    if (app.got_subcommand("report")) return kernelevolve::cli::RunReport(report);
   } catch (const kernelevolve::core::InvalidInputError& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 2;
