@@ -100,12 +100,17 @@ std::string ProblemRow(const BenchProblemData& p, const fs::path& page_dir, cons
     link = fmt::format("<span class=\"muted\" title=\"{}\">none</span>", EscapeHtml(p.report_error));
   }
   const std::string name = Text(e, "problem");
+  const std::string name_cell =
+      p.report_path.empty() ? EscapeHtml(name)
+                            : fmt::format("<a href=\"{}\">{}</a>",
+                                          EscapeHtml(fs::weakly_canonical(p.report_path).lexically_relative(page_dir).generic_string()),
+                                          EscapeHtml(name));
   const std::string note = correct ? Text(e, "stop_reason") : Text(e, "message");
   return fmt::format(
       "<tr class=\"problem-row\" data-problem=\"{0}\"><td>{1}</td><td>{2}</td><td class=\"num\" data-value=\"{3}\">{4}</td>"
       "<td class=\"num\">{5}</td><td>{6}</td><td>{7}</td><td class=\"num\" data-value=\"{8}\">{9}</td><td>{10}</td>"
       "<td class=\"num\">{11}</td><td class=\"num\" data-value=\"{12}\">{12:.0f}</td><td>{13}</td><td class=\"msg\">{14}</td></tr>",
-      EscapeHtml(name), EscapeHtml(name),
+      EscapeHtml(name), name_cell,
       OutcomeBadge(Text(e, "outcome")), correct ? speedup : 0, correct ? FormatSpeedup(speedup) : "-",
       correct ? fmt::format("[{:.2f}, {:.2f}]", low, high) : "",
       correct ? IntervalSvg(low, speedup, high, axis, fmt::format("{}: {} [{:.2f}, {:.2f}] ({})", name, FormatSpeedup(speedup),

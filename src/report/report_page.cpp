@@ -17,7 +17,7 @@ h3 { font-size: 15px; margin: 0 0 6px; }
 .cards { display: flex; flex-wrap: wrap; gap: 12px; }
 .card { border: 1px solid var(--line); border-radius: 6px; padding: 10px 12px; background: #fff; min-width: 260px; flex: 1; }
 table { border-collapse: collapse; }
-table.kv td { padding: 2px 10px 2px 0; vertical-align: top; } table.kv td:first-child { color: var(--muted); white-space: nowrap; }
+table.kv td { padding: 2px 10px 2px 0; vertical-align: top; overflow-wrap: anywhere; } table.kv td:first-child { color: var(--muted); white-space: nowrap; }
 table.data { width: 100%; font-variant-numeric: tabular-nums; }
 table.data th, table.data td { border-bottom: 1px solid var(--line); padding: 4px 8px; text-align: left; vertical-align: middle; }
 table.data th { background: var(--bg); position: sticky; top: 0; }
