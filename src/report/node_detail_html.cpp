@@ -95,7 +95,13 @@ std::string NodeDetailHtml(const search::Node& node, const search::Node* parent,
   info.emplace_back("depth", std::to_string(node.depth));
   info.emplace_back("operator", EscapeHtml(c.operator_name));
   if (!c.template_name.empty()) info.emplace_back("template", EscapeHtml(c.template_name));
-  if (!c.knobs.empty()) info.emplace_back("knobs", "<code>" + EscapeHtml(c.knobs.dump()) + "</code>");
+  if (c.knobs.is_object() && !c.knobs.empty()) {
+    std::string knobs;
+    for (const auto& [name, value] : c.knobs.items()) {
+      knobs += fmt::format("{}{}={}", knobs.empty() ? "" : ", ", name, value.is_string() ? value.get<std::string>() : value.dump());
+    }
+    info.emplace_back("knobs", "<code>" + EscapeHtml(knobs) + "</code>");
+  }
   info.emplace_back("drop-in latency", EscapeHtml(TimingText(e.latency)));
   info.emplace_back("kernel-only", EscapeHtml(TimingText(e.kernel_only)));
   if (e.paired_baseline.Measured()) info.emplace_back("eager (paired)", EscapeHtml(TimingText(e.paired_baseline)));

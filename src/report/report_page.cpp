@@ -22,7 +22,7 @@ table.data { width: 100%; font-variant-numeric: tabular-nums; }
 table.data th, table.data td { border-bottom: 1px solid var(--line); padding: 4px 8px; text-align: left; vertical-align: middle; }
 table.data th { background: var(--bg); position: sticky; top: 0; }
 table.sortable th[data-sort] { cursor: pointer; } table.sortable th[data-sort]:hover { color: var(--accent); }
-td.num, th.num { text-align: right; }
+td.num, th.num { text-align: right; white-space: nowrap; }
 .badge { display: inline-block; padding: 0 6px; border-radius: 10px; font-size: 12px; color: #fff; background: var(--muted); }
 .badge.ok { background: var(--ok); } .badge.bad { background: var(--bad); } .badge.warn { background: var(--warn); }
 .search { display: grid; grid-template-columns: minmax(280px, 32%) 1fr; gap: 16px; align-items: start; }
@@ -36,6 +36,7 @@ a.node-label:hover { background: var(--bg); } a.node-label.selected { background
 .st-ok .dot { background: var(--ok); } .st-incorrect .dot, .st-rejected_by_check .dot { background: var(--warn); }
 .node-label .tmpl { color: var(--muted); font-size: 12px; } .node-label.best { font-weight: 700; }
 .detail-pane { min-width: 0; }
+.node-detail table.kv { width: 100%; table-layout: fixed; } .node-detail table.kv td:first-child { width: 150px; }
 .node-detail { border: 1px solid var(--line); border-radius: 6px; padding: 10px 12px; margin-bottom: 12px; background: #fff; }
 pre { background: var(--bg); border: 1px solid var(--line); border-radius: 4px; padding: 8px; overflow: auto; max-height: 520px; font: 12px/1.4 ui-monospace, "DejaVu Sans Mono", monospace; margin: 4px 0 8px; }
 pre .ln { color: #8c959f; user-select: none; display: inline-block; width: 3.5em; text-align: right; padding-right: 8px; }
