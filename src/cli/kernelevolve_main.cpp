@@ -13,6 +13,7 @@
 #include "cli/eval_command.h"
 #include "cli/kb_command.h"
 #include "cli/optimize_command.h"
+#include "cli/report_command.h"
 #include "cli/resume_command.h"
 #include "cli/search_flags.h"
 #include "cli/suggest.h"
@@ -103,6 +104,8 @@ int main(int argc, char** argv) {
   for (const auto& name : kernelevolve::cli::ConfigurableCommands()) {
     kernelevolve::cli::AddConfigOption(*app.get_subcommand(name), config_files[name]);
   }
+  kernelevolve::cli::ReportOptions report;  // issue 20: HTML report
+  kernelevolve::cli::AddReportCommand(app, report);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -122,6 +125,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("bench")) return kernelevolve::cli::RunBench(bench);
     if (app.got_subcommand("export")) return kernelevolve::cli::RunExport(export_options);
     if (app.got_subcommand("eval")) return kernelevolve::cli::RunEval(eval);
+    if (app.got_subcommand("report")) return kernelevolve::cli::RunReport(report);
   } catch (const kernelevolve::core::InvalidInputError& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 2;

@@ -90,6 +90,27 @@ Store Store::Open(const std::filesystem::path& path) {
   return Store(db.release(), path);
 }
 
+Store Store::OpenExisting(const std::filesystem::path& path) {
+  std::error_code ignored;
+  if (!std::filesystem::is_regular_file(path, ignored)) {
+    throw NotAStoreError(fmt::format("{}: no such store file", path.string()));
+  }
+  sqlite3* raw = nullptr;
+  const int rc = sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READWRITE, nullptr);
+  std::unique_ptr<sqlite3, decltype(&sqlite3_close_v2)> db(raw, &sqlite3_close_v2);
+  if (rc != SQLITE_OK) ThrowSqliteError(db.get(), "cannot open", path);
+  const std::string not_a_store = fmt::format("{}: not a kernelevolve store (no kernelevolve tables)", path.string());
+  int version = 0;
+  try {
+    version = ReadSchemaVersion(db.get(), path);  // the first read: a non-database fails here
+  } catch (const core::IoError&) {
+    throw NotAStoreError(fmt::format("{}: not a kernelevolve store (not an SQLite database)", path.string()));
+  }
+  if (version <= 0) throw NotAStoreError(not_a_store);
+  db.reset();
+  return Open(path);
+}
+
 Store::Store(sqlite3* db, std::filesystem::path path) : db_(db), path_(std::move(path)) {}
 
 Store::Store(Store&& other) noexcept

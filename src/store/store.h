@@ -69,6 +69,12 @@ class Store {
   /// Throws IoError when it cannot be opened: missing directory, a file that is not a
   /// database (NotAStoreError, an IoError), or a schema newer than this build.
   static Store Open(const std::filesystem::path& path);
+  /// Opens an existing store for reading its runs (reports): never creates the file and
+  /// never adds kernelevolve's tables to a database that lacks them (an older kernelevolve
+  /// schema is migrated as Open does). Throws NotAStoreError naming `path` when the file
+  /// is missing, is not an SQLite database, or is an SQLite database without
+  /// kernelevolve's schema (PRAGMA user_version 0); IoError as Open otherwise.
+  static Store OpenExisting(const std::filesystem::path& path);
   Store(Store&& other) noexcept;
   Store& operator=(Store&& other) noexcept;
   Store(const Store&) = delete;
