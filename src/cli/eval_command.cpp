@@ -142,26 +142,13 @@ int RunEval(const EvalOptions& options) {
   const std::string source = ReadKernelFile(options.kernel_path, o.target);
   if (o.out_dir.empty()) o.out_dir = fs::path("runs") / fmt::format("eval-{}-{}", o.problem_path.stem().string(), UtcStamp());
   ValidateRunOptions(o);
-  CreateRunDirectory(o.out_dir);
-  report::RunSummary s = BaseSummary(o);
-  std::unique_ptr<platforms::triton::TritonPlatform> gpu = MakeGpuPlatform(o);  // no GPU: exit 2 at once
-  s.database_path = o.out_dir / "kernelevolve.db";
-  const std::map<std::string, std::string> overrides = ParseOverrides(o.sets);
-  s.overrides = overrides;
-
-  problem::WorkerClient worker(MakeWorkerOptions(o));
-  std::optional<core::Problem> loaded = LoadRunProblem(worker, o, overrides, s);
-  if (!loaded) return 2;  // the problem file is at fault: result.json and the log say why
-  core::Problem problem = std::move(*loaded);
-
-  std::unique_ptr<platforms::cpu::CpuPlatform> cpu_platform;
-  if (!gpu) cpu_platform = std::make_unique<platforms::cpu::CpuPlatform>(o.cache_dir / "cpu", HarnessPath(), "g++");
-  platforms::Platform& platform = gpu ? static_cast<platforms::Platform&>(*gpu) : *cpu_platform;
-  s.machine.compiler = platform.Machine().compiler;
-  platforms::triton::GpuBaselines gpu_baselines;
-  if (gpu) gpu_baselines = PrepareGpuRun(*gpu, problem, s, MakeRunOptions(o, problem), o.quiet);
-  else AttachMachinePeaks(s.machine, o.cache_dir, o.remeasure_machine, o.quiet);
-  s.work = eval::EstimateWork(problem);
+  std::optional<PreparedRun> prepared = PrepareRun(o);  // no GPU, bad flags: exit 2 at once
+  if (!prepared) return 2;  // the problem file is at fault: result.json and the log say why
+  report::RunSummary& s = prepared->summary;
+  const std::map<std::string, std::string>& overrides = prepared->overrides;
+  std::unique_ptr<platforms::triton::TritonPlatform>& gpu = prepared->gpu;
+  const core::Problem& problem = prepared->problem;
+  platforms::Platform& platform = prepared->Platform();
 
   auto store = store::Store::Open(s.database_path);
   store::RunRecord run;
@@ -176,7 +163,7 @@ int RunEval(const EvalOptions& options) {
   // The kernel is judged as the search judges a candidate: same evaluator, same
   // paired eager baseline, same roofline, then the best node's confirmation.
   const platforms::RunOptions run_options = MakeRunOptions(o, problem);
-  const exec::BaselineTimer time_baseline = gpu ? GpuPairedEagerTimer(*gpu) : MakeBaselineTimer(worker, o);
+  const exec::BaselineTimer time_baseline = gpu ? GpuPairedEagerTimer(*gpu) : MakeBaselineTimer(*prepared->worker, o);
   exec::LocalEvaluator evaluator(platform, problem, run_options, time_baseline);
   evaluator.SetRoofline(*s.work, {s.machine.copy_bandwidth_gbps, s.machine.peak_gflops});
   search::Node node;
@@ -208,7 +195,7 @@ int RunEval(const EvalOptions& options) {
 
   nlohmann::json result = report::ResultJson(s);
   result["eval"] = report::EvalResultJson(s, verdict);
-  if (gpu) result["gpu"] = GpuResultJson(*gpu, gpu_baselines, s);
+  if (gpu) result["gpu"] = GpuResultJson(*gpu, prepared->gpu_baselines, s);
   report::WriteJsonAtomic(o.out_dir / "result.json", result);
   std::cout << report::EvalVerdictText(s, verdict);
   std::cout << fmt::format("run directory: {}\n", o.out_dir.string());

@@ -36,32 +36,17 @@ int RunOptimize(const OptimizeOptions& options_in) {
   OptimizeOptions o = options_in;
   ValidateRunOptions(o);
   InstallInterruptHandler();  // from here on, Ctrl-C stops cleanly (after loading, if loading)
-  CreateRunDirectory(o.out_dir);
-  report::RunSummary s = BaseSummary(o);
-  // Issue 6: the GPU runner starts before the problem loads, so no GPU fails fast.
-  std::unique_ptr<platforms::triton::TritonPlatform> gpu = MakeGpuPlatform(o);
-  s.database_path = o.out_dir / "kernelevolve.db";
-
-  const std::map<std::string, std::string> overrides = ParseOverrides(o.sets);
-  s.overrides = overrides;
-
-  problem::WorkerClient worker(MakeWorkerOptions(o));
-  std::optional<core::Problem> loaded = LoadRunProblem(worker, o, overrides, s);
-  if (!loaded) return 2;  // the problem file is at fault: result.json and the log say why
-  core::Problem problem = std::move(*loaded);
-
-  std::unique_ptr<platforms::cpu::CpuPlatform> cpu_platform;
-  if (!gpu) cpu_platform = std::make_unique<platforms::cpu::CpuPlatform>(o.cache_dir / "cpu", HarnessPath(), "g++");
-  platforms::Platform& platform = gpu ? static_cast<platforms::Platform&>(*gpu) : *cpu_platform;
-  s.machine.compiler = platform.Machine().compiler;
-  // Roofline (issue 5): the machine's measured peaks (cached per machine) and the
-  // problem's bytes and FLOPs per call.
-  platforms::triton::GpuBaselines gpu_baselines;
-  if (gpu) gpu_baselines = PrepareGpuRun(*gpu, problem, s, MakeRunOptions(o, problem), o.quiet);  // issue 6
-  else AttachMachinePeaks(s.machine, o.cache_dir, o.remeasure_machine, o.quiet);
+  std::optional<PreparedRun> prepared = PrepareRun(o);
+  if (!prepared) return 2;  // the problem file is at fault: result.json and the log say why
+  report::RunSummary& s = prepared->summary;
+  const std::map<std::string, std::string>& overrides = prepared->overrides;
+  problem::WorkerClient& worker = *prepared->worker;
+  std::unique_ptr<platforms::triton::TritonPlatform>& gpu = prepared->gpu;
+  core::Problem& problem = prepared->problem;
+  platforms::Platform& platform = prepared->Platform();
+  const platforms::triton::GpuBaselines& gpu_baselines = prepared->gpu_baselines;
   nlohmann::json baseline_profile;  // issue 6: torch.profiler breakdown of eager, once per problem
   if (gpu) baseline_profile = ProfileBaselineStep(*gpu, problem, o.quiet);
-  s.work = eval::EstimateWork(problem);
   auto store = store::Store::Open(s.database_path);
   store::RunRecord run;
   run.problem = problem.name;

@@ -10,9 +10,11 @@
 #include "cli/gpu_profiling.h"
 #include "cli/gpu_target.h"
 #include "cli/llm_setup.h"
+#include "cli/machine_peaks.h"
 #include "cli/paths.h"
 #include "cli/run_config.h"
 #include "core/error.h"
+#include "eval/roofline.h"
 #include "eval/timing_stats.h"
 #include "problem/eager_timer.h"
 #include "problem/problem_loader.h"
@@ -205,6 +207,31 @@ platforms::RunOptions MakeRunOptions(const OptimizeOptions& o, const core::Probl
 
 exec::BaselineTimer MakeBaselineTimer(problem::WorkerClient& worker, const OptimizeOptions& o) {
   return problem::MakeEagerTimer(worker, {o.min_time_seconds, o.max_time_seconds, o.cache_flush});
+}
+
+std::optional<PreparedRun> PrepareRun(const OptimizeOptions& o) {
+  PreparedRun r;
+  CreateRunDirectory(o.out_dir);
+  r.summary = BaseSummary(o);
+  r.gpu = MakeGpuPlatform(o);  // issue 6: no GPU fails before the problem loads
+  r.summary.database_path = o.out_dir / "kernelevolve.db";
+  r.overrides = ParseOverrides(o.sets);
+  r.summary.overrides = r.overrides;
+  r.worker = std::make_unique<problem::WorkerClient>(MakeWorkerOptions(o));
+  std::optional<core::Problem> loaded = LoadRunProblem(*r.worker, o, r.overrides, r.summary);
+  if (!loaded) return std::nullopt;
+  r.problem = std::move(*loaded);
+  if (!r.gpu) r.cpu = std::make_unique<platforms::cpu::CpuPlatform>(o.cache_dir / "cpu", HarnessPath(), "g++");
+  r.summary.machine.compiler = r.Platform().Machine().compiler;
+  // Roofline (issue 5): the machine's measured peaks (cached per machine) and, below,
+  // the problem's bytes and FLOPs per call.
+  if (r.gpu) {
+    r.gpu_baselines = PrepareGpuRun(*r.gpu, r.problem, r.summary, MakeRunOptions(o, r.problem), o.quiet);
+  } else {
+    AttachMachinePeaks(r.summary.machine, o.cache_dir, o.remeasure_machine, o.quiet);
+  }
+  r.summary.work = eval::EstimateWork(r.problem);
+  return r;
 }
 
 std::string KernelSourceExtension(const std::string& target) {

@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,7 +15,9 @@
 #include "cli/optimize_command.h"
 #include "core/problem.h"
 #include "exec/local_evaluator.h"
+#include "platforms/cpu/cpu_platform.h"
 #include "platforms/platform.h"
+#include "platforms/triton/triton_platform.h"
 #include "problem/worker_client.h"
 #include "report/run_summary.h"
 
@@ -63,6 +66,29 @@ platforms::RunOptions MakeRunOptions(const OptimizeOptions& o, const core::Probl
 /// Times eager PyTorch once through the worker (the CPU targets' paired baseline), for
 /// the same minimum and maximum time as a candidate measurement.
 exec::BaselineTimer MakeBaselineTimer(problem::WorkerClient& worker, const OptimizeOptions& o);
+
+/// A run whose problem has loaded: where candidates run, the worker that times eager
+/// PyTorch, and the summary so far (machine with its peaks, problem, eager baseline).
+struct PreparedRun {
+  report::RunSummary summary;
+  std::map<std::string, std::string> overrides;               // --set, parsed
+  std::unique_ptr<problem::WorkerClient> worker;
+  std::unique_ptr<platforms::triton::TritonPlatform> gpu;     // GPU targets
+  std::unique_ptr<platforms::cpu::CpuPlatform> cpu;           // --target cpu
+  core::Problem problem;
+  platforms::triton::GpuBaselines gpu_baselines;              // GPU targets
+  platforms::Platform& Platform() {
+    return gpu ? static_cast<platforms::Platform&>(*gpu) : static_cast<platforms::Platform&>(*cpu);
+  }
+};
+
+/// What `optimize` and `eval` do after checking the flags (ValidateRunOptions): creates
+/// OUT, starts the GPU runner on GPU targets (before the problem, so that no GPU fails
+/// fast), loads the problem (LoadRunProblem), creates the platform, and attaches the
+/// machine's measured peaks (CPU, cached per machine) or the GPU's baselines. nullopt
+/// when the problem file is at fault (result.json and the log say why; exit 2).
+/// Throws InvalidInputError for bad flags or files.
+std::optional<PreparedRun> PrepareRun(const OptimizeOptions& o);
 
 /// The file extension of a kernel for `target`: ".cpp" (cpu), ".py" (triton), ".cu"
 /// (cuda), as the platforms build them.

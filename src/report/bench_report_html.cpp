@@ -20,14 +20,7 @@ double Number(const json& doc, const char* key) {
   return doc.is_object() && doc.contains(key) && doc[key].is_number() ? doc[key].get<double>() : 0.0;
 }
 
-std::string Text(const json& doc, const char* key) {
-  if (!doc.is_object() || !doc.contains(key)) return "";
-  const json& v = doc[key];
-  if (v.is_string()) return v.get<std::string>();
-  if (v.is_null()) return "";
-  if (v.is_number_float()) return fmt::format("{:.4g}", v.get<double>());
-  return v.dump();
-}
+std::string Text(const json& doc, const char* key) { return JsonScalarText(doc, key); }
 
 std::pair<double, double> Interval(const json& entry) {
   const json ci = entry.value("ci", json::array());
@@ -70,15 +63,6 @@ std::string SuiteCard(const json& b) {
   return "<div class=\"card\"><h3>suite</h3>" + KeyValueTable(rows) + "</div>";
 }
 
-std::string MachineCard(const json& m) {
-  std::vector<std::pair<std::string, std::string>> rows;
-  for (const char* key : {"cpu_model", "logical_cores", "threads", "compiler", "torch_version", "hostname",
-                          "copy_bandwidth_gbps", "peak_gflops"}) {
-    const std::string value = Text(m, key);
-    if (!value.empty()) rows.emplace_back(key, value);
-  }
-  return "<div class=\"card\"><h3>machine</h3>" + KeyValueTable(rows) + "</div>";
-}
 
 std::string OutcomeBadge(const std::string& outcome) {
   const char* css = outcome == "correct" ? "ok" : (outcome == "no_correct_candidate" || outcome == "unsupported" ? "warn" : "bad");
@@ -143,7 +127,7 @@ std::string BenchReportHtml(const BenchReportData& d, const fs::path& page_dir) 
                                  d.problems.size(), EscapeHtml(Text(totals, "correct")),
                                  FormatSpeedup(Number(totals, "geomean_speedup_correct")), EscapeHtml(Text(b, "target")));
   body += "<div class=\"cards\" id=\"bench-summary\">" + TotalsCard(totals) + SuiteCard(b) +
-          MachineCard(b.value("machine", json::object())) + "</div>";
+          MachineCardHtml(b.value("machine", json::object())) + "</div>";
   body += "<h2>Problems</h2>";
   body += fmt::format("<p class=\"legend\">speedup vs eager PyTorch with its interval (dot and bar; dashed: 1.0; axis "
                       "{:.2f}x to {:.2f}x): the confirmed median and 95% interval, or the search-time figure and its "

@@ -125,4 +125,38 @@ std::string KeyValueTable(const std::vector<std::pair<std::string, std::string>>
   return KeyValueTableHtml(escaped, css_class);
 }
 
+std::string JsonScalarText(const nlohmann::json& doc, const char* key) {
+  if (!doc.is_object() || !doc.contains(key)) return "";
+  const nlohmann::json& v = doc[key];
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_null()) return "";
+  if (v.is_number_float()) return fmt::format("{:.4g}", v.get<double>());
+  return v.dump();
+}
+
+std::string MachineCardHtml(const nlohmann::json& m, const std::vector<std::pair<std::string, std::string>>& extra) {
+  std::vector<std::pair<std::string, std::string>> rows;
+  auto add = [&](const char* key) {
+    const std::string value = JsonScalarText(m, key);
+    if (!value.empty()) rows.emplace_back(key, value);
+  };
+  add("cpu_model");
+  // Issue 16: the instruction set the kernels were compiled for and timed on.
+  if (m.is_object() && m.contains("isa") && m["isa"].is_object()) {
+    const nlohmann::json& isa = m["isa"];
+    std::string features;
+    for (const auto& f : isa.value("features", nlohmann::json::array())) {
+      if (f.is_string()) features += (features.empty() ? "" : " ") + f.get<std::string>();
+    }
+    rows.emplace_back("isa", fmt::format("{} ({}-bit vectors){}", isa.value("level", "?"), isa.value("vector_bits", 0),
+                                         features.empty() ? "" : ": " + features));
+  }
+  for (const char* key : {"logical_cores", "threads", "governor", "compiler", "torch_version", "hostname",
+                          "copy_bandwidth_gbps", "peak_gflops", "peaks_measured_utc"}) {
+    add(key);
+  }
+  rows.insert(rows.end(), extra.begin(), extra.end());
+  return "<div class=\"card\"><h3>machine</h3>" + KeyValueTable(rows) + "</div>";
+}
+
 }  // namespace kernelevolve::report

@@ -4,6 +4,8 @@
 // tables by a clicked column, and marks <body data-ke-ready="1"> once it has run.
 #pragma once
 
+#include <nlohmann/json.hpp>
+
 #include <string>
 #include <utility>
 #include <vector>
@@ -21,5 +23,15 @@ std::string KeyValueTable(const std::vector<std::pair<std::string, std::string>>
 /// The same, with values that are already HTML (keys escaped).
 std::string KeyValueTableHtml(const std::vector<std::pair<std::string, std::string>>& rows,
                               const std::string& css_class = "kv");
+
+/// A JSON scalar of `doc` as text ("" for null or missing); floats with up to 4
+/// significant digits, other values as JSON.
+std::string JsonScalarText(const nlohmann::json& doc, const char* key);
+
+/// The "machine" card of a run or bench report from a result.json / bench.json
+/// `machine` object (core::MachineToJson): CPU model, ISA (level and features), cores,
+/// threads, compiler, torch, host, measured peaks; `extra` rows follow (e.g. the GPU).
+std::string MachineCardHtml(const nlohmann::json& machine,
+                            const std::vector<std::pair<std::string, std::string>>& extra = {});
 
 }  // namespace kernelevolve::report

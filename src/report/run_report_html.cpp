@@ -32,15 +32,7 @@ std::string UtcTime(double unix_s) {
   return text;
 }
 
-/// A JSON scalar as text ("" for null / missing); numbers with up to 4 significant digits.
-std::string JsonText(const json& doc, const char* key) {
-  if (!doc.is_object() || !doc.contains(key)) return "";
-  const json& v = doc[key];
-  if (v.is_string()) return v.get<std::string>();
-  if (v.is_number_float()) return fmt::format("{:.4g}", v.get<double>());
-  if (v.is_null()) return "";
-  return v.dump();
-}
+std::string JsonText(const json& doc, const char* key) { return JsonScalarText(doc, key); }
 
 double JsonNumber(const json& doc, const char* key) {
   return doc.is_object() && doc.contains(key) && doc[key].is_number() ? doc[key].get<double>() : 0.0;
@@ -92,17 +84,12 @@ std::string BestCard(const RunReportData& d) {
 
 std::string MachineCard(const RunReportData& d) {
   const json& m = d.result.is_object() && d.result.contains("machine") ? d.result["machine"] : d.run.machine;
-  Rows rows;
-  for (const char* key : {"cpu_model", "logical_cores", "threads", "governor", "compiler", "torch_version", "hostname",
-                          "copy_bandwidth_gbps", "peak_gflops", "peaks_measured_utc"}) {
-    const std::string value = JsonText(m, key);
-    if (!value.empty()) rows.emplace_back(key, value);
-  }
+  std::vector<std::pair<std::string, std::string>> gpu;
   if (d.result.is_object() && d.result.contains("gpu") && d.result["gpu"].is_object()) {
     const std::string device = JsonText(d.result["gpu"], "device");
-    if (!device.empty()) rows.emplace_back("gpu", device);
+    if (!device.empty()) gpu.emplace_back("gpu", device);
   }
-  return "<div class=\"card\"><h3>machine</h3>" + KeyValueTable(rows) + "</div>";
+  return MachineCardHtml(m, gpu);
 }
 
 std::string ProblemCard(const RunReportData& d) {
