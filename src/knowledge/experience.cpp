@@ -14,12 +14,6 @@
 namespace kernelevolve::knowledge {
 namespace {
 
-/// "AMD EPYC 7B13, x86-64-v3"; "unknown machine" without a model.
-std::string MachineText(const std::string& machine, const std::string& isa) {
-  const std::string model = machine.empty() ? "unknown machine" : machine;
-  return isa.empty() ? model : model + ", " + isa;
-}
-
 int Bucket(int64_t d) {
   int b = 0;
   while (d > 1) {
@@ -152,13 +146,18 @@ std::string Experience::Summary() const {
                                 g.at("fitness_before").get<double>(), g.at("fitness_after").get<double>()));
   }
   std::string line = fmt::format("{} on {} ({}), shapes {}: {:.2f}x vs eager{} with {} {}",
-                                 operator_family, platform, MachineText(machine, isa),
+                                 operator_family, platform, MachineText(),
                                  shape_class, speedup, speedup_confirmed ? " (confirmed)" : "",
                                  template_name.empty() ? operator_name : template_name, knobs.dump());
   if (!gains.empty()) line += fmt::format("; gains: {}", fmt::join(gains, "; "));
   line += fmt::format("; best at evaluation {} of {} [experience {}, problem {}]",
                       evaluations_to_best, evaluations, id, problem);
   return line;
+}
+
+std::string Experience::MachineText() const {
+  const std::string model = machine.empty() ? "unknown machine" : machine;
+  return isa.empty() ? model : model + ", " + isa;
 }
 
 std::optional<Experience> DistillExperience(const core::Problem& problem,
@@ -226,7 +225,7 @@ std::vector<ExperienceMatch> MatchExperiences(const ExperienceKey& key,
                         key.platform, x.shape_class, wanted.Text(), distance,
                         m.same_machine ? "same machine"
                                        : fmt::format("another machine ({}), re-measured here",
-                                                     MachineText(x.machine, x.isa)));
+                                                     x.MachineText()));
     out.push_back(std::move(m));
   }
   std::stable_sort(out.begin(), out.end(), [](const ExperienceMatch& a, const ExperienceMatch& b) {

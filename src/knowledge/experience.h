@@ -82,6 +82,9 @@ struct Experience {
   /// r2[5,9]: 1.92x vs eager with {...}; gains: math libm->vectorized (0.9x->1.5x); best
   /// at evaluation 4 of 8 [experience 3, problem softmax]".
   std::string Summary() const;
+  /// Where it was measured, for a line a person reads: "AMD EPYC 7B13, x86-64-v3", the
+  /// model alone without an ISA, "unknown machine" without a model.
+  std::string MachineText() const;
 };
 
 /// What a finished run contributes besides the problem and its nodes.

@@ -33,7 +33,7 @@ WarmStartPlan PlanWarmStart(const KnowledgeBase& kb, const ExperienceKey& key,
     c.rationale = fmt::format(
         "{}best prior kernel of experience {} (problem {}, shape {}, {:.2f}x vs eager on {}); {}",
         core::kWarmStartRationalePrefix, x.id, x.problem, x.shape_class, x.speedup,
-        x.machine.empty() ? "unknown machine" : (x.isa.empty() ? x.machine : x.machine + ", " + x.isa), m.why);
+        x.MachineText(), m.why);
     plan.seeds.push_back(std::move(c));
     plan.seed_sources.push_back(m);
   }
