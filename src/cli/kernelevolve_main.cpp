@@ -12,6 +12,7 @@
 #include "cli/config_file.h"
 #include "cli/eval_command.h"
 #include "cli/kb_command.h"
+#include "cli/ops_command.h"
 #include "cli/optimize_command.h"
 #include "cli/report_command.h"
 #include "cli/resume_command.h"
@@ -97,6 +98,8 @@ int main(int argc, char** argv) {
   kernelevolve::cli::AddBenchCommand(app, bench);
   kernelevolve::cli::ExportOptions export_options;  // issue 20: model_new.py
   kernelevolve::cli::AddExportCommand(app, export_options);
+  kernelevolve::cli::OpsOptions ops_options;  // issue 17: the Core ATen lowering table
+  kernelevolve::cli::AddOpsCommand(app, ops_options);
   kernelevolve::cli::EvalOptions eval;  // issue 20: judge one kernel file
   kernelevolve::cli::AddEvalCommand(app, eval);
   // Issue 20: --config FILE.toml for the commands that take run flags (cli/config_file.h).
@@ -124,6 +127,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("compare")) return kernelevolve::cli::RunCompare(compare);
     if (app.got_subcommand("bench")) return kernelevolve::cli::RunBench(bench);
     if (app.got_subcommand("export")) return kernelevolve::cli::RunExport(export_options);
+    if (app.got_subcommand("ops")) return kernelevolve::cli::RunOps(ops_options);
     if (app.got_subcommand("eval")) return kernelevolve::cli::RunEval(eval);
     if (app.got_subcommand("report")) return kernelevolve::cli::RunReport(report);
   } catch (const kernelevolve::core::InvalidInputError& e) {

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 from typing import Any
 
@@ -10,7 +11,8 @@ import pytest
 import torch
 import torch.nn as nn
 
-from conftest import PROBLEMS_DIR, WorkerProcess, load_params
+from conftest import PROBLEMS_DIR, REPO_ROOT, WorkerProcess, load_params
+from kernelevolve_worker.core_aten import KEEP, core_aten_opset, is_core
 from kernelevolve_worker.graph_capture import capture_graph
 
 SMALL = {"batch_size": "2", "dim": "8"}
@@ -107,7 +109,9 @@ def test_list_args_getitem_nonfinite_and_dtype_constants() -> None:
     cat_tensors = by_target["aten.cat.default"]["args"][0]
     assert cat_tensors["name"] == "tensors"
     assert cat_tensors["value"] == [{"ref": getitems[0]["name"]}, {"ref": "sum_1"}]
-    assert dict(args_of(by_target["aten.masked_fill.Scalar"]))["value"] == "-inf"
+    # masked_fill is not Core ATen: it arrives as where(mask, scalar_tensor(-inf), x)
+    assert dict(args_of(by_target["aten.scalar_tensor.default"]))["s"] == "-inf"
+    assert "aten.where.self" in by_target
     assert dict(args_of(by_target["aten._to_copy.default"]))["dtype"] == "float64"
     assert len(graph["outputs"]) == 4
 
@@ -128,3 +132,73 @@ def test_capture_does_not_mutate_inputs() -> None:
     graph, error = capture_graph(_Fn(lambda t: t.relu_()), [x])
     assert error is None and graph is not None
     assert torch.equal(x, before)
+
+
+# ---- Core ATen capture (core_aten.py) ------------------------------------------------------
+
+
+def _targets(graph: dict[str, Any]) -> list[str]:
+    return [n["target"] for n in calls(graph)]
+
+
+def test_linear_captures_as_core_permute_and_addmm() -> None:
+    graph, error = capture_graph(nn.Linear(8, 4), [torch.randn(3, 8)])
+    assert error is None
+    targets = _targets(graph)
+    assert targets == ["aten.permute.default", "aten.addmm.default"]
+    assert "aten.t.default" not in targets
+    permute = calls(graph)[0]
+    assert dict(args_of(permute))["dims"] == [1, 0]
+
+
+def test_keep_ops_stay_whole() -> None:
+    for module, target in [(nn.SiLU(), "aten.silu.default"), (nn.Hardswish(), "aten.hardswish.default")]:
+        graph, error = capture_graph(module, [torch.randn(3, 8)])
+        assert error is None
+        assert target in KEEP
+        assert _targets(graph) == [target]
+
+
+def test_sdpa_decomposes_into_core_ops() -> None:
+    q = torch.randn(1, 2, 8, 4)
+    graph, error = capture_graph(_Fn(torch.nn.functional.scaled_dot_product_attention), [q, q.clone(), q.clone()])
+    assert error is None
+    targets = set(_targets(graph))
+    assert "aten.bmm.default" in targets and "aten._softmax.default" in targets
+    assert not any("scaled_dot_product" in t for t in targets)
+    assert all(is_core(t) for t in targets)
+
+
+def test_mlp_targets_are_core_or_kept() -> None:
+    model = nn.Sequential(nn.Linear(8, 16), nn.GELU(), nn.Linear(16, 8)).eval()
+    graph, error = capture_graph(model, [torch.randn(4, 8)])
+    assert error is None
+    targets = _targets(graph)
+    assert targets.count("aten.addmm.default") == 2 and "aten.gelu.default" in targets
+    assert all(is_core(t) or t in KEEP for t in targets), targets
+
+
+def test_core_aten_opset_lists_core_overloads() -> None:
+    opset = dict(core_aten_opset())
+    assert opset["aten.add"] == ["Scalar", "Tensor"]
+    assert "default" in opset["aten.convolution"]
+    assert "aten.t" not in opset and "aten.silu" not in opset
+    assert list(opset) == sorted(opset)
+
+
+def test_keep_covers_the_non_core_ops_the_cpp_lowerings_match() -> None:
+    """Every non-core "aten.X.Y" named by the compound-op lowerings in
+    src/operators/{template,ir}/*.cpp is in KEEP, except the views t / transpose, whose
+    Core ATen form (permute) the matmul matcher accepts (core_aten.py says why). The
+    generic Core ATen lowering (ir/lower_core*.cpp) is left out: it lowers the core
+    opset, and the non-core aliases it also accepts must not stop a decomposition."""
+    named = set()
+    for folder in ("template", "ir"):
+        for source in (REPO_ROOT / "src" / "operators" / folder).glob("*.cpp"):
+            if source.name.startswith("lower_core"):
+                continue
+            named |= set(re.findall(r'"(aten\.[A-Za-z0-9_]+\.[A-Za-z0-9_]+)"', source.read_text()))
+    assert named, "no aten names found in the C++ sources"
+    missing = sorted(t for t in named if not is_core(t) and t not in KEEP
+                     and t not in ("aten.t.default", "aten.transpose.int"))
+    assert missing == []

@@ -48,7 +48,7 @@ def test_cuda_outputs_come_back_to_the_cpu():
 def test_gemm_problem_loads_through_the_worker_with_the_setting(monkeypatch, tmp_path):
     """problems/gpu_gemm/matmul_bias_relu.py (shrunk) loads with KE_REFERENCE_DEVICE=cuda:
     on the GPU where there is one, else on the CPU with the note; the graph is the
-    t + addmm + relu the matmul template expects, and the bfloat16 TOLERANCE lands in
+    permute + addmm + relu the matmul template expects, and the bfloat16 TOLERANCE lands in
     the manifest."""
     import json
 
@@ -66,7 +66,7 @@ def test_gemm_problem_loads_through_the_worker_with_the_setting(monkeypatch, tmp
     assert result["reference_device"].startswith(expected)
     assert ("no CUDA GPU" in result["reference_note"]) == (expected == "cpu")
     calls = [n["target"] for n in result["graph"]["nodes"] if n["kind"] == "call"]
-    assert calls == ["aten.t.default", "aten.addmm.default", "aten.relu.default"]
+    assert calls == ["aten.permute.default", "aten.addmm.default", "aten.relu.default"]
     assert result["outputs"][0]["dtype"] == "bfloat16"
     manifest = json.loads(Path(result["manifest_path"]).read_text())
     assert manifest["tolerance"] == {"bfloat16": {"atol": 3e-2, "rtol": 2e-2}}

@@ -1,5 +1,8 @@
 """ATen-level op graph of the reference, captured with make_fx (real tensors).
 
+The graph is in the Core ATen opset (ops tagged torch.Tag.core) plus the compound ops
+the C++ lowerings match natively: core_aten.py says which ops and why.
+
 The JSON document (parsed by src/core/op_graph.cpp)::
 
     {"nodes": [
@@ -31,6 +34,7 @@ from torch.fx import Node
 from torch.fx.experimental.proxy_tensor import make_fx
 from torch.utils._pytree import tree_leaves
 
+from .core_aten import decomposition_table
 from .problem_loader import dtype_name, exception_line
 
 
@@ -163,7 +167,9 @@ def graph_to_json(gm: torch.fx.GraphModule, state: list[torch.Tensor], num_input
 
 
 def capture_graph(model: torch.nn.Module, inputs: list[torch.Tensor]) -> tuple[dict[str, Any] | None, str | None]:
-    """Traces ``model(*inputs)`` with make_fx (real mode, no_grad) and converts it.
+    """Traces ``model(*inputs)`` with make_fx (real mode, no_grad) into Core ATen ops
+    (core_aten.decomposition_table(): non-core ops decomposed, core_aten.KEEP kept) and
+    converts it.
 
     Args:
         model: the reference, eval mode.
@@ -175,7 +181,7 @@ def capture_graph(model: torch.nn.Module, inputs: list[torch.Tensor]) -> tuple[d
     try:
         state = list(model.state_dict().values())
         with torch.no_grad():
-            gm = make_fx(model)(*[t.clone() for t in inputs])
+            gm = make_fx(model, decomposition_table=decomposition_table())(*[t.clone() for t in inputs])
         return graph_to_json(gm, state, len(inputs)), None
     except GraphCaptureError as exc:
         return None, str(exc)

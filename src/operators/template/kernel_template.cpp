@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "operators/families/loop_nest/loop_nest_template.h"
 #include "operators/template/pointwise_template.h"
 #include "operators/template/rowwise_template.h"
 #include "operators/template/scan_template.h"
@@ -59,20 +60,20 @@ TemplateMatch NoGraphMatch(const core::Problem& problem) {
 TemplateMatch MatchTemplate(const core::Problem& problem, int threads, int vector_lanes) {
   const core::OpGraph& graph = problem.graph;
   if (graph.nodes.empty()) return NoGraphMatch(problem);
-  if (auto scan = MatchScanTemplate(problem, threads)) return std::move(*scan);
+  // A scan the scan template refuses (a scan beside other heavy work) may still be
+  // a loop-nest program: its refusal is the answer only when the lowering fails too.
+  std::optional<TemplateMatch> scan = MatchScanTemplate(problem, threads);
+  if (scan && scan->tmpl) return std::move(*scan);
   const bool multithread = threads > 1;
   // Specialized templates first, in order; the general rowwise template last.
   if (auto match = MatchSoftmaxLastDim(graph, multithread)) return std::move(*match);
   if (auto match = MatchPointwise(graph, multithread, vector_lanes)) return std::move(*match);
   TemplateMatch rowwise = MatchRowwiseTemplate(graph, multithread);
   if (rowwise.tmpl) return rowwise;
-  // A graph of elementwise calls only: the pointwise template's reason is the precise one.
-  const auto calls = graph.Calls();
-  if (std::all_of(calls.begin(), calls.end(),
-                  [](const core::OpNode* c) { return IsPointwiseTarget(c->target); })) {
-    return {nullptr, BuildPointwiseExpr(graph, MathFlavor::kLibm).unsupported};
-  }
-  return rowwise;
+  // Every other graph the Core ATen lowering accepts: a program of loop-nest kernels.
+  TemplateMatch nest = families::MatchLoopNest(graph, multithread);
+  if (!nest.tmpl && scan) return std::move(*scan);
+  return nest;
 }
 
 std::string GeneratedHeader(const std::string& template_name, const std::string& what,

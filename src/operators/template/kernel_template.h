@@ -43,8 +43,10 @@ TemplateMatch NoGraphMatch(const core::Problem& problem);
 
 /// Picks the template covering `problem.graph`: softmax_lastdim when the only call
 /// is a softmax/log_softmax over the last dim, else pointwise for same-shape
-/// elementwise graphs, else rowwise (reductions, norms, losses, broadcasting; its
-/// reason is returned when nothing applies). `threads` is the thread count the
+/// elementwise graphs, else rowwise (reductions, norms, losses, broadcasting), else
+/// loop_nest (families/loop_nest: any graph the Core ATen lowering accepts, as a
+/// program of loop-nest kernels; its reason, "unsupported_op: aten.NAME (node N)",
+/// is returned when nothing applies). `threads` is the thread count the
 /// runner gives candidates; with 1 the space has no multi-threaded settings.
 /// `vector_lanes`: float32 lanes of the machine's widest vector (core::CpuIsa::
 /// FloatLanes); 16 gives the pointwise template its vector_width knob.

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "operators/families/loop_nest/triton_loop_nest_template.h"
 #include "operators/template/triton_matmul.h"
 #include "operators/template/cuda_reduction.h"
 #include "operators/template/triton_pointwise.h"
@@ -190,14 +191,24 @@ TemplateMatch MatchTritonTemplate(const core::Problem& problem) {
   // A softmax the last-dim template refuses (another dim) falls through to rowwise.
   std::optional<TemplateMatch> softmax = MatchTritonSoftmax(graph);
   if (softmax && softmax->tmpl) return std::move(*softmax);
+  // A refusal of a specialized family (two matmuls, say) is the answer only when the
+  // loop-nest program cannot be built either.
+  std::optional<std::string> refusal;
   if (auto mm = MatchTritonMatmul(graph)) {  // issue 6: matmul + elementwise epilogue
-    if (!mm->spec) return {nullptr, mm->unsupported};
-    return {std::make_unique<TritonMatmulTemplate>(std::move(*mm->spec)), ""};
+    if (mm->spec) return {std::make_unique<TritonMatmulTemplate>(std::move(*mm->spec)), ""};
+    refusal = mm->unsupported;
   }
-  if (auto scan = MatchTritonScan(problem)) return std::move(*scan);  // cumsum / cumprod
+  std::optional<TemplateMatch> scan = MatchTritonScan(problem);  // cumsum / cumprod
+  if (scan && scan->tmpl) return std::move(*scan);
   TritonPointwiseBuild pointwise = BuildTritonPointwise(graph);
   if (pointwise.body) return {std::make_unique<TritonPointwiseTemplate>(std::move(*pointwise.body)), ""};
-  return MatchTritonRowwiseOr(graph, pointwise.unsupported);  // reductions, norms, losses
+  TemplateMatch rowwise = MatchTritonRowwiseOr(graph, pointwise.unsupported);  // reductions, norms, losses
+  if (rowwise.tmpl) return rowwise;
+  // Every other graph the Core ATen lowering accepts: a program of loop-nest kernels.
+  TemplateMatch nest = families::MatchTritonLoopNest(graph);
+  if (!nest.tmpl && scan) return std::move(*scan);  // the scan template's reason is the precise one
+  if (!nest.tmpl && refusal) return {nullptr, *refusal};
+  return nest;
 }
 
 TemplateMatch MatchTemplateForTarget(const std::string& target, const core::Problem& problem, int threads,

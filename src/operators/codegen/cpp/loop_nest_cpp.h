@@ -1,0 +1,28 @@
+// The C++ printer of a kernel plan (ir/kernel_plan.h): one OpenMP loop nest per
+// kernel, in order, inside the DLPack entry point (docs/abi.md); intermediates are
+// heap buffers the entry owns. Element math is printed through the primitive table
+// (codegen/prim_spelling.h), so this file knows loops, not ops.
+#pragma once
+
+#include <string>
+
+#include "operators/ir/kernel_plan.h"
+
+namespace kernelevolve::operators::codegen {
+
+/// Schedule knobs of a loop-nest program (spelled as in the knob vocabulary).
+struct LoopNestSchedule {
+  bool parallel = false;       // "threads": OpenMP over the outer loops (and small full reductions)
+  bool vector_math = false;    // "math": the float32 prelude (ke_exp, ...) instead of libm
+  bool simd = false;           // "simd": #pragma omp simd on element-wise inner loops
+  bool double_accumulator = true;  // "accumulator": float32 sums and scans accumulate in double
+};
+
+/// The body of the translation unit after the generated header: includes, ABI
+/// helpers, any prelude or helper functions used, and `extern "C" int
+/// kernelevolve_entry(...)`, which returns 1 for a wrong tensor count, 2 for a
+/// tensor of another dtype or device, 3 for another element count, 4 for a
+/// non-dense tensor, else 0.
+std::string PrintLoopNestCpp(const ir::KernelPlan& plan, const LoopNestSchedule& schedule);
+
+}  // namespace kernelevolve::operators::codegen

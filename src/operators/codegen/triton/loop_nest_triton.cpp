@@ -1,0 +1,389 @@
+#include "operators/codegen/triton/loop_nest_triton.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <set>
+#include <unordered_map>
+
+#include "core/error.h"
+#include "operators/codegen/prim_spelling.h"
+#include "operators/ir/loop_ir.h"
+
+namespace kernelevolve::operators::codegen {
+namespace {
+
+using core::DType;
+using ir::DefKind;
+using ir::Expr;
+using ir::ExprKind;
+using ir::ExprNode;
+using ir::ReduceOp;
+using ir::ScanOp;
+using ir::TensorDef;
+
+constexpr const char* kIndent = "    ";
+
+int64_t NextPow2(int64_t n) {
+  int64_t p = 1;
+  while (p < n) p *= 2;
+  return p;
+}
+
+std::string TorchDtype(DType d) {
+  switch (d) {
+    case DType::kFloat32: return "torch.float32";
+    case DType::kFloat64: return "torch.float64";
+    case DType::kFloat16: return "torch.float16";
+    case DType::kBFloat16: return "torch.bfloat16";
+    case DType::kInt8: return "torch.int8";
+    case DType::kInt16: return "torch.int16";
+    case DType::kInt32: return "torch.int32";
+    case DType::kInt64: return "torch.int64";
+    case DType::kUInt8: return "torch.uint8";
+    case DType::kBool: return "torch.bool";
+  }
+  return "torch.float32";
+}
+
+std::string Ty(DType d) { return SpellType(Language::kTriton, d); }
+
+/// Prints expression DAGs as `vN = ...` lines of a kernel body. Every value is a
+/// tensor of the tile's shape: constants are literals (Python numbers), wrapped in
+/// tl.full where a whole operation would otherwise be constant.
+class TritonExprPrinter {
+ public:
+  TritonExprPrinter(const ir::TensorProgram& program, std::string& out, std::string mask, std::string zero,
+                    std::string tile)
+      : program_(program), out_(out), mask_(std::move(mask)), zero_(std::move(zero)), tile_(std::move(tile)) {}
+
+  std::string Print(const Expr& e) {
+    if (auto it = names_.find(e.get()); it != names_.end()) return it->second;
+    std::string text;
+    switch (e->kind) {
+      case ExprKind::kConst: return SpellConstant(Language::kTriton, *e);
+      case ExprKind::kVar: return fmt::format("i{}", e->var);
+      case ExprKind::kLoad: {
+        const TensorDef& src = program_.defs.at(static_cast<size_t>(e->tensor));
+        const std::string offset = Print(ir::FlatOffset(e->args, src.shape));
+        std::string mask = mask_;
+        if (e->mask) mask = fmt::format("{} & {}", mask_, Print(e->mask));
+        text = fmt::format("tl.load(t{} + {} + {}, mask={}, other=0)", e->tensor, zero_, offset, mask);
+        break;
+      }
+      case ExprKind::kOp: {
+        std::vector<std::string> args;
+        bool all_const = true;
+        for (const Expr& a : e->args) {
+          args.push_back(Print(a));
+          all_const = all_const && a->kind == ExprKind::kConst;
+        }
+        if (all_const) {
+          args[0] = fmt::format("tl.full({}, {}, {})", tile_, args[0], Ty(e->args[0]->dtype));
+        }
+        const DType operand = e->op == ir::Prim::kWhere ? e->args[1]->dtype : e->args[0]->dtype;
+        text = SpellPrim(Language::kTriton, SpellingPrim(*e), operand, e->dtype, args);
+        break;
+      }
+    }
+    const std::string name = fmt::format("v{}", next_++);
+    out_ += fmt::format("{}{} = {}\n", kIndent2(), name, text);
+    names_.emplace(e.get(), name);
+    alive_.push_back(e);
+    return name;
+  }
+
+  /// `e` as a tensor of the tile (a constant becomes tl.full).
+  std::string PrintTensor(const Expr& e) {
+    if (e->kind == ExprKind::kConst) {
+      return fmt::format("tl.full({}, {}, {})", tile_, SpellConstant(Language::kTriton, *e), Ty(e->dtype));
+    }
+    if (e->kind == ExprKind::kVar) return fmt::format("(i{} + {})", e->var, zero_);
+    return Print(e);
+  }
+
+  void SetIndent(std::string indent) { indent_ = std::move(indent); }
+
+ private:
+  const std::string& kIndent2() const { return indent_; }
+  const ir::TensorProgram& program_;
+  std::string& out_;
+  std::string mask_, zero_, tile_;
+  std::string indent_ = kIndent;
+  std::unordered_map<const ExprNode*, std::string> names_;
+  std::vector<Expr> alive_;
+  int next_ = 0;
+};
+
+/// Tensors a body loads, sorted.
+std::vector<int> LoadedTensors(const Expr& body) {
+  std::set<int> t;
+  ir::VisitPostOrder(body, [&](const ExprNode& n) {
+    if (n.kind == ExprKind::kLoad) t.insert(n.tensor);
+  });
+  return {t.begin(), t.end()};
+}
+
+/// "i<d> = (flat // stride) % size" lines for the dims of `shape` (unit dims: 0).
+std::string Decompose(const std::string& flat, const std::vector<int64_t>& shape, const std::vector<int>& dims,
+                      const std::string& indent) {
+  std::string out;
+  int64_t stride = 1;
+  std::vector<int64_t> strides(dims.size());
+  for (size_t k = dims.size(); k-- > 0;) {
+    strides[k] = stride;
+    stride *= shape[static_cast<size_t>(dims[k])];
+  }
+  for (size_t k = 0; k < dims.size(); ++k) {
+    const int64_t size = shape[static_cast<size_t>(dims[k])];
+    std::string e = strides[k] == 1 ? flat : fmt::format("({} // {})", flat, strides[k]);
+    if (k > 0) e = fmt::format("{} % {}", e, size);
+    if (size == 1) e = "0";
+    out += fmt::format("{}i{} = {}\n", indent, dims[k], e);
+  }
+  return out;
+}
+
+std::string ReduceInit(ReduceOp op, DType vt) {
+  const bool fp = core::IsFloatingPoint(vt);
+  switch (op) {
+    case ReduceOp::kSum: return "0";
+    case ReduceOp::kProd: return "1";
+    case ReduceOp::kMax:
+    case ReduceOp::kArgMax:
+      return fp ? "float('-inf')" : (vt == DType::kInt64 ? "-9223372036854775808" : "-2147483648");
+    case ReduceOp::kMin:
+    case ReduceOp::kArgMin:
+      return fp ? "float('inf')" : (vt == DType::kInt64 ? "9223372036854775807" : "2147483647");
+    case ReduceOp::kAny: return "0";
+    case ReduceOp::kAll: return "1";
+  }
+  return "0";
+}
+
+class Emitter {
+ public:
+  Emitter(const ir::KernelPlan& plan, const TritonLoopNestSchedule& s) : plan_(plan), s_(s) {}
+
+  std::string Module() {
+    std::string kernels, launches;
+    const auto& p = plan_.program;
+    for (int k : plan_.kernels) {
+      const TensorDef& d = p.defs[static_cast<size_t>(k)];
+      if (ir::ShapeNumel(d.shape) == 0) continue;
+      std::string launch;
+      kernels += Kernel(d, launch) + "\n\n";
+      launches += launch;
+    }
+    std::string entry = "def kernelevolve_entry(inputs, outputs):\n";
+    for (const TensorDef& d : p.defs) {
+      if (d.kind == DefKind::kInput) entry += fmt::format("    t{} = inputs[{}]\n", d.id, d.abi_index);
+    }
+    for (size_t k = 0; k < p.outputs.size(); ++k) entry += fmt::format("    t{} = outputs[{}]\n", p.outputs[k], k);
+    entry += "    device = outputs[0].device\n";
+    for (int k : plan_.kernels) {
+      const TensorDef& d = p.defs[static_cast<size_t>(k)];
+      if (plan_.output_slot[static_cast<size_t>(k)] >= 0) continue;
+      entry += fmt::format("    t{} = torch.empty({}, dtype={}, device=device)\n", k,
+                           nlohmann::json(d.shape).dump(), TorchDtype(d.dtype));
+    }
+    entry += launches;
+    // libdevice (asin, acos, atan, atan2) only where used: TRITON_INTERPRET lacks it.
+    std::string out = "import torch\nimport triton\nimport triton.language as tl\n";
+    if (kernels.find("libdevice.") != std::string::npos) out += "from triton.language.extra import libdevice\n";
+    out += "\n\n@triton.jit\ndef _ke_mul(a, b):\n    return a * b\n\n\n";
+    return out + kernels + entry;
+  }
+
+ private:
+  std::string Kernel(const TensorDef& d, std::string& launch) {
+    const std::vector<int> loads = LoadedTensors(d.body);
+    std::vector<std::string> params;
+    for (int t : loads) params.push_back(fmt::format("t{}", t));
+    if (std::find(loads.begin(), loads.end(), d.id) == loads.end()) params.push_back(fmt::format("t{}", d.id));
+    std::string out = fmt::format("# t{}: {} {}{}\n@triton.jit\ndef _k{}({}, XBLOCK: tl.constexpr, RBLOCK: tl.constexpr):\n",
+                                  d.id, d.kind == DefKind::kReduce ? "reduce" : (d.kind == DefKind::kScan ? "scan" : "element"),
+                                  ir::ShapeText(d.shape), d.origin.empty() ? "" : " <- " + d.origin, d.id,
+                                  fmt::join(params, ", "));
+    int64_t xblock = 0, rblock = 1, rows = 0;
+    switch (d.kind) {
+      case DefKind::kCompute: out += Compute(d, xblock); rows = ir::ShapeNumel(d.shape); break;
+      case DefKind::kReduce: out += Reduce(d, xblock, rblock); rows = ir::ShapeNumel(d.shape); break;
+      case DefKind::kScan: out += Scan(d, xblock, rblock, rows); break;
+      case DefKind::kInput: break;
+    }
+    launch = fmt::format("    _k{}[(triton.cdiv({}, {}),)]({}, XBLOCK={}, RBLOCK={}, num_warps={})\n", d.id, rows, xblock,
+                         fmt::join(params, ", "), xblock, rblock, s_.num_warps);
+    return out;
+  }
+
+  std::string Compute(const TensorDef& d, int64_t& xblock) {
+    const int64_t n = ir::ShapeNumel(d.shape);
+    xblock = std::min<int64_t>(s_.block, NextPow2(n));
+    std::string out = fmt::format("{0}xoffs = tl.program_id(0).to(tl.int64) * XBLOCK + tl.arange(0, XBLOCK)\n"
+                                  "{0}xmask = xoffs < {1}\n{0}zero = xoffs * 0\n",
+                                  kIndent, n);
+    std::vector<int> dims;
+    for (size_t k = 0; k < d.shape.size(); ++k) dims.push_back(static_cast<int>(k));
+    out += Decompose("xoffs", d.shape, dims, kIndent);
+    std::string body;
+    TritonExprPrinter printer(plan_.program, body, "xmask", "zero", "[XBLOCK]");
+    const std::string v = printer.PrintTensor(d.body);
+    out += body;
+    out += fmt::format("{}tl.store(t{} + xoffs, {}.to({}), mask=xmask)\n", kIndent, d.id, v, Ty(d.dtype));
+    return out;
+  }
+
+  std::string Reduce(const TensorDef& d, int64_t& xblock, int64_t& rblock) {
+    const int64_t n = ir::ShapeNumel(d.shape);
+    int64_t rn = 1;
+    for (int64_t e : d.reduce_extents) rn *= e;
+    rblock = std::min<int64_t>(s_.rblock, NextPow2(rn));
+    xblock = std::max<int64_t>(1, std::min<int64_t>(NextPow2(n), std::max<int64_t>(1, 4096 / rblock)));
+    const size_t rank = d.shape.size();
+    const DType vt = d.body->dtype;
+    const bool fp = core::IsFloatingPoint(vt);
+    const bool arg = d.reduce == ReduceOp::kArgMax || d.reduce == ReduceOp::kArgMin;
+    DType acc = d.reduce == ReduceOp::kAny || d.reduce == ReduceOp::kAll ? DType::kInt32 : vt;
+    if (!arg && d.reduce != ReduceOp::kAny && d.reduce != ReduceOp::kAll) acc = d.dtype;
+    std::string out = fmt::format(
+        "{0}xoffs = (tl.program_id(0).to(tl.int64) * XBLOCK + tl.arange(0, XBLOCK))[:, None]\n"
+        "{0}xmask = xoffs < {1}\n",
+        kIndent, n);
+    std::vector<int> dims;
+    for (size_t k = 0; k < rank; ++k) dims.push_back(static_cast<int>(k));
+    out += Decompose("xoffs", d.shape, dims, kIndent);
+    out += fmt::format("{}acc = tl.full([XBLOCK, RBLOCK], {}, {})\n", kIndent, ReduceInit(d.reduce, vt), Ty(acc));
+    if (arg) out += fmt::format("{}accidx = tl.full([XBLOCK, RBLOCK], 0, tl.int64)\n", kIndent);
+    const std::string in = std::string(kIndent) + kIndent;
+    out += fmt::format("{0}for r0 in range(0, {1}, RBLOCK):\n"
+                       "{2}roffs = r0 + tl.arange(0, RBLOCK)[None, :]\n"
+                       "{2}xrmask = xmask & (roffs < {1})\n"
+                       "{2}zero = xoffs * 0 + roffs * 0\n",
+                       kIndent, rn, in);
+    std::vector<int64_t> ext_shape(rank, 1);
+    ext_shape.insert(ext_shape.end(), d.reduce_extents.begin(), d.reduce_extents.end());
+    std::vector<int> rdims;
+    for (size_t k = 0; k < d.reduce_extents.size(); ++k) rdims.push_back(static_cast<int>(rank + k));
+    out += Decompose("roffs", ext_shape, rdims, in);
+    std::string body;
+    TritonExprPrinter printer(plan_.program, body, "xrmask", "zero", "[XBLOCK, RBLOCK]");
+    printer.SetIndent(in);
+    std::string v = printer.PrintTensor(d.body);
+    out += body;
+    const std::string init = ReduceInit(d.reduce, vt);
+    out += fmt::format("{}v = tl.where(xrmask, {}.to({}), {})\n", in, v, Ty(acc), init);
+    switch (d.reduce) {
+      case ReduceOp::kSum: out += in + "acc = acc + v\n"; break;
+      case ReduceOp::kProd: out += in + "acc = acc * v\n"; break;
+      case ReduceOp::kMax:
+        out += in + (fp ? "acc = tl.where((v > acc) | (v != v), v, acc)\n" : "acc = tl.maximum(acc, v)\n");
+        break;
+      case ReduceOp::kMin:
+        out += in + (fp ? "acc = tl.where((v < acc) | (v != v), v, acc)\n" : "acc = tl.minimum(acc, v)\n");
+        break;
+      case ReduceOp::kArgMax:
+      case ReduceOp::kArgMin: {
+        const char* cmp = d.reduce == ReduceOp::kArgMax ? ">" : "<";
+        out += in + (fp ? fmt::format("better = (v {} acc) | ((v != v) & (acc == acc))\n", cmp)
+                        : fmt::format("better = v {} acc\n", cmp));
+        out += in + "acc = tl.where(better, v, acc)\n" + in + "accidx = tl.where(better, roffs, accidx)\n";
+        break;
+      }
+      case ReduceOp::kAny: out += in + "acc = tl.maximum(acc, (v != 0).to(tl.int32))\n"; break;
+      case ReduceOp::kAll: out += in + "acc = tl.minimum(acc, (v != 0).to(tl.int32))\n"; break;
+    }
+    std::string result;
+    switch (d.reduce) {
+      case ReduceOp::kSum: result = "tl.sum(acc, 1)"; break;
+      case ReduceOp::kProd: result = "tl.reduce(acc, 1, _ke_mul)"; break;
+      case ReduceOp::kAny:
+      case ReduceOp::kAll: result = d.reduce == ReduceOp::kAny ? "tl.max(acc, 1) > 0" : "tl.min(acc, 1) > 0"; break;
+      case ReduceOp::kMax:
+      case ReduceOp::kMin:
+      case ReduceOp::kArgMax:
+      case ReduceOp::kArgMin: {
+        const bool max = d.reduce == ReduceOp::kMax || d.reduce == ReduceOp::kArgMax;
+        out += fmt::format("{}best = tl.{}(acc, 1)\n", kIndent, max ? "max" : "min");
+        if (fp) {
+          out += fmt::format("{0}nan = tl.max((acc != acc).to(tl.int32), 1) > 0\n"
+                             "{0}best = tl.where(nan, float('nan'), best)\n", kIndent);
+        }
+        if (d.reduce == ReduceOp::kMax || d.reduce == ReduceOp::kMin) {
+          result = "best";
+        } else {
+          out += fmt::format("{}hit = acc == best[:, None]\n", kIndent);
+          if (fp) out += fmt::format("{0}hit = hit | ((acc != acc) & nan[:, None])\n", kIndent);
+          out += fmt::format("{}idx = tl.min(tl.where(hit, accidx, 9223372036854775807), 1)\n", kIndent);
+          result = "idx";
+        }
+        break;
+      }
+    }
+    out += fmt::format("{}tl.store(t{} + xoffs, ({})[:, None].to({}), mask=xmask)\n", kIndent, d.id, result, Ty(d.dtype));
+    return out;
+  }
+
+  std::string Scan(const TensorDef& d, int64_t& xblock, int64_t& rblock, int64_t& rows) {
+    const int sd = d.scan_dim;
+    const int64_t len = d.shape.empty() ? 1 : d.shape[static_cast<size_t>(sd)];
+    rows = ir::ShapeNumel(d.shape) / std::max<int64_t>(len, 1);
+    rblock = std::min<int64_t>(s_.rblock, NextPow2(len));
+    xblock = std::max<int64_t>(1, std::min<int64_t>(NextPow2(rows), std::max<int64_t>(1, 4096 / rblock)));
+    std::vector<int> dims;
+    for (size_t k = 0; k < d.shape.size(); ++k) {
+      if (static_cast<int>(k) != sd) dims.push_back(static_cast<int>(k));
+    }
+    std::string out = fmt::format(
+        "{0}xoffs = (tl.program_id(0).to(tl.int64) * XBLOCK + tl.arange(0, XBLOCK))[:, None]\n"
+        "{0}xmask = xoffs < {1}\n",
+        kIndent, rows);
+    out += Decompose("xoffs", d.shape, dims, kIndent);
+    const bool sum = d.scan == ScanOp::kSum, prod = d.scan == ScanOp::kProd;
+    const std::string init = sum ? "0" : (prod ? "1" : ReduceInit(d.scan == ScanOp::kMax ? ReduceOp::kMax : ReduceOp::kMin, d.dtype));
+    out += fmt::format("{}carry = tl.full([XBLOCK, 1], {}, {})\n", kIndent, init, Ty(d.dtype));
+    const std::string in = std::string(kIndent) + kIndent;
+    out += fmt::format("{0}for r0 in range(0, {1}, RBLOCK):\n"
+                       "{2}i{3} = r0 + tl.arange(0, RBLOCK)[None, :]\n"
+                       "{2}xrmask = xmask & (i{3} < {1})\n"
+                       "{2}zero = xoffs * 0 + i{3} * 0\n",
+                       kIndent, len, in, sd);
+    std::string body;
+    TritonExprPrinter printer(plan_.program, body, "xrmask", "zero", "[XBLOCK, RBLOCK]");
+    printer.SetIndent(in);
+    const std::string v = printer.PrintTensor(d.body);
+    out += body;
+    out += fmt::format("{}v = tl.where(xrmask, {}.to({}), {})\n", in, v, Ty(d.dtype), init);
+    if (sum) {
+      out += in + "c = tl.cumsum(v, 1) + carry\n" + in + "carry = carry + tl.sum(v, 1)[:, None]\n";
+    } else if (prod) {
+      out += in + "c = tl.associative_scan(v, 1, _ke_mul) * carry\n" + in +
+             "carry = carry * tl.reduce(v, 1, _ke_mul)[:, None]\n";
+    } else {
+      throw core::InternalError("Triton loop nest: only sum and product scans are printed");
+    }
+    std::vector<Expr> index = ir::IndexVars(d.shape.size());
+    std::string flat;
+    {
+      std::string tmp;
+      TritonExprPrinter p2(plan_.program, tmp, "xrmask", "zero", "[XBLOCK, RBLOCK]");
+      p2.SetIndent(in);
+      flat = p2.PrintTensor(ir::FlatOffset(index, d.shape));
+      out += tmp;
+    }
+    out += fmt::format("{}tl.store(t{} + {}, c.to({}), mask=xrmask)\n", in, d.id, flat, Ty(d.dtype));
+    return out;
+  }
+
+  const ir::KernelPlan& plan_;
+  TritonLoopNestSchedule s_;
+};
+
+}  // namespace
+
+std::string PrintLoopNestTriton(const ir::KernelPlan& plan, const TritonLoopNestSchedule& schedule) {
+  return Emitter(plan, schedule).Module();
+}
+
+}  // namespace kernelevolve::operators::codegen

@@ -1,0 +1,27 @@
+// The Triton printer of a kernel plan (ir/kernel_plan.h): one @triton.jit function
+// per kernel (element kernels over blocks of output elements; reductions over
+// [XBLOCK, RBLOCK] tiles looping over the reduced elements; scans over rows with a
+// running carry), launched in order by `kernelevolve_entry(inputs, outputs)`, which
+// allocates the intermediates with torch.empty on the outputs' device (docs/gpu.md).
+// Element math goes through the primitive table (codegen/prim_spelling.h).
+#pragma once
+
+#include <string>
+
+#include "operators/ir/kernel_plan.h"
+
+namespace kernelevolve::operators::codegen {
+
+/// Schedule knobs of a Triton loop-nest program (the knob vocabulary's names).
+struct TritonLoopNestSchedule {
+  int block = 1024;   // "block": output elements per program of an element kernel
+  int rblock = 64;    // "rblock": reduced elements per step of a reduction or scan tile
+  int num_warps = 4;  // "num_warps"
+};
+
+/// The whole Python module after the generated header: imports, the kernels and
+/// kernelevolve_entry. Throws core::InternalError for a primitive without a Triton
+/// spelling at its dtype.
+std::string PrintLoopNestTriton(const ir::KernelPlan& plan, const TritonLoopNestSchedule& schedule);
+
+}  // namespace kernelevolve::operators::codegen

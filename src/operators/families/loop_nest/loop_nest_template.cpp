@@ -1,0 +1,107 @@
+#include "operators/families/loop_nest/loop_nest_template.h"
+
+#include <fmt/format.h>
+
+#include "core/error.h"
+#include "operators/codegen/cpp/loop_nest_cpp.h"
+#include "operators/ir/lower_core.h"
+
+namespace kernelevolve::operators::families {
+namespace {
+
+using templates::KnobDim;
+using templates::KnobSpace;
+
+bool HasFloatAccumulation(const ir::TensorProgram& p) {
+  for (const ir::TensorDef& d : p.defs) {
+    if (d.dtype != core::DType::kFloat32) continue;
+    if (d.kind == ir::DefKind::kReduce && (d.reduce == ir::ReduceOp::kSum || d.reduce == ir::ReduceOp::kProd)) return true;
+    if (d.kind == ir::DefKind::kScan && (d.scan == ir::ScanOp::kSum || d.scan == ir::ScanOp::kProd)) return true;
+  }
+  return false;
+}
+
+const char* KindName(ir::DefKind k) {
+  switch (k) {
+    case ir::DefKind::kReduce: return "reduce";
+    case ir::DefKind::kScan: return "scan";
+    default: return "element";
+  }
+}
+
+}  // namespace
+
+KnobSpace LoopNestKnobSpace(bool multithread, bool float_accumulation) {
+  std::vector<KnobDim> dims;
+  dims.push_back({"threads", multithread ? std::vector<nlohmann::json>{"1", "all"} : std::vector<nlohmann::json>{"1"},
+                  "1", "1", multithread ? nlohmann::json("all") : nlohmann::json(), "", nullptr, "{} threads"});
+  dims.push_back({"math", {"libm", "vectorized"}, "libm", "libm", "vectorized", "", nullptr, "{} math"});
+  dims.push_back({"simd", {"off", "on"}, "off", "off", "on", "", nullptr, "omp simd {}"});
+  if (float_accumulation) {
+    dims.push_back({"accumulator", {"double", "float"}, "double", "double", nullptr, "", nullptr, "{} accumulators"});
+  }
+  return KnobSpace(std::move(dims));
+}
+
+LoopNestTemplate::LoopNestTemplate(ir::KernelPlan plan, bool multithread)
+    : plan_(std::move(plan)),
+      multithread_(multithread),
+      space_(LoopNestKnobSpace(multithread, HasFloatAccumulation(plan_.program))) {}
+
+std::vector<nlohmann::json> LoopNestTemplate::Drafts() const {
+  std::vector<nlohmann::json> drafts = {space_.Canonical(nlohmann::json::object())};
+  if (multithread_) {
+    drafts.push_back(space_.Canonical({{"threads", "all"}}));
+    drafts.push_back(space_.Canonical({{"threads", "all"}, {"math", "vectorized"}, {"simd", "on"}}));
+  } else {
+    drafts.push_back(space_.Canonical({{"math", "vectorized"}, {"simd", "on"}}));
+  }
+  return drafts;
+}
+
+std::string LoopNestTemplate::Summary(const nlohmann::json& knobs) const {
+  return fmt::format("loop nest of {} kernel{}, {}", plan_.kernels.size(), plan_.kernels.size() == 1 ? "" : "s",
+                     space_.Describe(space_.Canonical(knobs)));
+}
+
+std::string LoopNestTemplate::Generate(const nlohmann::json& knobs) const {
+  const nlohmann::json k = space_.Canonical(knobs);
+  codegen::LoopNestSchedule s;
+  s.parallel = k.at("threads") == "all";
+  s.vector_math = k.at("math") == "vectorized";
+  s.simd = k.at("simd") == "on";
+  s.double_accumulator = !k.contains("accumulator") || k.at("accumulator") == "double";
+  std::string what = fmt::format("A program of {} loop-nest kernel(s), run in order:", plan_.kernels.size());
+  for (int id : plan_.kernels) {
+    const ir::TensorDef& d = plan_.program.defs[static_cast<size_t>(id)];
+    what += fmt::format("\n  t{}: {} {}{}", id, KindName(d.kind), ir::ShapeText(d.shape),
+                        d.origin.empty() ? "" : " <- " + d.origin);
+  }
+  std::string abi = "//   inputs: ";
+  std::vector<std::string> parts;
+  for (const ir::TensorDef& d : plan_.program.defs) {
+    if (d.kind == ir::DefKind::kInput) parts.push_back(fmt::format("{}{}", core::DTypeName(d.dtype), ir::ShapeText(d.shape)));
+  }
+  abi += fmt::format("{}\n//   outputs: ", fmt::join(parts, ", "));
+  parts.clear();
+  for (int o : plan_.program.outputs) {
+    const ir::TensorDef& d = plan_.program.defs[static_cast<size_t>(o)];
+    parts.push_back(fmt::format("{}{}", core::DTypeName(d.dtype), ir::ShapeText(d.shape)));
+  }
+  abi += fmt::format("{} (dense row-major)\n", fmt::join(parts, ", "));
+  return templates::GeneratedHeader(Name(), what, k, abi) + "\n" + codegen::PrintLoopNestCpp(plan_, s);
+}
+
+templates::TemplateMatch MatchLoopNest(const core::OpGraph& graph, bool multithread) {
+  ir::CoreLowerResult lowered = ir::LowerCore(graph);
+  if (!lowered.program) return {nullptr, lowered.unsupported};
+  auto tmpl = std::make_unique<LoopNestTemplate>(ir::PlanKernels(std::move(*lowered.program)), multithread);
+  try {
+    (void)tmpl->Generate(tmpl->Drafts().front());
+  } catch (const std::exception& e) {
+    return {nullptr, std::string("unsupported_graph: the loop-nest printer cannot spell it (") + e.what() + ")"};
+  }
+  return {std::move(tmpl), ""};
+}
+
+}  // namespace kernelevolve::operators::families

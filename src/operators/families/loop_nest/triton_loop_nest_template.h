@@ -1,0 +1,33 @@
+// Family "loop_nest" on --target triton: the same kernel plan as the C++ loop nest
+// (ir/kernel_plan.h), printed as Triton kernels (codegen/triton/loop_nest_triton.h).
+// Last resort of the Triton matcher, after the specialized Triton families.
+#pragma once
+
+#include "operators/ir/kernel_plan.h"
+#include "operators/template/kernel_template.h"
+
+namespace kernelevolve::operators::families {
+
+class TritonLoopNestTemplate : public templates::KernelTemplate {
+ public:
+  explicit TritonLoopNestTemplate(ir::KernelPlan plan);
+
+  std::string Name() const override { return "triton_loop_nest"; }
+  const templates::KnobSpace& Space() const override { return space_; }
+  std::vector<nlohmann::json> Drafts() const override;
+  std::string Summary(const nlohmann::json& knobs) const override;
+  std::string Generate(const nlohmann::json& knobs) const override;
+
+ private:
+  ir::KernelPlan plan_;
+  templates::KnobSpace space_;
+};
+
+/// The Triton loop-nest template of `graph`, or the reason LowerCore gives.
+templates::TemplateMatch MatchTritonLoopNest(const core::OpGraph& graph);
+
+/// Knobs of "triton_loop_nest": block {256, 1024} output elements per program of an
+/// element kernel, rblock {32, 128} reduced elements per tile step, num_warps {4, 8}.
+templates::KnobSpace TritonLoopNestKnobSpace();
+
+}  // namespace kernelevolve::operators::families

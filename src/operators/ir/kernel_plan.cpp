@@ -1,0 +1,120 @@
+#include "operators/ir/kernel_plan.h"
+
+#include <algorithm>
+
+namespace kernelevolve::operators::ir {
+namespace {
+
+/// The defs each def's body loads.
+std::vector<std::vector<int>> Producers(const TensorProgram& p) {
+  std::vector<std::vector<int>> out(p.defs.size());
+  for (const TensorDef& d : p.defs) {
+    if (!d.body) continue;
+    VisitPostOrder(d.body, [&](const ExprNode& n) {
+      if (n.kind == ExprKind::kLoad) out[static_cast<size_t>(d.id)].push_back(n.tensor);
+    });
+    auto& v = out[static_cast<size_t>(d.id)];
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+  }
+  return out;
+}
+
+/// Value math in a body (ops on non-index values other than casts).
+bool HasValueMath(const Expr& body) {
+  bool math = false;
+  VisitPostOrder(body, [&](const ExprNode& n) {
+    if (n.kind == ExprKind::kOp && n.op != Prim::kCast && n.dtype != core::DType::kInt64 &&
+        n.dtype != core::DType::kBool) {
+      math = true;
+    }
+  });
+  return math;
+}
+
+/// Makes every output a distinct non-input def (a copy def where needed).
+void SeparateOutputs(TensorProgram& p) {
+  std::vector<bool> used(p.defs.size(), false);
+  for (int& out : p.outputs) {
+    const TensorDef& d = p.defs[static_cast<size_t>(out)];
+    if (d.kind != DefKind::kInput && !used[static_cast<size_t>(out)]) {
+      used[static_cast<size_t>(out)] = true;
+      continue;
+    }
+    TensorDef copy;
+    copy.id = static_cast<int>(p.defs.size());
+    copy.kind = DefKind::kCompute;
+    copy.dtype = d.dtype;
+    copy.shape = d.shape;
+    copy.body = Load(out, d.dtype, IndexVars(d.shape.size()));
+    copy.origin = "copy of " + (d.origin.empty() ? "t" + std::to_string(out) : d.origin) + " (an output)";
+    p.defs.push_back(std::move(copy));
+    used.push_back(true);
+    out = p.defs.back().id;
+  }
+}
+
+}  // namespace
+
+double Iterations(const TensorDef& def) {
+  double n = static_cast<double>(ShapeNumel(def.shape));
+  for (int64_t e : def.reduce_extents) n *= static_cast<double>(e);
+  return n;
+}
+
+KernelPlan PlanKernels(TensorProgram program, const PlanOptions& options) {
+  SeparateOutputs(program);
+  const size_t count = program.defs.size();
+  KernelPlan plan;
+  plan.output_slot.assign(count, -1);
+  for (size_t k = 0; k < program.outputs.size(); ++k) {
+    plan.output_slot[static_cast<size_t>(program.outputs[k])] = static_cast<int>(k);
+  }
+  // Reverse pass: how many iterations read each element (through inlinable
+  // element-wise consumers, which pass on their consumers' counts).
+  const auto producers = Producers(program);
+  std::vector<double> demand(count, 0);
+  for (size_t k = count; k-- > 0;) {
+    const TensorDef& d = program.defs[k];
+    const bool transparent = d.kind == DefKind::kCompute && plan.output_slot[k] < 0;
+    const double reads = std::max(Iterations(d), transparent ? demand[k] : 0.0);
+    for (int p : producers[k]) demand[static_cast<size_t>(p)] = std::max(demand[static_cast<size_t>(p)], reads);
+  }
+  plan.materialized.assign(count, false);
+  for (size_t k = 0; k < count; ++k) {
+    const TensorDef& d = program.defs[k];
+    plan.materialized[k] = d.kind != DefKind::kCompute || plan.output_slot[k] >= 0 ||
+                           (HasValueMath(d.body) &&
+                            demand[k] > options.max_recompute * std::max(1.0, static_cast<double>(ShapeNumel(d.shape))));
+  }
+  // Forward pass: inline the non-materialized producers into each body.
+  std::vector<Expr> inlined(count);  // bodies of inlinable defs after their own inlining
+  for (size_t k = 0; k < count; ++k) {
+    TensorDef& d = program.defs[k];
+    if (d.kind == DefKind::kInput) continue;
+    Rewriter r;
+    r.load = [&](const ExprNode& load, std::vector<Expr> index, Expr mask) -> Expr {
+      const size_t p = static_cast<size_t>(load.tensor);
+      if (plan.materialized[p]) return nullptr;
+      Expr body = SubstituteVars(inlined[p], index);
+      if (!mask) return body;
+      // Every read of the inlined body happens only where the outer read would.
+      Rewriter masked;
+      masked.load = [&](const ExprNode& inner, std::vector<Expr> idx, Expr m) -> Expr {
+        return Load(inner.tensor, inner.dtype, std::move(idx),
+                    m ? Op(Prim::kLogicalAnd, {mask, m}) : mask);
+      };
+      return Op(Prim::kWhere, {mask, Rewrite(body, masked), Constant(0, load.dtype)});
+    };
+    d.body = Rewrite(d.body, r);
+    if (!plan.materialized[k] && CountNodes(d.body) > options.max_inline_nodes) plan.materialized[k] = true;
+    if (!plan.materialized[k]) inlined[k] = d.body;
+  }
+  for (size_t k = 0; k < count; ++k) {
+    if (plan.materialized[k] && program.defs[k].kind != DefKind::kInput) plan.kernels.push_back(static_cast<int>(k));
+  }
+  plan.program = std::move(program);
+  return plan;
+}
+
+}  // namespace kernelevolve::operators::ir

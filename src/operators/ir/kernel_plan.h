@@ -1,0 +1,39 @@
+// Partition of a TensorProgram into kernels (issue 17, item 3): reductions, scans and
+// outputs are materialized; element-wise definitions (views, masks, math) are inlined
+// into their consumers, except when an inlined body would grow past a size limit or
+// when its math would be recomputed many times per element by a heavy consumer
+// (a matmul reading relu(x) N times per element). Every backend prints the plan's
+// kernels in order; the entry owns the intermediate buffers.
+#pragma once
+
+#include <vector>
+
+#include "operators/ir/tensor_program.h"
+
+namespace kernelevolve::operators::ir {
+
+struct PlanOptions {
+  /// A definition whose inlined body has more distinct nodes is materialized.
+  int max_inline_nodes = 400;
+  /// A definition with value math is materialized when a consumer iterates more than
+  /// this many times per element of it.
+  double max_recompute = 2.0;
+};
+
+struct KernelPlan {
+  /// The program with every body rewritten to load only materialized definitions;
+  /// outputs are distinct, non-input definitions (copies added where needed).
+  TensorProgram program;
+  std::vector<bool> materialized;  // per def (inputs: true)
+  std::vector<int> kernels;        // the materialized non-input defs, in order
+  /// Per def: the output position it is written to, or -1 (an intermediate buffer).
+  std::vector<int> output_slot;
+};
+
+/// Plans the kernels of `program`. Deterministic.
+KernelPlan PlanKernels(TensorProgram program, const PlanOptions& options = {});
+
+/// Iterations of a definition's loop nest: elements times reduced extents.
+double Iterations(const TensorDef& def);
+
+}  // namespace kernelevolve::operators::ir

@@ -1,0 +1,329 @@
+#include "operators/ir/lower_core.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "operators/ir/core_lowerer.h"
+#include "operators/ir/lower_graph.h"
+
+namespace kernelevolve::operators::ir {
+namespace {
+
+using core::DType;
+
+/// Every rule by target.
+const std::map<std::string, const LoweringRule*>& RuleIndex() {
+  static const std::map<std::string, const LoweringRule*> index = [] {
+    std::map<std::string, const LoweringRule*> m;
+    for (const auto* table : {&ElementwiseRules(), &LayoutRules(), &ReductionRules(), &HeavyRules(), &KeptRules()}) {
+      for (const LoweringRule& r : *table) m.emplace(r.target, &r);
+    }
+    return m;
+  }();
+  return index;
+}
+
+bool Supported(DType d) { return d != DType::kFloat16 && d != DType::kBFloat16; }
+
+}  // namespace
+
+// ---- shapes -------------------------------------------------------------------------
+
+int64_t ShapeNumel(const std::vector<int64_t>& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+std::vector<int64_t> ContiguousStrides(const std::vector<int64_t>& shape) {
+  std::vector<int64_t> s(shape.size(), 1);
+  for (size_t k = shape.size(); k-- > 1;) s[k - 1] = s[k] * shape[k];
+  return s;
+}
+
+Expr FlatOffset(const std::vector<Expr>& index, const std::vector<int64_t>& shape) {
+  Expr flat = Int(0);
+  for (size_t k = 0; k < shape.size(); ++k) flat = IAdd(IMul(flat, shape[k]), index.at(k));
+  return flat;
+}
+
+std::vector<Expr> Unflatten(const Expr& flat, const std::vector<int64_t>& shape) {
+  std::vector<Expr> out(shape.size());
+  const auto strides = ContiguousStrides(shape);
+  for (size_t k = 0; k < shape.size(); ++k) {
+    Expr q = strides[k] == 1 ? flat : IFloorDiv(flat, strides[k]);
+    out[k] = k == 0 ? q : IRem(q, shape[k]);
+    if (shape[k] == 1) out[k] = Int(0);
+  }
+  return out;
+}
+
+std::vector<Expr> IndexVars(size_t rank, int first) {
+  std::vector<Expr> v;
+  for (size_t k = 0; k < rank; ++k) v.push_back(Var(first + static_cast<int>(k)));
+  return v;
+}
+
+// ---- CoreLowerer --------------------------------------------------------------------
+
+int CoreLowerer::Append(TensorDef def) {
+  def.id = static_cast<int>(program_.defs.size());
+  def.origin = origin_;
+  program_.defs.push_back(std::move(def));
+  return program_.defs.back().id;
+}
+
+int CoreLowerer::AddInput(const core::OpNode& node) {
+  TensorDef d;
+  d.kind = DefKind::kInput;
+  d.dtype = node.dtype;
+  d.shape = node.shape;
+  d.abi_index = node.abi_index;
+  return Append(std::move(d));
+}
+
+int CoreLowerer::Compute(std::vector<int64_t> shape, DType dtype, Expr body) {
+  TensorDef d;
+  d.kind = DefKind::kCompute;
+  d.dtype = dtype;
+  d.shape = std::move(shape);
+  d.body = Cast(std::move(body), dtype);
+  return Append(std::move(d));
+}
+
+int CoreLowerer::Reduce(std::vector<int64_t> shape, DType dtype, std::vector<int64_t> extents,
+                        ReduceOp op, Expr body) {
+  TensorDef d;
+  d.kind = DefKind::kReduce;
+  d.dtype = dtype;
+  d.shape = std::move(shape);
+  d.reduce_extents = std::move(extents);
+  d.reduce = op;
+  d.body = std::move(body);
+  return Append(std::move(d));
+}
+
+int CoreLowerer::Scan(std::vector<int64_t> shape, DType dtype, int dim, ScanOp op, Expr body) {
+  TensorDef d;
+  d.kind = DefKind::kScan;
+  d.dtype = dtype;
+  d.shape = std::move(shape);
+  d.scan_dim = dim;
+  d.scan = op;
+  d.body = Cast(std::move(body), dtype);
+  return Append(std::move(d));
+}
+
+Expr CoreLowerer::Read(int def, std::vector<Expr> index, Expr mask) const {
+  const TensorDef& d = Def(def);
+  // Size-1 dims always read index 0 (also keeps index arithmetic small).
+  for (size_t k = 0; k < d.shape.size() && k < index.size(); ++k) {
+    if (d.shape[k] == 1) index[k] = Int(0);
+  }
+  return Load(def, d.dtype, std::move(index), std::move(mask));
+}
+
+Expr CoreLowerer::ReadBroadcast(int def, const std::vector<int64_t>& out_shape) const {
+  const auto& s = Def(def).shape;
+  std::vector<Expr> index(s.size());
+  const int lead = static_cast<int>(out_shape.size()) - static_cast<int>(s.size());
+  for (size_t k = 0; k < s.size(); ++k) {
+    const int ok = lead + static_cast<int>(k);
+    index[k] = (s[k] == 1 || ok < 0) ? Int(0) : Var(ok);
+  }
+  return Read(def, std::move(index));
+}
+
+Expr CoreLowerer::Operand(const core::OpNode& node, const std::string& name,
+                          const std::vector<int64_t>& out_shape, DType dtype) {
+  if (IsTensor(node, name)) {
+    const int t = Tensor(node, name);
+    if (t < 0) return Constant(0, dtype);
+    return Cast(ReadBroadcast(t, out_shape), dtype);
+  }
+  return Constant(Number(node, name), dtype);
+}
+
+bool CoreLowerer::IsTensor(const core::OpNode& node, const std::string& name) {
+  const core::OpArg* a = node.Arg(name);
+  return a != nullptr && a->IsRef();
+}
+
+nlohmann::json CoreLowerer::Value(const core::OpNode& node, const std::string& name) {
+  const core::OpArg* a = node.Arg(name);
+  if (a == nullptr || a->IsRef()) return nullptr;
+  return a->value;
+}
+
+int CoreLowerer::Tensor(const core::OpNode& node, const std::string& name) {
+  const core::OpArg* a = node.Arg(name);
+  if (a == nullptr || !a->IsRef()) {
+    Unsupported(node, "argument '" + name + "' is not a tensor");
+    return -1;
+  }
+  const std::vector<int>* v = Bound(a->ref);
+  if (v == nullptr || v->size() != 1) {
+    Fail(fmt::format("unsupported_graph: node {} reads '{}', which is not one tensor", node.name, a->ref));
+    return -1;
+  }
+  return v->front();
+}
+
+std::vector<int> CoreLowerer::TensorList(const core::OpNode& node, const std::string& name) {
+  std::vector<int> out;
+  const nlohmann::json v = Value(node, name);
+  if (!v.is_array()) {
+    Unsupported(node, "argument '" + name + "' is not a list of tensors");
+    return out;
+  }
+  for (const auto& item : v) {
+    if (item.is_null()) {
+      out.push_back(-1);
+      continue;
+    }
+    const std::vector<int>* b =
+        item.is_object() && item.contains("ref") ? Bound(item["ref"].get<std::string>()) : nullptr;
+    if (b == nullptr || b->size() != 1) {
+      Unsupported(node, "argument '" + name + "' holds something other than tensors");
+      return {};
+    }
+    out.push_back(b->front());
+  }
+  return out;
+}
+
+double CoreLowerer::Number(const core::OpNode& node, const std::string& name, double fallback) {
+  const nlohmann::json v = Value(node, name);
+  if (v.is_null()) return fallback;
+  if (v.is_number()) return v.get<double>();
+  if (v.is_boolean()) return v.get<bool>() ? 1 : 0;
+  if (v.is_string()) {
+    const std::string s = v.get<std::string>();
+    if (s == "inf") return INFINITY;
+    if (s == "-inf") return -INFINITY;
+    if (s == "nan") return NAN;
+  }
+  Unsupported(node, "argument '" + name + "' is not a number");
+  return fallback;
+}
+
+int64_t CoreLowerer::IntArg(const core::OpNode& node, const std::string& name, int64_t fallback) {
+  const nlohmann::json v = Value(node, name);
+  if (v.is_null()) return fallback;
+  if (v.is_number_integer() || v.is_boolean()) return v.is_boolean() ? v.get<bool>() : v.get<int64_t>();
+  Unsupported(node, "argument '" + name + "' is not an integer");
+  return fallback;
+}
+
+std::vector<int64_t> CoreLowerer::IntList(const core::OpNode& node, const std::string& name) {
+  const nlohmann::json v = Value(node, name);
+  std::vector<int64_t> out;
+  if (v.is_null()) return out;
+  if (v.is_number_integer()) return {v.get<int64_t>()};
+  if (!v.is_array()) {
+    Unsupported(node, "argument '" + name + "' is not a list of integers");
+    return out;
+  }
+  for (const auto& x : v) {
+    if (!x.is_number_integer()) {
+      Unsupported(node, "argument '" + name + "' is not a list of integers");
+      return {};
+    }
+    out.push_back(x.get<int64_t>());
+  }
+  return out;
+}
+
+int CoreLowerer::NormDim(int64_t dim, size_t rank) {
+  const int64_t r = std::max<int64_t>(static_cast<int64_t>(rank), 1);
+  if (dim < -r || dim >= r) {
+    Fail(fmt::format("unsupported_graph: dim {} out of range for rank {}", dim, rank));
+    return 0;
+  }
+  return static_cast<int>(dim < 0 ? dim + r : dim);
+}
+
+void CoreLowerer::Unsupported(const core::OpNode& node, const std::string& why) {
+  Fail(fmt::format("unsupported_op: {} ({}) (node {})", node.target, why, node.name));
+}
+
+const std::vector<int>* CoreLowerer::Bound(const std::string& name) const {
+  auto it = values_.find(name);
+  return it == values_.end() ? nullptr : &it->second;
+}
+
+// ---- driver -------------------------------------------------------------------------
+
+CoreLowerResult LowerCore(const core::OpGraph& graph) {
+  TensorProgram program;
+  CoreLowerer l(program);
+  const auto& index = RuleIndex();
+  for (const core::OpNode& node : graph.nodes) {
+    if (!Supported(node.dtype)) {
+      return {std::nullopt, fmt::format("unsupported_dtype: {} (node {}{})", core::DTypeName(node.dtype),
+                                        node.name, node.target.empty() ? "" : ", " + node.target)};
+    }
+    if (node.kind != core::OpNodeKind::kCall) {
+      l.SetOrigin(node.name);
+      l.Bind(node.name, {l.AddInput(node)});
+      ++program.num_inputs;
+      continue;
+    }
+    l.SetOrigin(node.name + " (" + node.target + ")");
+    if (node.target == "getitem") {
+      const std::vector<int>* tuple = nullptr;
+      if (const core::OpArg* a = node.Arg("self"); a != nullptr && a->IsRef()) tuple = l.Bound(a->ref);
+      const int64_t k = CoreLowerer::Value(node, "index").is_number_integer()
+                            ? CoreLowerer::Value(node, "index").get<int64_t>()
+                            : -1;
+      if (tuple == nullptr || k < 0 || k >= static_cast<int64_t>(tuple->size()) || (*tuple)[k] < 0) {
+        return {std::nullopt, "unsupported_graph: getitem '" + node.name + "' of an unknown result"};
+      }
+      l.Bind(node.name, {(*tuple)[static_cast<size_t>(k)]});
+      continue;
+    }
+    auto it = index.find(OutOfPlace(node.target));
+    if (it == index.end()) {
+      return {std::nullopt, fmt::format("unsupported_op: {} (node {})", node.target, node.name)};
+    }
+    std::vector<int> outs = it->second->fn(l, node);
+    if (l.Failed()) return {std::nullopt, l.Error()};
+    if (outs.empty()) {
+      return {std::nullopt, fmt::format("unsupported_op: {} (node {}: no result)", node.target, node.name)};
+    }
+    // Single results take the captured shape and dtype as the check of the rule.
+    if (outs.size() == 1 && outs[0] >= 0) {
+      const TensorDef& d = l.Def(outs[0]);
+      if (d.shape != node.shape) {
+        return {std::nullopt, fmt::format("unsupported_graph: lowering of {} (node {}) gives shape {}, "
+                                          "the capture says {}", node.target, node.name,
+                                          ShapeText(d.shape), ShapeText(node.shape))};
+      }
+      if (d.dtype != node.dtype) {
+        const int cast = l.Compute(d.shape, node.dtype, Cast(l.Read(outs[0], IndexVars(d.shape.size())), node.dtype));
+        outs[0] = cast;
+      }
+    }
+    l.Bind(node.name, outs);
+  }
+  for (const std::string& name : graph.outputs) {
+    const std::vector<int>* v = l.Bound(name);
+    if (v == nullptr || v->size() != 1 || v->front() < 0) {
+      return {std::nullopt, "unsupported_graph: output '" + name + "' is not one tensor"};
+    }
+    program.outputs.push_back(v->front());
+  }
+  if (program.outputs.empty()) return {std::nullopt, "unsupported_graph: the graph has no outputs"};
+  return {std::move(program), ""};
+}
+
+std::vector<LoweringRow> CoreLoweringTable() {
+  std::vector<LoweringRow> rows;
+  for (const auto& [target, rule] : RuleIndex()) rows.push_back({target, rule->how});
+  return rows;
+}
+
+}  // namespace kernelevolve::operators::ir

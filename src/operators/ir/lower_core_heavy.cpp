@@ -1,0 +1,369 @@
+// Core ATen lowering rules for the heavy ops: the matmul family, convolution (any
+// rank, transposed, grouped, dilated, strided, padded) and pooling (max with
+// indices, average, adaptive). Each is a reduction whose body computes the operand
+// indices, so it runs as a plain loop nest; the heavy families of the next issue
+// replace these loops with tiled main loops, the IR stays the same.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "operators/ir/core_lowerer.h"
+
+namespace kernelevolve::operators::ir {
+namespace {
+
+using core::DType;
+using core::OpNode;
+using V = std::vector<Expr>;
+using Outs = std::vector<int>;
+
+Expr And(const Expr& a, const Expr& b) {
+  if (!a) return b;
+  if (!b) return a;
+  return Op(Prim::kLogicalAnd, {a, b});
+}
+
+Expr InRange(const Expr& e, int64_t size) {
+  return And(Op(Prim::kGe, {e, Int(0)}), Op(Prim::kLt, {e, Int(size)}));
+}
+
+/// The identity of a max: -inf, or the dtype's smallest value.
+Expr Lowest(DType dt) {
+  if (core::IsFloatingPoint(dt)) return Constant(-INFINITY, dt);
+  if (dt == DType::kBool || dt == DType::kUInt8) return Int(0, dt);
+  const int bits = static_cast<int>(core::DTypeSize(dt) * 8);
+  return Int(bits == 64 ? std::numeric_limits<int64_t>::min() : -(int64_t{1} << (bits - 1)), dt);
+}
+
+/// sum_k a[..., i, k] * b[..., k, j] with `batch` leading dims (0: mm, 1: bmm).
+int MatMul(CoreLowerer& l, int a, int b, size_t batch, DType dt) {
+  const auto as = l.Def(a).shape;
+  const auto bs = l.Def(b).shape;
+  const int64_t K = as.back();
+  std::vector<int64_t> shape(as.begin(), as.begin() + static_cast<long>(batch));
+  shape.push_back(as[batch]);
+  shape.push_back(bs[batch + 1]);
+  const int r = static_cast<int>(shape.size());
+  V ai = IndexVars(batch), bi = IndexVars(batch);
+  ai.push_back(Var(static_cast<int>(batch)));
+  ai.push_back(Var(r));
+  bi.push_back(Var(r));
+  bi.push_back(Var(static_cast<int>(batch) + 1));
+  const Expr term = Op(Prim::kMul, {Cast(l.Read(a, ai), dt), Cast(l.Read(b, bi), dt)});
+  return l.Reduce(shape, dt, {K}, ReduceOp::kSum, term);
+}
+
+Outs Mm(CoreLowerer& l, const OpNode& n) {
+  const int a = l.Tensor(n, "self"), b = l.Tensor(n, n.Arg("mat2") ? "mat2" : "vec");
+  if (a < 0 || b < 0) return {};
+  if (l.Def(b).shape.size() == 1) {  // mv
+    const int64_t K = l.Def(a).shape[1];
+    return {l.Reduce(n.shape, n.dtype, {K}, ReduceOp::kSum,
+                     Op(Prim::kMul, {l.Read(a, {Var(0), Var(1)}), l.Read(b, {Var(1)})}))};
+  }
+  return {MatMul(l, a, b, l.Def(a).shape.size() - 2, n.dtype)};
+}
+
+Outs Dot(CoreLowerer& l, const OpNode& n) {
+  const int a = l.Tensor(n, "self"), b = l.Tensor(n, "tensor");
+  if (a < 0 || b < 0) return {};
+  return {l.Reduce({}, n.dtype, {l.Def(a).shape[0]}, ReduceOp::kSum,
+                   Op(Prim::kMul, {l.Read(a, {Var(0)}), l.Read(b, {Var(0)})}))};
+}
+
+/// addmm / baddbmm / addmv: beta * self + alpha * (mat1 @ mat2).
+Outs AddMm(CoreLowerer& l, const OpNode& n) {
+  const bool mv = n.Arg("vec") != nullptr;
+  const int a = l.Tensor(n, mv ? "mat" : (n.Arg("mat1") ? "mat1" : "batch1"));
+  const int b = l.Tensor(n, mv ? "vec" : (n.Arg("mat2") ? "mat2" : "batch2"));
+  if (a < 0 || b < 0) return {};
+  int prod;
+  if (mv) {
+    prod = l.Reduce(n.shape, n.dtype, {l.Def(a).shape[1]}, ReduceOp::kSum,
+                    Op(Prim::kMul, {l.Read(a, {Var(0), Var(1)}), l.Read(b, {Var(1)})}));
+  } else {
+    prod = MatMul(l, a, b, l.Def(a).shape.size() - 2, n.dtype);
+  }
+  const DType dt = n.dtype;
+  const double beta = l.Number(n, "beta", 1), alpha = l.Number(n, "alpha", 1);
+  Expr p = l.Read(prod, IndexVars(n.shape.size()));
+  if (alpha != 1) p = Op(Prim::kMul, {p, Constant(alpha, dt)});
+  if (beta != 0) {
+    Expr c = l.Operand(n, "self", n.shape, dt);
+    if (beta != 1) c = Op(Prim::kMul, {c, Constant(beta, dt)});
+    p = Op(Prim::kAdd, {c, p});
+  }
+  return {l.Compute(n.shape, dt, p)};
+}
+
+/// An int list argument of `count` entries (a single value repeated; empty: `fallback`).
+std::vector<int64_t> Per(CoreLowerer& l, const OpNode& n, const std::string& name, size_t count,
+                         const std::vector<int64_t>& fallback) {
+  std::vector<int64_t> v = l.IntList(n, name);
+  if (v.empty()) v = fallback;
+  if (v.size() == 1 && count > 1) v.assign(count, v[0]);
+  if (v.size() != count) {
+    l.Unsupported(n, fmt::format("'{}' has {} entries for {} spatial dims", name, v.size(), count));
+    v.assign(count, fallback.empty() ? 0 : fallback[0]);
+  }
+  return v;
+}
+
+/// convolution(input, weight, bias, stride, padding, dilation, transposed,
+/// output_padding, groups): a reduction over (input channels of the group, kernel
+/// positions) with masked reads outside the input.
+Outs Convolution(CoreLowerer& l, const OpNode& n) {
+  const int x = l.Tensor(n, "input"), w = l.Tensor(n, "weight");
+  if (x < 0 || w < 0) return {};
+  const auto xs = l.Def(x).shape;
+  const auto ws = l.Def(w).shape;
+  const size_t sp = ws.size() - 2;  // spatial dims
+  const bool batched = xs.size() == sp + 2;
+  if (!batched && xs.size() != sp + 1) {
+    l.Unsupported(n, "input rank does not match the weight");
+    return {};
+  }
+  const auto stride = Per(l, n, "stride", sp, {1});
+  const auto pad = Per(l, n, "padding", sp, {0});
+  const auto dil = Per(l, n, "dilation", sp, {1});
+  const bool transposed = l.IntArg(n, "transposed", 0) != 0;
+  const int64_t groups = std::max<int64_t>(l.IntArg(n, "groups", 1), 1);
+  const DType dt = n.dtype;
+  const size_t ro = n.shape.size();
+  // Output vars: [n,] co, o_0 .. ; reduce vars: ci, k_0 ..
+  const Expr nv = batched ? Var(0) : nullptr;
+  const int c0 = batched ? 1 : 0;
+  const Expr co = Var(c0);
+  const Expr ci = Var(static_cast<int>(ro));
+  const int64_t cin = batched ? xs[1] : xs[0];
+  const int64_t cout = n.shape[static_cast<size_t>(c0)];
+  const int64_t cin_g = cin / groups, cout_g = cout / groups;
+  const Expr g = IFloorDiv(co, cout_g);
+  const Expr xc = IAdd(IMul(g, cin_g), ci);  // input channel
+  V xi, wi;
+  if (batched) xi.push_back(nv);
+  xi.push_back(xc);
+  if (transposed) {
+    wi = {xc, IRem(co, cout_g)};
+  } else {
+    wi = {co, ci};
+  }
+  Expr mask;
+  std::vector<int64_t> extents = {cin_g};
+  for (size_t d = 0; d < sp; ++d) {
+    const Expr o = Var(c0 + 1 + static_cast<int>(d));
+    const Expr k = Var(static_cast<int>(ro + 1 + d));
+    const int64_t in = xs[xs.size() - sp + d];
+    extents.push_back(ws[2 + d]);
+    wi.push_back(k);
+    if (!transposed) {
+      const Expr i = IAdd(IAdd(IMul(o, stride[d]), -pad[d]), IMul(k, dil[d]));
+      xi.push_back(i);
+      mask = And(mask, InRange(i, in));
+    } else {
+      // o = i * stride - pad + k * dil  =>  i = (o + pad - k * dil) / stride when exact.
+      const Expr num = IAdd(IAdd(o, pad[d]), IMul(k, -dil[d]));
+      const Expr i = IFloorDiv(num, stride[d]);
+      xi.push_back(i);
+      Expr exact = stride[d] == 1 ? nullptr : Op(Prim::kEq, {IRem(num, stride[d]), Int(0)});
+      mask = And(mask, And(exact, InRange(i, in)));
+    }
+  }
+  const Expr term = Op(Prim::kMul, {Cast(l.Read(x, xi, mask), dt), Cast(l.Read(w, wi, mask), dt)});
+  const int conv = l.Reduce(n.shape, dt, extents, ReduceOp::kSum, term);
+  if (!CoreLowerer::IsTensor(n, "bias")) return {conv};
+  const int bias = l.Tensor(n, "bias");
+  const Expr y = Op(Prim::kAdd, {l.Read(conv, IndexVars(ro)), Cast(l.Read(bias, {co}), dt)});
+  return {l.Compute(n.shape, dt, y)};
+}
+
+/// The window of a pooling op: per spatial dim, the input index of output `o` and
+/// kernel position `k`, and whether it lies inside the input.
+struct Window {
+  size_t sp = 0;                // spatial dims (the last sp dims)
+  std::vector<int64_t> kernel;  // extents
+  V index;                      // the input index (all dims)
+  Expr inside;                  // null when always inside
+};
+
+Window PoolWindow(CoreLowerer& l, const OpNode& n, int x, bool with_dilation) {
+  Window win;
+  const auto xs = l.Def(x).shape;
+  const auto kernel = l.IntList(n, "kernel_size");
+  win.sp = kernel.size() == 1 ? (n.target.find("1d") != std::string::npos ? 1 : (n.target.find("3d") != std::string::npos ? 3 : 2)) : kernel.size();
+  win.kernel = Per(l, n, "kernel_size", win.sp, {1});
+  const auto stride = Per(l, n, "stride", win.sp, win.kernel);
+  const auto pad = Per(l, n, "padding", win.sp, {0});
+  const auto dil = with_dilation ? Per(l, n, "dilation", win.sp, {1}) : std::vector<int64_t>(win.sp, 1);
+  const size_t rank = xs.size();
+  win.index = IndexVars(rank);
+  for (size_t d = 0; d < win.sp; ++d) {
+    const size_t dim = rank - win.sp + d;
+    const Expr k = Var(static_cast<int>(rank + d));
+    const Expr i = IAdd(IAdd(IMul(Var(static_cast<int>(dim)), stride[d]), -pad[d]), IMul(k, dil[d]));
+    win.index[dim] = i;
+    win.inside = And(win.inside, InRange(i, xs[dim]));
+  }
+  return win;
+}
+
+/// max_pool{1,2,3}d_with_indices(self, kernel_size, stride, padding, dilation,
+/// ceil_mode) -> (values, indices into each input plane, row-major).
+Outs MaxPool(CoreLowerer& l, const OpNode& n) {
+  const int x = l.Tensor(n, "self");
+  if (x < 0) return {};
+  const auto xs = l.Def(x).shape;
+  const DType dt = l.Def(x).dtype;
+  const Window win = PoolWindow(l, n, x, true);
+  const Expr lowest = Lowest(dt);
+  const Expr term = win.inside ? Op(Prim::kWhere, {win.inside, l.Read(x, win.index, win.inside), lowest}) : l.Read(x, win.index);
+  const int values = l.Reduce(n.shape, dt, win.kernel, ReduceOp::kMax, term);
+  const int arg = l.Reduce(n.shape, DType::kInt64, win.kernel, ReduceOp::kArgMax, term);
+  // The window position -> the input plane's flat index.
+  const size_t rank = xs.size();
+  const auto pos = Unflatten(l.Read(arg, IndexVars(rank)), win.kernel);
+  V plane;
+  std::vector<int64_t> plane_shape;
+  for (size_t d = 0; d < win.sp; ++d) {
+    const size_t dim = rank - win.sp + d;
+    V vars = IndexVars(rank);
+    for (size_t j = 0; j < win.sp; ++j) vars.push_back(pos[j]);
+    plane.push_back(SubstituteVars(win.index[dim], vars));
+    plane_shape.push_back(xs[dim]);
+  }
+  return {values, l.Compute(n.shape, DType::kInt64, FlatOffset(plane, plane_shape))};
+}
+
+/// avg_pool{1,2,3}d(self, kernel_size, stride, padding, ceil_mode,
+/// count_include_pad, divisor_override): torch's window clipping and divisor.
+Outs AvgPool(CoreLowerer& l, const OpNode& n) {
+  const int x = l.Tensor(n, "self");
+  if (x < 0) return {};
+  const auto xs = l.Def(x).shape;
+  const DType dt = n.dtype;
+  const Window win = PoolWindow(l, n, x, false);
+  const auto stride = Per(l, n, "stride", win.sp, win.kernel);
+  const auto pad = Per(l, n, "padding", win.sp, {0});
+  const Expr term = Cast(l.Read(x, win.index, win.inside), dt);
+  const int sum = l.Reduce(n.shape, dt, win.kernel, ReduceOp::kSum, term);
+  const bool include_pad = l.IntArg(n, "count_include_pad", 1) != 0;
+  const auto override_v = CoreLowerer::Value(n, "divisor_override");
+  const size_t rank = xs.size();
+  Expr divisor;
+  if (override_v.is_number_integer()) {
+    divisor = Int(override_v.get<int64_t>());
+  } else {
+    divisor = Int(1);
+    for (size_t d = 0; d < win.sp; ++d) {
+      const size_t dim = rank - win.sp + d;
+      const Expr start = IAdd(IMul(Var(static_cast<int>(dim)), stride[d]), -pad[d]);
+      const Expr end = Op(Prim::kMinimum, {IAdd(start, win.kernel[d]), Int(xs[dim] + pad[d])});
+      Expr size = IAdd(end, Op(Prim::kNeg, {start}));
+      if (!include_pad) {
+        const Expr s0 = Op(Prim::kMaximum, {start, Int(0)});
+        const Expr e0 = Op(Prim::kMinimum, {end, Int(xs[dim])});
+        size = IAdd(e0, Op(Prim::kNeg, {s0}));
+      }
+      divisor = IMul(divisor, size);
+    }
+  }
+  return {l.Compute(n.shape, dt, Op(Prim::kDiv, {l.Read(sum, IndexVars(rank)), Cast(divisor, dt)}))};
+}
+
+/// Adaptive pooling windows: start = floor(o In / Out), end = ceil((o + 1) In / Out).
+struct AdaptiveWindow {
+  size_t sp = 0;
+  std::vector<int64_t> extents;  // the largest window per dim
+  V index;
+  Expr inside;
+  Expr count;  // int64 window size
+  V start;
+};
+
+AdaptiveWindow Adaptive(CoreLowerer& l, const OpNode& n, int x) {
+  AdaptiveWindow a;
+  const auto xs = l.Def(x).shape;
+  a.sp = l.IntList(n, "output_size").size();
+  const size_t rank = xs.size();
+  a.index = IndexVars(rank);
+  a.count = Int(1);
+  for (size_t d = 0; d < a.sp; ++d) {
+    const size_t dim = rank - a.sp + d;
+    const int64_t in = xs[dim], out = n.shape[dim];
+    int64_t widest = 1;
+    for (int64_t o = 0; o < out; ++o) widest = std::max(widest, ((o + 1) * in + out - 1) / out - (o * in) / out);
+    a.extents.push_back(widest);
+    const Expr o = Var(static_cast<int>(dim));
+    const Expr start = IFloorDiv(IMul(o, in), out);
+    const Expr end = IFloorDiv(IAdd(IMul(IAdd(o, 1), in), out - 1), out);
+    const Expr i = IAdd(start, Var(static_cast<int>(rank + d)));
+    a.index[dim] = i;
+    a.inside = And(a.inside, Op(Prim::kLt, {i, end}));
+    a.count = IMul(a.count, IAdd(end, Op(Prim::kNeg, {start})));
+    a.start.push_back(start);
+  }
+  return a;
+}
+
+Outs AdaptiveAvgPool(CoreLowerer& l, const OpNode& n) {
+  const int x = l.Tensor(n, "self");
+  if (x < 0) return {};
+  const DType dt = n.dtype;
+  const AdaptiveWindow a = Adaptive(l, n, x);
+  const int sum = l.Reduce(n.shape, dt, a.extents, ReduceOp::kSum, Cast(l.Read(x, a.index, a.inside), dt));
+  const size_t rank = n.shape.size();
+  return {l.Compute(n.shape, dt, Op(Prim::kDiv, {l.Read(sum, IndexVars(rank)), Cast(a.count, dt)}))};
+}
+
+/// adaptive_max_pool{1,2}d(self, output_size) -> (values, indices into the plane).
+Outs AdaptiveMaxPool(CoreLowerer& l, const OpNode& n) {
+  const int x = l.Tensor(n, "self");
+  if (x < 0) return {};
+  const auto xs = l.Def(x).shape;
+  const DType dt = l.Def(x).dtype;
+  const AdaptiveWindow a = Adaptive(l, n, x);
+  const Expr lowest = Lowest(dt);
+  const Expr term = Op(Prim::kWhere, {a.inside, l.Read(x, a.index, a.inside), lowest});
+  const int values = l.Reduce(n.shape, dt, a.extents, ReduceOp::kMax, term);
+  const int arg = l.Reduce(n.shape, DType::kInt64, a.extents, ReduceOp::kArgMax, term);
+  const size_t rank = xs.size();
+  const auto pos = Unflatten(l.Read(arg, IndexVars(rank)), a.extents);
+  V plane;
+  std::vector<int64_t> plane_shape;
+  for (size_t d = 0; d < a.sp; ++d) {
+    plane.push_back(IAdd(a.start[d], pos[d]));
+    plane_shape.push_back(xs[rank - a.sp + d]);
+  }
+  return {values, l.Compute(n.shape, DType::kInt64, FlatOffset(plane, plane_shape))};
+}
+
+const std::vector<LoweringRule> kRules = {
+    {"aten.mm.default", Mm, "reduce sum of products over k (loop nest)"},
+    {"aten.bmm.default", Mm, "reduce sum of products over k per batch (loop nest)"},
+    {"aten.mv.default", Mm, "reduce sum of products over k (loop nest)"},
+    {"aten.dot.default", Dot, "reduce sum of products"},
+    {"aten.addmm.default", AddMm, "reduce (mm), then beta self + alpha product"},
+    {"aten.baddbmm.default", AddMm, "reduce (bmm), then beta self + alpha product"},
+    {"aten.addmv.default", AddMm, "reduce (mv), then beta self + alpha product"},
+    {"aten.convolution.default", Convolution,
+     "reduce over group channels and kernel positions, masked reads (any rank, transposed, groups)"},
+    {"aten.max_pool1d_with_indices.default", MaxPool, "reduce max and argmax over the window"},
+    {"aten.max_pool2d_with_indices.default", MaxPool, "reduce max and argmax over the window"},
+    {"aten.max_pool3d_with_indices.default", MaxPool, "reduce max and argmax over the window"},
+    {"aten.avg_pool1d.default", AvgPool, "reduce sum over the window, div by torch's divisor"},
+    {"aten.avg_pool2d.default", AvgPool, "reduce sum over the window, div by torch's divisor"},
+    {"aten.avg_pool3d.default", AvgPool, "reduce sum over the window, div by torch's divisor"},
+    {"aten._adaptive_avg_pool2d.default", AdaptiveAvgPool, "reduce sum over the adaptive window, div by its size"},
+    {"aten._adaptive_avg_pool3d.default", AdaptiveAvgPool, "reduce sum over the adaptive window, div by its size"},
+    {"aten.adaptive_avg_pool1d.default", AdaptiveAvgPool, "reduce sum over the adaptive window, div by its size"},
+    {"aten.adaptive_max_pool1d.default", AdaptiveMaxPool, "reduce max and argmax over the adaptive window"},
+    {"aten.adaptive_max_pool2d.default", AdaptiveMaxPool, "reduce max and argmax over the adaptive window"},
+};
+
+}  // namespace
+
+const std::vector<LoweringRule>& HeavyRules() { return kRules; }
+
+}  // namespace kernelevolve::operators::ir

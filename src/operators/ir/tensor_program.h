@@ -1,0 +1,66 @@
+// A captured graph as a program of tensor definitions (issue 17): every value is an
+// ABI input, or is defined element by element by an expression over its own indices
+// (compute), by a reduction of such an expression over extra indices (reduce), or by
+// a running scan along one dim (scan). Heavy ops (mm, convolution, pooling, ...)
+// lower to reductions with an index-computing body, so every graph has a correct
+// loop-nest program; kernel_plan.h decides which definitions become kernels.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/dtype.h"
+#include "operators/ir/expr.h"
+
+namespace kernelevolve::operators::ir {
+
+enum class DefKind { kInput, kCompute, kReduce, kScan };
+
+/// Reductions: kArgMax / kArgMin give the int64 flat position (row-major over the
+/// reduced extents) of the first maximum / minimum, NaN counting as the maximum and
+/// the minimum (torch.argmax); kMax / kMin propagate NaN; kAny / kAll over bool.
+enum class ReduceOp { kSum, kProd, kMax, kMin, kArgMax, kArgMin, kAny, kAll };
+
+/// Inclusive scans (torch.cumsum, cumprod, cummax values, cummin values).
+enum class ScanOp { kSum, kProd, kMax, kMin };
+
+struct TensorDef {
+  int id = -1;
+  DefKind kind = DefKind::kCompute;
+  core::DType dtype = core::DType::kFloat32;
+  std::vector<int64_t> shape;
+  int abi_index = -1;  // kInput: position in the entry's input list
+  /// kCompute / kScan: the element at indices (i0 .. i{rank-1}) as an expression of
+  /// kVar 0 .. rank-1. kReduce: the term at output indices (vars 0 .. rank-1) and
+  /// reduced indices (vars rank .. rank + reduce_extents.size() - 1).
+  Expr body;
+  std::vector<int64_t> reduce_extents;  // kReduce
+  ReduceOp reduce = ReduceOp::kSum;     // kReduce
+  int scan_dim = -1;                    // kScan: the dim scanned, in order
+  ScanOp scan = ScanOp::kSum;           // kScan
+  std::string origin;                   // the captured node, e.g. "mm (aten.mm.default)"
+};
+
+struct TensorProgram {
+  std::vector<TensorDef> defs;  // topological order; defs[k].id == k
+  std::vector<int> outputs;     // def ids in ABI output order
+  int num_inputs = 0;           // ABI inputs (placeholders and parameters)
+};
+
+/// Element count of a shape (1 for a scalar).
+int64_t ShapeNumel(const std::vector<int64_t>& shape);
+
+/// Row-major strides of a contiguous tensor of `shape`, in elements.
+std::vector<int64_t> ContiguousStrides(const std::vector<int64_t>& shape);
+
+/// The flat row-major offset of `index` in a tensor of `shape` (folded int64 expr).
+Expr FlatOffset(const std::vector<Expr>& index, const std::vector<int64_t>& shape);
+
+/// The indices of flat position `flat` in a tensor of `shape` (div / mod chains).
+std::vector<Expr> Unflatten(const Expr& flat, const std::vector<int64_t>& shape);
+
+/// Vars 0 .. rank-1 as expressions.
+std::vector<Expr> IndexVars(size_t rank, int first = 0);
+
+}  // namespace kernelevolve::operators::ir

@@ -1,0 +1,73 @@
+// The Triton loop-nest printer under TRITON_INTERPRET=1 (no GPU): every captured
+// loop-nest case (tests/unit/data/loop_nest, written by make_cases.py) through each
+// draft of families::TritonLoopNestTemplate against the recorded eager outputs, in
+// one Python process (tests/integration/triton_case_check.py).
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "core/op_graph.h"
+#include "operators/families/loop_nest/triton_loop_nest_template.h"
+
+namespace kernelevolve {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string ReadText(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+TEST(TritonLoopNestInterpret, EveryCaseMatchesEagerOnEveryDraft) {
+  const fs::path cases = fs::path(KE_TEST_DATA_DIR) / "unit" / "data" / "loop_nest";
+  const fs::path dir = fs::temp_directory_path() / fmt::format("ke_triton_loop_nest_{}", ::getpid());
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  nlohmann::json manifest = nlohmann::json::array();
+  for (const auto& entry : fs::directory_iterator(cases)) {
+    if (entry.path().extension() != ".json") continue;
+    const std::string name = entry.path().stem().string();
+    const core::OpGraph graph = core::OpGraphFromJson(nlohmann::json::parse(ReadText(entry.path())));
+    const auto match = operators::families::MatchTritonLoopNest(graph);
+    ASSERT_TRUE(match.tmpl) << name << ": " << match.unsupported;
+    int k = 0;
+    for (const auto& knobs : match.tmpl->Drafts()) {
+      const fs::path module = dir / fmt::format("{}_{}.py", name, k++);
+      std::ofstream(module) << match.tmpl->Generate(knobs);
+      manifest.push_back({{"module", module.string()}, {"case", (cases / (name + ".safetensors")).string()}});
+    }
+  }
+  ASSERT_GE(manifest.size(), 100u);  // 50+ cases, 3 drafts each
+  std::ofstream(dir / "manifest.json") << manifest.dump(1);
+  const std::string cmd = fmt::format(
+      "TRITON_INTERPRET=1 '{}/.venv/bin/python' '{}/integration/triton_case_check.py' '{}' > '{}' 2>&1",
+      KE_SOURCE_DIR, KE_TEST_DATA_DIR, (dir / "manifest.json").string(), (dir / "results.txt").string());
+  const int status = std::system(cmd.c_str());
+  std::istringstream results(ReadText(dir / "results.txt"));
+  size_t checked = 0;
+  for (std::string line; std::getline(results, line);) {
+    if (line.empty() || line[0] != '{') continue;
+    const auto r = nlohmann::json::parse(line);
+    ++checked;
+    EXPECT_TRUE(r.at("ok").get<bool>()) << r.at("module").get<std::string>() << ": "
+                                         << r.at("error").get<std::string>() << "\n"
+                                         << ReadText(r.at("module").get<std::string>());
+  }
+  EXPECT_EQ(checked, manifest.size()) << ReadText(dir / "results.txt");
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  if (!::testing::Test::HasFailure()) fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace kernelevolve

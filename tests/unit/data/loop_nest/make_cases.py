@@ -1,0 +1,169 @@
+"""Writes the loop_nest family's test cases (tests/unit/loop_nest_template_test.cpp):
+for each small model, its captured Core ATen graph (<case>.json, worker format) and
+one input set with the eager outputs (<case>.safetensors: "in.<k>" ABI inputs, the
+forward() inputs then the state_dict() tensors the graph reads, and "out.<k>" eager
+outputs). The cases cover every rule file of the generic lowering
+(src/operators/ir/lower_core_{layout,elementwise,reduce,heavy,kept}.cpp).
+
+Regenerate from the repository root: .venv/bin/python tests/unit/data/loop_nest/make_cases.py
+"""
+
+import json
+import os
+import sys
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from safetensors.torch import save_file
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "..", "worker"))
+from kernelevolve_worker.graph_capture import capture_graph  # noqa: E402
+
+
+class Fn(nn.Module):
+    def __init__(self, fn, *mods):
+        super().__init__()
+        self.fn = fn
+        self.mods = nn.ModuleList(mods)
+
+    def forward(self, *args):
+        return self.fn(self, *args)
+
+
+def r(*shape):
+    return torch.randn(*shape)
+
+
+def ints(lo, hi, *shape):
+    return torch.randint(lo, hi, shape, dtype=torch.int64)
+
+
+def nonzero_ints(lo, hi, *shape):
+    """Integers in [lo, hi) without 0 (divisors)."""
+    t = ints(lo, hi, *shape)
+    return torch.where(t == 0, torch.ones_like(t), t)
+
+
+def cases():
+    ln = nn.LayerNorm(12)
+    ln.weight.data.uniform_(0.5, 1.5)
+    ln.bias.data.uniform_(-0.5, 0.5)
+    gn = nn.GroupNorm(2, 6)
+    gn.weight.data.uniform_(0.5, 1.5)
+    gn.bias.data.uniform_(-0.5, 0.5)
+    bn = nn.BatchNorm2d(3)
+    bn.running_mean.uniform_(-1, 1)
+    bn.running_var.uniform_(0.5, 2)
+    bn.weight.data.uniform_(0.5, 1.5)
+    bn.bias.data.uniform_(-0.5, 0.5)
+    emb = nn.Embedding(10, 4)
+    lin = nn.Linear(16, 8)
+    conv1 = nn.Conv1d(3, 4, 3, padding=1)
+    conv2 = nn.Conv2d(3, 4, 3, stride=2, padding=1, dilation=2)
+    gconv = nn.Conv2d(4, 6, 3, groups=2)
+    tconv = nn.ConvTranspose2d(3, 2, 3, stride=2, output_padding=1)
+    # argmax ties: small integers as floats, so rows hold repeated maxima.
+    ties = torch.randint(0, 3, (5, 6, 4)).float()
+    return {
+        # ---- views and layout (lower_core_layout.cpp) ----
+        "permute_contiguous": (Fn(lambda s, x: x.permute(2, 0, 1).contiguous()), [r(3, 4, 5)]),
+        "transpose_reshape": (Fn(lambda s, x: x.transpose(1, 2).reshape(3, -1) * 2), [r(3, 4, 5)]),
+        "expand_mul": (Fn(lambda s, x, y: x.expand(4, 3, 5) * y), [r(4, 1, 5), r(4, 3, 5)]),
+        "slice_step": (Fn(lambda s, x: x[1:6:2, ::3] + 1), [r(7, 10)]),
+        "select": (Fn(lambda s, x: x[:, 2] + x[1]), [r(4, 4, 3)]),
+        "cat": (Fn(lambda s, a, b: torch.cat([a, b * 2], dim=1)), [r(3, 2, 4), r(3, 5, 4)]),
+        "stack": (Fn(lambda s, a, b: torch.stack([a, b, a - b], dim=1)), [r(4, 5), r(4, 5)]),
+        "split_three": (Fn(lambda s, x: tuple(t * (k + 1) for k, t in enumerate(torch.split(x, [2, 3, 1], dim=1)))),
+                        [r(4, 6, 3)]),
+        "pad_constant": (Fn(lambda s, x: F.pad(x, (1, 2, 0, 1), value=0.5)), [r(2, 3, 4)]),
+        "pad_reflect": (Fn(lambda s, x: F.pad(x, (2, 1, 1, 2), mode="reflect")), [r(2, 3, 5, 6)]),
+        "flip": (Fn(lambda s, x: torch.flip(x, dims=(0, 2))), [r(3, 4, 5)]),
+        "roll_dims": (Fn(lambda s, x: torch.roll(x, shifts=(1, -2), dims=(0, 1))), [r(4, 5, 3)]),
+        "roll_flat": (Fn(lambda s, x: torch.roll(x, shifts=3)), [r(4, 5)]),
+        "repeat": (Fn(lambda s, x: x.repeat(2, 1, 3)), [r(2, 3, 4)]),
+        "diagonal": (Fn(lambda s, x: torch.diagonal(x, offset=1, dim1=0, dim2=2) * 3), [r(4, 3, 5)]),
+        "triu_tril": (Fn(lambda s, x: (torch.triu(x, diagonal=1), torch.tril(x, diagonal=-1))), [r(2, 5, 6)]),
+        # ---- creation ----
+        "arange_add": (Fn(lambda s, x: (x + torch.arange(x.shape[1]), torch.arange(1, 11, 3) * 2)), [r(3, 6)]),
+        "full_zeros_like": (Fn(lambda s, x: (torch.full_like(x, 3.5) * x, torch.zeros_like(x) + x)), [r(4, 5)]),
+        # ---- masks and selects (lower_core_elementwise.cpp) ----
+        "where_compare": (Fn(lambda s, x, y: torch.where(x > y, x, y * 2)), [r(6, 7), r(6, 7)]),
+        "masked_fill": (Fn(lambda s, x, y: x.masked_fill(y < 0, -1.5) * 2), [r(5, 8), r(5, 8)]),
+        # ---- int64 arithmetic, bits, comparisons, casts ----
+        "int_add_mul": (Fn(lambda s, a, b: (a + b, a * b - 3)), [ints(-20, 20, 4, 6), ints(-9, 9, 4, 6)]),
+        "int_rem_floordiv": (Fn(lambda s, a, b: (torch.remainder(a, b), torch.floor_divide(a, b))),
+                             [ints(-20, 20, 5, 6), nonzero_ints(-5, 6, 5, 6)]),
+        "int_bitwise": (Fn(lambda s, a, b: (a & b, a | b, a ^ b, ~a)), [ints(-50, 50, 4, 7), ints(-50, 50, 4, 7)]),
+        "compare_bool": (Fn(lambda s, x, y, a: (x > y, x <= 0.5, a == 1)),
+                         [r(4, 5), r(4, 5), ints(0, 3, 4, 5)]),
+        "casts": (Fn(lambda s, x: (x.to(torch.int64), (x > 0).float() * 2)), [3 * r(5, 6)]),
+        "clamp_tensor": (Fn(lambda s, x, lo, hi: torch.clamp(x, min=lo, max=hi)),
+                         [2 * r(4, 6), -0.5 - r(4, 6).abs(), 0.5 + r(1, 6).abs()]),
+        # ---- gathers ----
+        "gather": (Fn(lambda s, x, i: torch.gather(x, 1, i)), [r(4, 6), ints(0, 6, 4, 3)]),
+        "index_select": (Fn(lambda s, x, i: torch.index_select(x, 0, i)), [r(6, 5), torch.tensor([4, 0, 4, 2, 5])]),
+        "embedding": (Fn(lambda s, i: s.mods[0](i), emb), [ints(0, 10, 3, 5)]),
+        "advanced_index": (Fn(lambda s, x, i: (x[i], x[:, i])), [r(5, 6), torch.tensor([3, 0, 4, 4])]),
+        # ---- reductions and scans (lower_core_reduce.cpp, lower_core_kept.cpp) ----
+        "sum_dims_0_2": (Fn(lambda s, x: x.sum(dim=(0, 2))), [r(4, 5, 6)]),
+        "amax_keepdim": (Fn(lambda s, x: x.amax(dim=1, keepdim=True)), [r(4, 7, 3)]),
+        "mean_all": (Fn(lambda s, x: x.mean()), [r(6, 9)]),
+        "prod_dim": (Fn(lambda s, x: x.prod(dim=1)), [1 + 0.1 * r(5, 12)]),
+        "var_std": (Fn(lambda s, x: (torch.var(x, dim=1, correction=0), torch.std(x, dim=0))), [r(6, 9)]),
+        "argmax_ties": (Fn(lambda s, x: torch.argmax(x, dim=1)), [ties]),
+        "any_all": (Fn(lambda s, x: ((x > 1).any(dim=1), (x > -2).all())), [r(6, 5)]),
+        "cumsum_dim0": (Fn(lambda s, x: torch.cumsum(x, dim=0)), [r(7, 4)]),
+        "logsumexp": (Fn(lambda s, x: torch.logsumexp(x, dim=1)), [3 * r(5, 8)]),
+        "softmax_dim0": (Fn(lambda s, x: torch.softmax(x, dim=0)), [3 * r(6, 5)]),
+        "layer_norm": (Fn(lambda s, x: s.mods[0](x), ln), [r(3, 4, 12)]),
+        "group_norm": (Fn(lambda s, x: s.mods[0](x), gn), [r(2, 6, 3, 4)]),
+        "batch_norm_eval": (Fn(lambda s, x: s.mods[0](x), bn.eval()), [r(2, 3, 4, 5)]),
+        # ---- heavy ops (lower_core_heavy.cpp) ----
+        "mm": (Fn(lambda s, a, b: torch.mm(a, b)), [r(5, 7), r(7, 6)]),
+        "bmm": (Fn(lambda s, a, b: torch.bmm(a, b)), [r(3, 4, 5), r(3, 5, 6)]),
+        "linear": (Fn(lambda s, x: s.mods[0](x), lin), [r(5, 16)]),
+        "conv1d": (Fn(lambda s, x: s.mods[0](x), conv1), [r(2, 3, 10)]),
+        "conv2d_stride_dilation": (Fn(lambda s, x: s.mods[0](x), conv2), [r(2, 3, 9, 9)]),
+        "conv2d_grouped": (Fn(lambda s, x: s.mods[0](x), gconv), [r(2, 4, 6, 5)]),
+        "conv_transpose2d": (Fn(lambda s, x: s.mods[0](x), tconv), [r(2, 3, 4, 4)]),
+        "max_pool2d_indices": (Fn(lambda s, x: F.max_pool2d(x, 2, stride=2, return_indices=True)), [r(2, 3, 6, 7)]),
+        "avg_pool2d_pad": (Fn(lambda s, x: F.avg_pool2d(x, 3, stride=2, padding=1, count_include_pad=False)),
+                           [r(2, 3, 7, 6)]),
+        "adaptive_avg_pool2d": (Fn(lambda s, x: F.adaptive_avg_pool2d(x, (3, 5))), [r(2, 3, 7, 8)]),
+        "mm_relu_mm": (Fn(lambda s, a, w1, w2: torch.mm(torch.relu(torch.mm(a, w1)), w2)),
+                       [r(8, 16), r(16, 32), r(32, 4)]),
+    }
+
+
+def main():
+    torch.manual_seed(0)
+    total = 0
+    for name, (model, inputs) in cases().items():
+        model = model.eval()
+        graph, err = capture_graph(model, inputs)
+        if err:
+            raise SystemExit(f"{name}: {err}")
+        with torch.no_grad():
+            out = model(*inputs)
+        outs = list(out) if isinstance(out, tuple) else [out]
+        # The entry takes exactly the graph's inputs: the forward() inputs and the
+        # state_dict() tensors it reads (BatchNorm's num_batches_tracked is not read).
+        used = sorted(n["abi_index"] for n in graph["nodes"] if n["kind"] in ("placeholder", "parameter"))
+        if used != list(range(len(used))):
+            raise SystemExit(f"{name}: ABI inputs {used} are not 0..{len(used) - 1}")
+        every = inputs + list(model.state_dict().values())
+        tensors = {f"in.{k}": every[k].contiguous() for k in used}
+        tensors.update({f"out.{k}": t.contiguous() for k, t in enumerate(outs)})
+        path = os.path.join(HERE, f"{name}.safetensors")
+        save_file(tensors, path)
+        with open(os.path.join(HERE, f"{name}.json"), "w") as f:
+            json.dump(graph, f, indent=1)
+        total += os.path.getsize(path) + os.path.getsize(os.path.join(HERE, f"{name}.json"))
+        print(name, [n["target"] for n in graph["nodes"] if n["kind"] == "call"])
+    print(f"{len(cases())} cases, {total} bytes")
+
+
+if __name__ == "__main__":
+    main()

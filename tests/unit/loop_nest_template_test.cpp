@@ -1,0 +1,462 @@
+// The generic Core ATen lowering (ir/lower_core*.cpp), its kernel plan
+// (ir/kernel_plan.h), the primitive table (codegen/prim_spelling.h) and the family
+// "loop_nest" that prints it in C++ (families/loop_nest): captured graphs of small
+// models compiled on every draft and run against eager PyTorch outputs (cases
+// written by tests/unit/data/loop_nest/make_cases.py).
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <fstream>
+#include <set>
+
+#include "core/dtype.h"
+#include "core/error.h"
+#include "core/op_graph.h"
+#include "eval/safetensors.h"
+#include "operators/codegen/prim_spelling.h"
+#include "operators/families/loop_nest/loop_nest_template.h"
+#include "operators/ir/expr.h"
+#include "operators/ir/kernel_plan.h"
+#include "operators/ir/lower_core.h"
+#include "operators/ir/prim.h"
+#include "operators/ir/tensor_program.h"
+#include "operators/template/kernel_template.h"
+#include "template_test_util.h"
+
+namespace kernelevolve::template_test {
+namespace {
+
+namespace ir = operators::ir;
+namespace codegen = operators::codegen;
+namespace families = operators::families;
+namespace templates = operators::templates;
+
+const std::filesystem::path kCases = std::filesystem::path(KE_TEST_DATA_DIR) / "unit" / "data" / "loop_nest";
+
+/// Every case make_cases.py writes, grouped by the rule file they exercise.
+const std::vector<std::string>& CaseNames() {
+  static const std::vector<std::string> names = {
+      // views and layout
+      "permute_contiguous", "transpose_reshape", "expand_mul", "slice_step", "select", "cat", "stack",
+      "split_three", "pad_constant", "pad_reflect", "flip", "roll_dims", "roll_flat", "repeat", "diagonal",
+      "triu_tril",
+      // creation
+      "arange_add", "full_zeros_like",
+      // masks, integer arithmetic, bits, comparisons, casts, clamp
+      "where_compare", "masked_fill", "int_add_mul", "int_rem_floordiv", "int_bitwise", "compare_bool", "casts",
+      "clamp_tensor",
+      // gathers
+      "gather", "index_select", "embedding", "advanced_index",
+      // reductions, scans, norms
+      "sum_dims_0_2", "amax_keepdim", "mean_all", "prod_dim", "var_std", "argmax_ties", "any_all", "cumsum_dim0",
+      "logsumexp", "softmax_dim0", "layer_norm", "group_norm", "batch_norm_eval",
+      // heavy ops
+      "mm", "bmm", "linear", "conv1d", "conv2d_stride_dilation", "conv2d_grouped", "conv_transpose2d",
+      "max_pool2d_indices", "avg_pool2d_pad", "adaptive_avg_pool2d", "mm_relu_mm",
+  };
+  return names;
+}
+
+core::OpGraph CaseGraph(const std::string& name) {
+  std::ifstream in(kCases / (name + ".json"));
+  if (!in) ADD_FAILURE() << "missing " << (kCases / (name + ".json")) << ": run make_cases.py";
+  return core::OpGraphFromJson(nlohmann::json::parse(in));
+}
+
+/// The planned program of a case (fails the test when the lowering refuses it).
+ir::KernelPlan CasePlan(const std::string& name) {
+  ir::CoreLowerResult lowered = ir::LowerCore(CaseGraph(name));
+  if (!lowered.program) {
+    ADD_FAILURE() << name << ": " << lowered.unsupported;
+    return {};
+  }
+  return ir::PlanKernels(std::move(*lowered.program));
+}
+
+TEST(LoopNestLowering, EveryCaseLowersToALoopNestProgram) {
+  for (const std::string& name : CaseNames()) {
+    const auto match = families::MatchLoopNest(CaseGraph(name), /*multithread=*/true);
+    EXPECT_TRUE(match.tmpl != nullptr) << "case " << name << " has no loop-nest program: " << match.unsupported;
+    if (!match.tmpl) continue;
+    EXPECT_EQ(match.tmpl->Name(), "loop_nest") << name;
+    EXPECT_TRUE(match.unsupported.empty()) << name << ": a match carries no reason, got " << match.unsupported;
+    // Baseline, all threads, all threads + vectorized prelude + omp simd.
+    EXPECT_EQ(match.tmpl->Drafts().size(), 3u) << name;
+  }
+}
+
+TEST(LoopNestLowering, MatchTemplateFallsBackToLoopNest) {
+  // A convolution has no specialized CPU template: the template operator's last resort
+  // (kernel_template.cpp) gives it the loop-nest family.
+  core::Problem problem;
+  problem.name = "conv2d_stride_dilation";
+  problem.graph = CaseGraph("conv2d_stride_dilation");
+  problem.threads = 2;
+  const auto match = templates::MatchTemplate(problem, 2);
+  ASSERT_TRUE(match.tmpl != nullptr) << match.unsupported;
+  EXPECT_EQ(match.tmpl->Name(), "loop_nest");
+}
+
+// ---- generated kernels against eager outputs -------------------------------------
+
+DLTensor View(eval::HostTensor& t) {
+  DLTensor d{};
+  d.data = t.bytes.data();
+  d.device = {kDLCPU, 0};
+  d.ndim = static_cast<int32_t>(t.shape.size());
+  d.dtype = core::ToDLDataType(t.dtype);
+  d.shape = t.shape.empty() ? nullptr : t.shape.data();
+  d.strides = nullptr;
+  d.byte_offset = 0;
+  return d;
+}
+
+/// The tensors named "<prefix><k>" of a file, ordered by k (numerically: in.10 after in.9).
+std::vector<eval::HostTensor*> Numbered(eval::SafetensorsFile& file, const std::string& prefix) {
+  std::vector<std::pair<int, eval::HostTensor*>> found;
+  for (auto& t : file.tensors) {
+    if (t.name.rfind(prefix, 0) == 0) found.emplace_back(std::stoi(t.name.substr(prefix.size())), &t);
+  }
+  std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<eval::HostTensor*> out;
+  for (size_t k = 0; k < found.size(); ++k) {
+    EXPECT_EQ(found[k].first, static_cast<int>(k)) << "tensors " << prefix << "* are not numbered 0..n-1";
+    out.push_back(found[k].second);
+  }
+  return out;
+}
+
+/// Element `e` of a floating tensor as double.
+double FloatAt(const eval::HostTensor& t, int64_t e) {
+  return t.dtype == core::DType::kFloat64 ? t.Data<double>()[e] : static_cast<double>(t.Data<float>()[e]);
+}
+
+/// Element `e` of an integer or bool tensor, for messages.
+int64_t IntAt(const eval::HostTensor& t, int64_t e) {
+  switch (t.dtype) {
+    case core::DType::kInt8: return t.Data<int8_t>()[e];
+    case core::DType::kInt16: return t.Data<int16_t>()[e];
+    case core::DType::kInt32: return t.Data<int32_t>()[e];
+    case core::DType::kInt64: return t.Data<int64_t>()[e];
+    default: return t.Data<uint8_t>()[e];  // uint8, bool
+  }
+}
+
+/// Compares a kernel's output with the eager one: integer and bool elements byte for
+/// byte, floats with |a - b| <= 1e-4 + 1e-4 |b| and NaN where eager has NaN. Reports at
+/// most 3 elements.
+void ExpectOutputMatches(const eval::HostTensor& got, const eval::HostTensor& want, const std::string& what) {
+  ASSERT_EQ(got.dtype, want.dtype) << what;
+  ASSERT_EQ(got.bytes.size(), want.bytes.size()) << what;
+  const bool fp = core::IsFloatingPoint(want.dtype);
+  const size_t size = core::DTypeSize(want.dtype);
+  int failures = 0;
+  for (int64_t e = 0; e < want.NumElements() && failures < 3; ++e) {
+    bool ok;
+    if (fp) {
+      ok = Close(FloatAt(got, e), FloatAt(want, e), 1e-4);
+    } else {
+      ok = std::memcmp(got.bytes.data() + e * size, want.bytes.data() + e * size, size) == 0;
+    }
+    if (!ok) {
+      ++failures;
+      if (fp) {
+        ADD_FAILURE() << what << " element " << e << ": got " << FloatAt(got, e) << ", eager " << FloatAt(want, e);
+      } else {
+        ADD_FAILURE() << what << " element " << e << ": got " << IntAt(got, e) << ", eager " << IntAt(want, e);
+      }
+    }
+  }
+}
+
+/// Runs one compiled draft of case `name` on the case's inputs and compares every
+/// output with eager PyTorch; checks that the inputs are left unchanged.
+void RunAndCompare(const std::string& name, const LoadedKernel& kernel, const std::string& source) {
+  ASSERT_NE(kernel.entry, nullptr) << "compile failed:\n" << kernel.log << "\n" << source;
+  // A fresh read per draft: nothing a previous run did can leak into this one.
+  auto file = eval::ReadSafetensors(kCases / (name + ".safetensors"));
+  const auto ins = Numbered(file, "in.");
+  const auto refs = Numbered(file, "out.");
+  ASSERT_FALSE(refs.empty()) << "no eager outputs in " << name << ".safetensors";
+  std::vector<std::vector<std::byte>> before;
+  std::vector<DLTensor> in_views;
+  for (auto* t : ins) {
+    before.push_back(t->bytes);
+    in_views.push_back(View(*t));
+  }
+  // Outputs of the eager dtype and shape, filled with a byte pattern the kernel must
+  // overwrite (0x7f: a large float, a bool that is neither 0 nor 1).
+  std::vector<eval::HostTensor> outs;
+  for (auto* t : refs) {
+    eval::HostTensor o;
+    o.name = t->name;
+    o.dtype = t->dtype;
+    o.shape = t->shape;
+    o.bytes.assign(t->bytes.size(), std::byte{0x7f});
+    outs.push_back(std::move(o));
+  }
+  std::vector<DLTensor> out_views;
+  for (auto& t : outs) out_views.push_back(View(t));
+  const int rc = kernel.entry(in_views.data(), static_cast<int32_t>(in_views.size()), out_views.data(),
+                              static_cast<int32_t>(out_views.size()));
+  // 1: tensor count, 2: dtype or device, 3: element count, 4: layout (loop_nest_cpp.h).
+  ASSERT_EQ(rc, 0) << "the entry refused the eager inputs/outputs\n" << source;
+  for (size_t o = 0; o < outs.size(); ++o) {
+    ExpectOutputMatches(outs[o], *refs[o], "output " + std::to_string(o));
+  }
+  for (size_t k = 0; k < ins.size(); ++k) {
+    EXPECT_TRUE(ins[k]->bytes == before[k]) << "the kernel wrote into input " << k;
+  }
+}
+
+TEST(LoopNestKernel, EveryCaseMatchesEagerOnEveryDraft) {
+  // Every (case, draft) source in one CompileAll call, two compilers at a time.
+  std::vector<size_t> case_of;
+  std::vector<nlohmann::json> knobs_of;
+  std::vector<std::string> sources;
+  for (size_t c = 0; c < CaseNames().size(); ++c) {
+    const std::string& name = CaseNames()[c];
+    const auto match = families::MatchLoopNest(CaseGraph(name), /*multithread=*/true);
+    if (!match.tmpl) {  // EveryCaseLowersToALoopNestProgram says so too; run the others
+      ADD_FAILURE() << name << " not lowered: " << match.unsupported;
+      continue;
+    }
+    const auto drafts = match.tmpl->Drafts();
+    EXPECT_EQ(drafts.size(), 3u) << name << ": baseline, all threads, vectorized + simd";
+    for (const auto& knobs : drafts) {
+      case_of.push_back(c);
+      knobs_of.push_back(knobs);
+      sources.push_back(match.tmpl->Generate(knobs));
+    }
+  }
+  const auto kernels = CompileAll(sources);
+  ASSERT_EQ(kernels.size(), sources.size());
+  for (size_t j = 0; j < sources.size(); ++j) {
+    const std::string& name = CaseNames()[case_of[j]];
+    SCOPED_TRACE(name + " " + knobs_of[j].dump());
+    RunAndCompare(name, *kernels[j], sources[j]);  // a failed ASSERT ends this draft only
+  }
+}
+
+// ---- refusals ------------------------------------------------------------------
+
+TEST(LoopNestLowering, UnknownOpNamesTheNode) {
+  GraphBuilder g({4, 8});
+  const auto x = g.Input("x");
+  g.Call("mystery", "aten.not_an_op.default", {Ref("self", x)});
+  const core::Problem problem = g.Finish("mystery", 2);
+  const auto match = families::MatchLoopNest(problem.graph, /*multithread=*/true);
+  EXPECT_TRUE(match.tmpl == nullptr);
+  EXPECT_EQ(match.unsupported, "unsupported_op: aten.not_an_op.default (node mystery)");
+  // The template operator's last resort passes the reason on unchanged.
+  const auto any = templates::MatchTemplate(problem, 2);
+  EXPECT_TRUE(any.tmpl == nullptr);
+  EXPECT_EQ(any.unsupported, "unsupported_op: aten.not_an_op.default (node mystery)");
+}
+
+TEST(LoopNestLowering, Fp16RefusedWithReason) {
+  GraphBuilder g({4, 8});
+  const auto x = g.Input("x");
+  g.Call("y", "aten.relu.default", {Ref("self", x)});
+  g.Graph().nodes[0].dtype = core::DType::kFloat16;  // the placeholder
+  g.Graph().nodes[1].dtype = core::DType::kFloat16;  // relu of it
+  const core::Problem problem = g.Finish("y", 2);
+  const auto match = families::MatchLoopNest(problem.graph, /*multithread=*/true);
+  EXPECT_TRUE(match.tmpl == nullptr);
+  // The first float16 node is the placeholder x.
+  EXPECT_EQ(match.unsupported.rfind("unsupported_dtype: float16 ", 0), 0u) << match.unsupported;
+  EXPECT_NE(match.unsupported.find("node x"), std::string::npos) << match.unsupported;
+  const ir::CoreLowerResult lowered = ir::LowerCore(problem.graph);
+  EXPECT_FALSE(lowered.program.has_value());
+  EXPECT_EQ(lowered.unsupported, match.unsupported);
+}
+
+// ---- the kernel plan -------------------------------------------------------------
+
+bool OriginIs(const ir::TensorDef& d, const std::string& target) {
+  return d.origin.find("(" + target + ")") != std::string::npos;
+}
+
+TEST(LoopNestPlan, PlanInlinesViewsAndMaterializesReductions) {
+  {
+    // relu(a @ w1) @ w2 with a [8, 16], w1 [16, 32], w2 [32, 4]: both matmuls are
+    // reductions (always kernels); relu [8, 32] is read 1024 times (8 x 4 outputs x
+    // K = 32) for its 256 elements, more than max_recompute = 2 reads per element,
+    // so it is computed once into a buffer rather than inlined into the second mm.
+    const ir::KernelPlan plan = CasePlan("mm_relu_mm");
+    const auto& defs = plan.program.defs;
+    std::vector<int> mm_kernels, relu_kernels;
+    for (int k : plan.kernels) {
+      const ir::TensorDef& d = defs.at(static_cast<size_t>(k));
+      if (OriginIs(d, "aten.mm.default") && d.kind == ir::DefKind::kReduce) mm_kernels.push_back(k);
+      if (OriginIs(d, "aten.relu.default")) relu_kernels.push_back(k);
+    }
+    ASSERT_EQ(mm_kernels.size(), 2u) << "a kernel per matmul";
+    ASSERT_EQ(relu_kernels.size(), 1u) << "relu materialized once";
+    EXPECT_EQ(defs[static_cast<size_t>(relu_kernels[0])].kind, ir::DefKind::kCompute);
+    // In program order: mm, relu, mm; nothing else is a kernel.
+    EXPECT_EQ(plan.kernels, (std::vector<int>{mm_kernels[0], relu_kernels[0], mm_kernels[1]}));
+    // The second mm reads the relu buffer, not a recomputed max.
+    int relu_loads = 0;
+    ir::VisitPostOrder(defs[static_cast<size_t>(mm_kernels[1])].body, [&](const ir::ExprNode& n) {
+      relu_loads += n.kind == ir::ExprKind::kLoad && n.tensor == relu_kernels[0];
+    });
+    EXPECT_EQ(relu_loads, 1);
+    // The last mm is the output, written in place (no copy kernel).
+    ASSERT_EQ(plan.program.outputs.size(), 1u);
+    EXPECT_EQ(plan.program.outputs[0], mm_kernels[1]);
+    EXPECT_EQ(plan.output_slot.at(static_cast<size_t>(mm_kernels[1])), 0);
+    EXPECT_EQ(plan.output_slot.at(static_cast<size_t>(relu_kernels[0])), -1) << "relu is an intermediate";
+  }
+  {
+    // Views (permute, view, _unsafe_view, expand, clone of a view) are index
+    // arithmetic: never a kernel of their own unless they are an output.
+    const std::set<std::string> views = {"aten.permute.default", "aten.view.default", "aten._unsafe_view.default",
+                                         "aten.expand.default", "aten.clone.default"};
+    int seen = 0;
+    for (const char* name : {"linear", "transpose_reshape", "expand_mul", "mm_relu_mm"}) {
+      SCOPED_TRACE(name);
+      const ir::KernelPlan plan = CasePlan(name);
+      for (const ir::TensorDef& d : plan.program.defs) {
+        bool is_view = false;
+        for (const auto& v : views) is_view = is_view || OriginIs(d, v);
+        if (!is_view || d.kind == ir::DefKind::kInput) continue;
+        ++seen;
+        if (plan.output_slot.at(static_cast<size_t>(d.id)) >= 0) continue;
+        EXPECT_FALSE(plan.materialized.at(static_cast<size_t>(d.id))) << "t" << d.id << " from " << d.origin;
+      }
+      // The views were inlined: no kernel body loads a non-materialized def.
+      for (int k : plan.kernels) {
+        ir::VisitPostOrder(plan.program.defs[static_cast<size_t>(k)].body, [&](const ir::ExprNode& n) {
+          if (n.kind == ir::ExprKind::kLoad) {
+            EXPECT_TRUE(plan.materialized.at(static_cast<size_t>(n.tensor))) << "t" << k << " loads t" << n.tensor;
+          }
+        });
+      }
+    }
+    EXPECT_GE(seen, 4) << "the cases hold permute, _unsafe_view, clone and expand nodes";
+    // linear = permute(weight) + addmm: the kernels are the product and the bias add.
+    const ir::KernelPlan linear = CasePlan("linear");
+    for (int k : linear.kernels) {
+      EXPECT_FALSE(OriginIs(linear.program.defs[static_cast<size_t>(k)], "aten.permute.default"));
+    }
+  }
+  {
+    // Element-wise graphs: everything inlines into the outputs, one kernel each.
+    for (const char* name : {"where_compare", "masked_fill", "compare_bool", "int_bitwise", "int_rem_floordiv"}) {
+      SCOPED_TRACE(name);
+      const ir::KernelPlan plan = CasePlan(name);
+      EXPECT_EQ(plan.kernels.size(), plan.program.outputs.size());
+      for (int k : plan.kernels) {
+        EXPECT_GE(plan.output_slot.at(static_cast<size_t>(k)), 0) << "kernel t" << k << " is not an output";
+        EXPECT_EQ(plan.program.defs[static_cast<size_t>(k)].kind, ir::DefKind::kCompute);
+      }
+    }
+    const ir::KernelPlan where = CasePlan("where_compare");
+    EXPECT_EQ(where.kernels.size(), 1u) << "where(x > y, x, 2 y) is one loop";
+  }
+}
+
+// ---- the primitive table ---------------------------------------------------------
+
+TEST(LoopNestCodegen, PrimTableSpellsEveryPrimitive) {
+  using core::DType;
+  using ir::PrimClass;
+  const std::vector<std::string> names = {"opnd_p", "opnd_q", "opnd_r"};
+  const codegen::Language languages[] = {codegen::Language::kCppScalar, codegen::Language::kCppVector,
+                                         codegen::Language::kTriton};
+  auto expect_spelled = [&](codegen::Language lang, ir::Prim p, DType operand, DType result) {
+    const ir::PrimInfo& info = ir::Info(p);
+    const std::vector<std::string> args(names.begin(), names.begin() + info.arity);
+    SCOPED_TRACE(std::string(info.name) + " on " + std::string(core::DTypeName(operand)) + ", language " +
+                 std::to_string(static_cast<int>(lang)));
+    std::string text;
+    ASSERT_NO_THROW(text = codegen::SpellPrim(lang, p, operand, result, args));
+    EXPECT_FALSE(text.empty());
+    for (const std::string& a : args) EXPECT_NE(text.find(a), std::string::npos) << a << " missing from " << text;
+  };
+  int spelled_floats = 0, spelled_ints = 0;
+  for (int k = 0; k < ir::kPrimCount; ++k) {
+    const ir::Prim p = static_cast<ir::Prim>(k);
+    const ir::PrimInfo& info = ir::Info(p);
+    ASSERT_GE(info.arity, 1) << info.name;
+    ASSERT_LE(info.arity, 3) << info.name;
+    const PrimClass cls = info.cls;
+    for (const codegen::Language lang : languages) {
+      // Floats: arithmetic, float math, comparisons and tests, select, cast (to int64).
+      if (cls == PrimClass::kArithmetic || cls == PrimClass::kFloatMath || cls == PrimClass::kCompare ||
+          cls == PrimClass::kSelect || cls == PrimClass::kCast) {
+        const DType result =
+            ir::ReturnsBool(p) ? DType::kBool : (cls == PrimClass::kCast ? DType::kInt64 : DType::kFloat32);
+        expect_spelled(lang, p, DType::kFloat32, result);
+        ++spelled_floats;
+      }
+      // Logic on bool operands.
+      if (cls == PrimClass::kLogic) expect_spelled(lang, p, DType::kBool, DType::kBool);
+      // int64: arithmetic (every arithmetic primitive has an integer meaning), bits,
+      // comparisons (isnan / isinf are float tests), select, cast (to float32).
+      const bool float_test = p == ir::Prim::kIsNan || p == ir::Prim::kIsInf;
+      if (cls == PrimClass::kArithmetic || cls == PrimClass::kBitwise || (cls == PrimClass::kCompare && !float_test) ||
+          cls == PrimClass::kSelect || cls == PrimClass::kCast) {
+        const DType result =
+            ir::ReturnsBool(p) ? DType::kBool : (cls == PrimClass::kCast ? DType::kFloat32 : DType::kInt64);
+        if (p == ir::Prim::kPow && lang == codegen::Language::kTriton) {
+          // Triton has no integer power: the table says so instead of printing float math.
+          const std::vector<std::string> args(names.begin(), names.begin() + 2);
+          EXPECT_THROW(codegen::SpellPrim(lang, p, DType::kInt64, DType::kInt64, args), core::InternalError);
+          continue;
+        }
+        expect_spelled(lang, p, DType::kInt64, result);
+        ++spelled_ints;
+      }
+    }
+  }
+  // Today: 13 arithmetic + 28 float math + 8 compare + where + cast = 51 primitives on
+  // float32, in 3 languages; on int64 13 arithmetic + 6 bitwise + 6 compare + where +
+  // cast = 27, in 3 languages, less Triton's integer pow.
+  EXPECT_GE(spelled_floats, 3 * 51) << "the float rows were walked";
+  EXPECT_GE(spelled_ints, 3 * 27 - 1) << "the int64 rows were walked";
+  // The enum and the info table agree at both ends.
+  EXPECT_EQ(ir::Info(ir::Prim::kAdd).name, "add");
+  EXPECT_EQ(ir::Info(ir::Prim::kCast).name, "cast");
+  EXPECT_EQ(ir::Info(ir::Prim::kWhere).arity, 3);
+}
+
+// ---- index arithmetic -----------------------------------------------------------
+
+TEST(LoopNestIr, ExprFoldsIndexArithmetic) {
+  const ir::Expr i = ir::Var(0);
+  // (i * 1) + 0 is the very node i: no op left for the printer.
+  const ir::Expr same = ir::IAdd(ir::IMul(i, int64_t{1}), int64_t{0});
+  EXPECT_EQ(same.get(), i.get()) << ir::ExprText(same);
+  // i * 0 folds to the constant 0; i // 1 is i; i % 1 is 0.
+  int64_t v = -1;
+  ASSERT_TRUE(ir::IsIntConst(ir::IMul(i, int64_t{0}), &v));
+  EXPECT_EQ(v, 0);
+  EXPECT_EQ(ir::IFloorDiv(i, 1).get(), i.get());
+  ASSERT_TRUE(ir::IsIntConst(ir::IRem(i, 1), &v));
+  EXPECT_EQ(v, 0);
+  // Constants fold with Python semantics: floor division rounds toward minus
+  // infinity, the remainder takes the divisor's sign.
+  ASSERT_TRUE(ir::IsIntConst(ir::IFloorDiv(ir::Int(-7), 2), &v));
+  EXPECT_EQ(v, -4);
+  ASSERT_TRUE(ir::IsIntConst(ir::IRem(ir::Int(-7), 2), &v));
+  EXPECT_EQ(v, 1);
+  ASSERT_TRUE(ir::IsIntConst(ir::IFloorDiv(ir::Int(7), -2), &v));
+  EXPECT_EQ(v, -4);
+  ASSERT_TRUE(ir::IsIntConst(ir::IRem(ir::Int(7), -2), &v));
+  EXPECT_EQ(v, -1);
+  ASSERT_TRUE(ir::IsIntConst(ir::IFloorDiv(ir::Int(6), 3), &v));
+  EXPECT_EQ(v, 2);
+  ASSERT_TRUE(ir::IsIntConst(ir::IAdd(ir::IMul(ir::Int(3), int64_t{4}), int64_t{-5}), &v));
+  EXPECT_EQ(v, 7);
+  // A variable operand stays an int64 op.
+  const ir::Expr q = ir::IFloorDiv(i, 2);
+  ASSERT_EQ(q->kind, ir::ExprKind::kOp);
+  EXPECT_EQ(q->op, ir::Prim::kFloorDiv);
+  EXPECT_EQ(q->dtype, core::DType::kInt64);
+  EXPECT_EQ(ir::ExprText(q), "floor_div(i0, 2)");
+}
+
+}  // namespace
+}  // namespace kernelevolve::template_test
