@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "operators/template/kernel_template.h"
 #include "operators/template/knob_space.h"
+#include "operators/template/pointwise_expr.h"
 #include "template_test_util.h"
 
 namespace kernelevolve::template_test {
@@ -84,16 +85,18 @@ TEST(TemplateOperator, SupportsEveryActivationOfTheBrief) {
 }
 
 TEST(TemplateOperator, NamesTheFirstUncoveredOp) {
-  EXPECT_EQ(Reason(UnaryProblem("aten.mm.default")), "unsupported_op: aten.mm.default");
+  // mm without its second operand: known op, unusable arguments, the node named.
+  EXPECT_EQ(Reason(UnaryProblem("aten.mm.default")),
+            "unsupported_op: aten.mm.default (argument 'mat2' is not a tensor) (node y)");
   GraphBuilder g({8});
   g.Input("x");
   g.Call("relu", "aten.relu.default", {Ref("self", "x")});
   g.Call("cumsum", "aten.cumsum.default", {Ref("self", "relu"), Val("dim", 0)});
   g.Call("sort", "aten.sort.default", {Ref("self", "cumsum")});
   // relu and cumsum are covered (scan template); sort is the first op nothing covers.
-  EXPECT_EQ(Reason(g.Finish("sort")), "unsupported_op: aten.sort.default");
+  EXPECT_EQ(Reason(g.Finish("sort")), "unsupported_op: aten.sort.default (node sort)");
   EXPECT_EQ(Reason(UnaryProblem("aten.gelu.default", {Val("approximate", "erf2")})),
-            "unsupported_op: aten.gelu.default (approximate='erf2' is not 'none' or 'tanh')");
+            "unsupported_op: aten.gelu.default (approximate='erf2' is not 'none' or 'tanh') (node y)");
   EXPECT_TRUE(Propose(UnaryProblem("aten.mm.default"), 4).empty());
 }
 
@@ -111,16 +114,22 @@ TEST(TemplateOperator, SoftmaxOverANonLastDimOrWithOtherOpsGoesToRowwise) {
 }
 
 TEST(TemplateOperator, RejectsOtherDtypesBroadcastingAndMissingGraphs) {
+  // The pointwise template refuses int64 and broadcasting inputs (float32, same
+  // shapes); the loop nest takes both.
   core::Problem ints = UnaryProblem("aten.relu.default");
   ints.graph.nodes[0].dtype = core::DType::kInt64;
-  EXPECT_EQ(Reason(ints),
+  EXPECT_EQ(operators::templates::BuildPointwiseExpr(ints.graph, operators::templates::MathFlavor::kLibm).unsupported,
             "unsupported_dtype: input 'x' is int64 (the pointwise template handles float32)");
+  EXPECT_EQ(Reason(ints), "supported");
+  const auto ints_match = operators::templates::MatchTemplate(ints, 1);
+  ASSERT_TRUE(ints_match.tmpl) << ints_match.unsupported;
+  EXPECT_EQ(ints_match.tmpl->Name(), "loop_nest");
   core::Problem broadcast = UnaryProblem("aten.relu.default");
   broadcast.graph.nodes[0].shape = {256};
-  EXPECT_EQ(Reason(broadcast).rfind(
-                "unsupported_graph: input 'x' has shape [256] but the output has [4, 256]", 0),
-            0u)
-      << Reason(broadcast);
+  EXPECT_EQ(Reason(broadcast), "supported");
+  const auto broadcast_match = operators::templates::MatchTemplate(broadcast, 1);
+  ASSERT_TRUE(broadcast_match.tmpl) << broadcast_match.unsupported;
+  EXPECT_EQ(broadcast_match.tmpl->Name(), "loop_nest");
   core::Problem empty;
   empty.graph_error = "make_fx failed";
   EXPECT_EQ(Reason(empty),

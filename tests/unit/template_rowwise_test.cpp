@@ -10,6 +10,7 @@
 #include "operators/ir/lower_graph.h"
 #include "operators/ir/region.h"
 #include "operators/template/kernel_template.h"
+#include "operators/template/rowwise_template.h"
 #include "operators/template/template_operator.h"
 #include "template_test_util.h"
 
@@ -104,14 +105,20 @@ TEST(RowwiseLowering, UnsupportedGraphsGiveReasons) {
   sort.Input("x");
   sort.Call("c", "aten.sort.default", {Ref("self", "x"), Val("dim", 1), Val("descending", false)});
   operators::TemplateOperator op;
-  EXPECT_EQ(op.Unsupported(sort.Finish("c")).value_or(""), "unsupported_op: aten.sort.default");
+  EXPECT_EQ(op.Unsupported(sort.Finish("c")).value_or(""), "unsupported_op: aten.sort.default (node c)");
 
+  // The rowwise region refuses these two graphs (and says why); the loop nest takes them.
   GraphBuilder split({4, 5, 6});  // sum over dims 0 and 2: not contiguous
   split.Input("x");
   split.Call("s", "aten.sum.dim_IntList",
              {Ref("self", "x"), Val("dim", {0, 2}), Val("keepdim", true), Val("dtype", nullptr)});
-  const auto why = op.Unsupported(split.Finish("s")).value_or("");
+  core::Problem split_problem = split.Finish("s");
+  split_problem.graph.nodes[1].shape = {1, 5, 1};  // the builder gives every node [4, 5, 6]
+  const auto why = templates::MatchRowwise(split_problem.graph).unsupported;
   EXPECT_NE(why.find("unsupported_graph: reduction over dims [0, 2]"), std::string::npos) << why;
+  const auto split_nest = templates::MatchTemplate(split_problem, 1);
+  ASSERT_TRUE(split_nest.tmpl) << split_nest.unsupported;
+  EXPECT_EQ(split_nest.tmpl->Name(), "loop_nest");
 
   GraphBuilder two({4, 6});  // reductions over different dims in one graph
   two.Input("x");
@@ -120,9 +127,15 @@ TEST(RowwiseLowering, UnsupportedGraphsGiveReasons) {
   two.Call("b", "aten.sum.dim_IntList",
            {Ref("self", "x"), Val("dim", {1}), Val("keepdim", true), Val("dtype", nullptr)});
   two.Call("c", "aten.mul.Tensor", {Ref("self", "a"), Ref("other", "b")});
-  const auto why2 = op.Unsupported(two.Finish("c")).value_or("");
+  core::Problem two_problem = two.Finish("c");
+  two_problem.graph.nodes[1].shape = {1, 6};  // as a capture records them
+  two_problem.graph.nodes[2].shape = {4, 1};
+  const auto why2 = templates::MatchRowwise(two_problem.graph).unsupported;
   EXPECT_NE(why2.find("unsupported_graph: reductions over different dim sets"), std::string::npos)
       << why2;
+  const auto two_nest = templates::MatchTemplate(two_problem, 1);
+  ASSERT_TRUE(two_nest.tmpl) << two_nest.unsupported;
+  EXPECT_EQ(two_nest.tmpl->Name(), "loop_nest");
 }
 
 TEST(RowwiseLowering, MatchTemplateKeepsSpecializedTemplates) {

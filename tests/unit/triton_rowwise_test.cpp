@@ -196,12 +196,13 @@ TEST(TritonRowwise, TemplateChoiceByGraph) {
   g.Input("x");
   g.Call("out", "aten.relu.default", {Ref("self", "x")});
   EXPECT_EQ(MatchTritonTemplate(g.Finish("out")).tmpl->Name(), "triton_pointwise");
-  // An elementwise graph without a Triton spelling keeps the pointwise reason.
+  // An elementwise graph the pointwise family cannot spell goes to the loop nest.
   GraphBuilder h({4, 8});
   h.Input("x");
   h.Call("out", "aten.pow.Tensor_Scalar", {Ref("self", "x"), Val("exponent", 1.5)});
-  EXPECT_EQ(MatchTritonTemplate(h.Finish("out")).unsupported,
-            "unsupported_op: aten.pow.Tensor_Scalar (exponent 1.5 has no Triton spelling yet)");
+  const auto nest = MatchTritonTemplate(h.Finish("out"));
+  ASSERT_TRUE(nest.tmpl) << nest.unsupported;
+  EXPECT_EQ(nest.tmpl->Name(), "triton_loop_nest");
 }
 
 core::Problem ReverseScan() {
@@ -256,9 +257,14 @@ TEST(TritonScan, UnsupportedScansSayWhy) {
   GraphBuilder g({4, 8});
   g.Input("x");
   g.Call("out", "aten.logcumsumexp.default", {Ref("self", "x"), Val("dim", 1)});
-  EXPECT_EQ(
-      MatchTritonTemplate(g.Finish("out")).unsupported,
-      "unsupported_op: aten.logcumsumexp.default (the scan template handles cumsum and cumprod)");
+  const core::Problem p = g.Finish("out");
+  // The scan template's reason ...
+  const auto scan = templates::MatchTritonScan(p);
+  ASSERT_TRUE(scan && !scan->tmpl);
+  EXPECT_EQ(scan->unsupported,
+            "unsupported_op: aten.logcumsumexp.default (the scan template handles cumsum and cumprod)");
+  // ... and, with no lowering either, the answer names the node.
+  EXPECT_EQ(MatchTritonTemplate(p).unsupported, "unsupported_op: aten.logcumsumexp.default (node out)");
 }
 
 }  // namespace

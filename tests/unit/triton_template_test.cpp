@@ -58,14 +58,20 @@ TEST(TritonTemplate, PointwiseSpellsTheFusedGraph) {
   EXPECT_THROW(match.tmpl->Generate({{"block", 100}}), core::InvalidInputError);
 }
 
-TEST(TritonTemplate, PointwiseWithoutTritonRuleIsUnsupported) {
+TEST(TritonTemplate, PointwiseWithoutTritonRuleFallsToTheLoopNest) {
   GraphBuilder g({16});
   g.Input("x");
   g.Call("out", "aten.pow.Tensor_Scalar", {Ref("self", "x"), Val("exponent", 1.7)});
-  auto match = MatchTemplateForTarget("triton", g.Finish("out"), 1);
-  ASSERT_FALSE(match.tmpl);
-  EXPECT_EQ(match.unsupported.rfind("unsupported_op: aten.pow.Tensor_Scalar (exponent 1.7", 0), 0u)
-      << match.unsupported;
+  const core::Problem p = g.Finish("out");
+  // The pointwise family has no spelling for a fractional power and says so ...
+  const auto pointwise = operators::templates::BuildTritonPointwise(p.graph);
+  ASSERT_FALSE(pointwise.body);
+  EXPECT_EQ(pointwise.unsupported.rfind("unsupported_op: aten.pow.Tensor_Scalar (exponent 1.7", 0), 0u)
+      << pointwise.unsupported;
+  // ... and the graph still compiles: the loop nest spells pow from the primitive table.
+  auto match = MatchTemplateForTarget("triton", p, 1);
+  ASSERT_TRUE(match.tmpl) << match.unsupported;
+  EXPECT_EQ(match.tmpl->Name(), "triton_loop_nest");
 }
 
 TEST(TritonTemplate, SoftmaxRowVariantKnobs) {

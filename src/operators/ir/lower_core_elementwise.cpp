@@ -241,6 +241,10 @@ Outs Gelu(CoreLowerer& l, const OpNode& n) {
   const DType dt = n.dtype;
   const Expr x = l.Operand(n, "self", n.shape, dt);
   const auto approx = CoreLowerer::Value(n, "approximate");
+  if (approx.is_string() && approx != "none" && approx != "tanh") {
+    l.Unsupported(n, "approximate='" + approx.get<std::string>() + "' is not 'none' or 'tanh'");
+    return {};
+  }
   Expr inner;
   if (approx.is_string() && approx.get<std::string>() == "tanh") {
     const Expr cube = Op(Prim::kMul, {Op(Prim::kMul, {x, x}), x});

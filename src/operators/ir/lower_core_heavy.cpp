@@ -56,7 +56,7 @@ int MatMul(CoreLowerer& l, int a, int b, size_t batch, DType dt) {
 }
 
 Outs Mm(CoreLowerer& l, const OpNode& n) {
-  const int a = l.Tensor(n, "self"), b = l.Tensor(n, n.Arg("mat2") ? "mat2" : "vec");
+  const int a = l.Tensor(n, "self"), b = l.Tensor(n, n.Arg("vec") ? "vec" : "mat2");
   if (a < 0 || b < 0) return {};
   if (l.Def(b).shape.size() == 1) {  // mv
     const int64_t K = l.Def(a).shape[1];

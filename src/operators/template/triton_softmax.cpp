@@ -191,12 +191,9 @@ TemplateMatch MatchTritonTemplate(const core::Problem& problem) {
   // A softmax the last-dim template refuses (another dim) falls through to rowwise.
   std::optional<TemplateMatch> softmax = MatchTritonSoftmax(graph);
   if (softmax && softmax->tmpl) return std::move(*softmax);
-  // A refusal of a specialized family (two matmuls, say) is the answer only when the
-  // loop-nest program cannot be built either.
-  std::optional<std::string> refusal;
+  // A graph a specialized family refuses (two matmuls, say) goes on to the loop nest.
   if (auto mm = MatchTritonMatmul(graph)) {  // issue 6: matmul + elementwise epilogue
     if (mm->spec) return {std::make_unique<TritonMatmulTemplate>(std::move(*mm->spec)), ""};
-    refusal = mm->unsupported;
   }
   std::optional<TemplateMatch> scan = MatchTritonScan(problem);  // cumsum / cumprod
   if (scan && scan->tmpl) return std::move(*scan);
@@ -205,10 +202,8 @@ TemplateMatch MatchTritonTemplate(const core::Problem& problem) {
   TemplateMatch rowwise = MatchTritonRowwiseOr(graph, pointwise.unsupported);  // reductions, norms, losses
   if (rowwise.tmpl) return rowwise;
   // Every other graph the Core ATen lowering accepts: a program of loop-nest kernels.
-  TemplateMatch nest = families::MatchTritonLoopNest(graph);
-  if (!nest.tmpl && scan) return std::move(*scan);  // the scan template's reason is the precise one
-  if (!nest.tmpl && refusal) return {nullptr, *refusal};
-  return nest;
+  // When nothing applies, the lowering's reason is the answer (it names the node).
+  return families::MatchTritonLoopNest(graph);
 }
 
 TemplateMatch MatchTemplateForTarget(const std::string& target, const core::Problem& problem, int threads,

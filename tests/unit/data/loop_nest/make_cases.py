@@ -106,6 +106,12 @@ def cases():
         "index_select": (Fn(lambda s, x, i: torch.index_select(x, 0, i)), [r(6, 5), torch.tensor([4, 0, 4, 2, 5])]),
         "embedding": (Fn(lambda s, i: s.mods[0](i), emb), [ints(0, 10, 3, 5)]),
         "advanced_index": (Fn(lambda s, x, i: (x[i], x[:, i])), [r(5, 6), torch.tensor([3, 0, 4, 4])]),
+        # indexed dims not adjacent: the broadcast index dims come first (NumPy's rule)
+        "advanced_index_split": (Fn(lambda s, x, i, j: x[i, :, j]),
+                                 [r(5, 3, 6), torch.tensor([4, 0, -1]), torch.tensor([5, 2, 0])]),
+        "select_slice_scatter": (Fn(lambda s, x, a, b: (torch.select_scatter(x, a, 1, 2),
+                                                        torch.slice_scatter(x, b, 0, 1, 6, 2))),
+                                 [r(6, 4), r(6), r(3, 4)]),
         # ---- reductions and scans (lower_core_reduce.cpp, lower_core_kept.cpp) ----
         "sum_dims_0_2": (Fn(lambda s, x: x.sum(dim=(0, 2))), [r(4, 5, 6)]),
         "amax_keepdim": (Fn(lambda s, x: x.amax(dim=1, keepdim=True)), [r(4, 7, 3)]),
