@@ -147,7 +147,13 @@ class Emitter {
     std::string out;
     out += "extern \"C\" int kernelevolve_entry(const DLTensor* inputs, int32_t num_inputs,\n"
            "                                   DLTensor* outputs, int32_t num_outputs) {\n";
-    out += fmt::format("  if (num_inputs != {} || num_outputs != {}) return 1;\n", p.num_inputs, p.outputs.size());
+    // Inputs: the forward() arguments, then every state_dict tensor; the graph reads
+    // some of them (a BatchNorm's num_batches_tracked never), by abi_index.
+    int needed = 0;
+    for (const TensorDef& d : p.defs) {
+      if (d.kind == DefKind::kInput) needed = std::max(needed, d.abi_index + 1);
+    }
+    out += fmt::format("  if (num_inputs < {} || num_outputs != {}) return 1;\n", needed, p.outputs.size());
     for (const TensorDef& d : p.defs) {
       if (d.kind != DefKind::kInput) continue;
       out += fmt::format("  if (int rc = ke_check_as(inputs[{}], {}, {}, {})) return rc;\n", d.abi_index,

@@ -20,7 +20,9 @@ struct LoopNestSchedule {
 
 /// The body of the translation unit after the generated header: includes, ABI
 /// helpers, any prelude or helper functions used, and `extern "C" int
-/// kernelevolve_entry(...)`, which returns 1 for a wrong tensor count, 2 for a
+/// kernelevolve_entry(...)`, which returns 1 for too few inputs (fewer than the
+/// largest abi_index read + 1: unread state_dict tensors may follow) or another
+/// output count, 2 for a
 /// tensor of another dtype or device, 3 for another element count, 4 for a
 /// non-dense tensor, else 0.
 std::string PrintLoopNestCpp(const ir::KernelPlan& plan, const LoopNestSchedule& schedule);
