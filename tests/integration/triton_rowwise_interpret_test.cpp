@@ -191,7 +191,10 @@ INSTANTIATE_TEST_SUITE_P(
         Level1Case{"cumsum_reverse", "--set batch_size=5 --set length=3000", "triton_scan"},
         Level1Case{"masked_cumsum", "--set batch_size=5 --set length=3000", "triton_scan"},
         // `cumsum(x) - x` where the float32-rounded inclusive prefix cancels badly.
-        Level1Case{"tests/data/problems/exclusive_cumsum_cancellation.py", "", "triton_scan"}),
+        Level1Case{"tests/data/problems/exclusive_cumsum_cancellation.py", "", "triton_scan"},
+        // Two matmuls around a tanh: no specialized family, a three-kernel loop nest.
+        Level1Case{"problems/chains/mm_tanh_mm.py", "--set M=32 --set K=32 --set N=32 --set P=16",
+                   "triton_loop_nest"}),
     [](const ::testing::TestParamInfo<Level1Case>& info) {
       return fs::path(info.param.problem).stem().string();
     });
