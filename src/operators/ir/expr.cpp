@@ -162,6 +162,16 @@ Expr IMul(Expr a, int64_t b) { return IMul(std::move(a), Int(b)); }
 Expr IFloorDiv(Expr a, int64_t b) { return Op(Prim::kFloorDiv, {std::move(a), Int(b)}, DType::kInt64); }
 Expr IRem(Expr a, int64_t b) { return Op(Prim::kRemainder, {std::move(a), Int(b)}, DType::kInt64); }
 
+Expr And(const Expr& a, const Expr& b) {
+  if (!a) return b;
+  if (!b) return a;
+  return Op(Prim::kLogicalAnd, {a, b});
+}
+
+Expr InRange(const Expr& e, int64_t size) {
+  return And(Op(Prim::kGe, {e, Int(0)}), Op(Prim::kLt, {e, Int(size)}));
+}
+
 bool KnownNonNegative(const Expr& e) {
   if (!e || core::IsFloatingPoint(e->dtype)) return false;
   switch (e->kind) {

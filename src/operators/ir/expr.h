@@ -61,6 +61,11 @@ Expr IFloorDiv(Expr a, int64_t b);
 /// Python's a % b (non-negative for b > 0).
 Expr IRem(Expr a, int64_t b);
 
+/// a && b of two bool expressions, either of which may be null (no condition).
+Expr And(const Expr& a, const Expr& b);
+/// 0 <= e < size, for an int64 index `e`.
+Expr InRange(const Expr& e, int64_t size);
+
 /// True when the int64 expression `e` is never negative: loop indices, non-negative
 /// constants, and sums, products, floor divisions, remainders, minimums and maximums
 /// of such (by a positive constant where it divides).

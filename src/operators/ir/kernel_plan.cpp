@@ -57,7 +57,7 @@ void SeparateOutputs(TensorProgram& p) {
 }  // namespace
 
 double Iterations(const TensorDef& def) {
-  double n = static_cast<double>(ShapeNumel(def.shape));
+  double n = static_cast<double>(Numel(def.shape));
   for (int64_t e : def.reduce_extents) n *= static_cast<double>(e);
   return n;
 }
@@ -85,7 +85,7 @@ KernelPlan PlanKernels(TensorProgram program, const PlanOptions& options) {
     const TensorDef& d = program.defs[k];
     plan.materialized[k] = d.kind != DefKind::kCompute || plan.output_slot[k] >= 0 ||
                            (HasValueMath(d.body) &&
-                            demand[k] > options.max_recompute * std::max(1.0, static_cast<double>(ShapeNumel(d.shape))));
+                            demand[k] > options.max_recompute * std::max(1.0, static_cast<double>(Numel(d.shape))));
   }
   // Forward pass: inline the non-materialized producers into each body.
   std::vector<Expr> inlined(count);  // bodies of inlinable defs after their own inlining
@@ -101,8 +101,7 @@ KernelPlan PlanKernels(TensorProgram program, const PlanOptions& options) {
       // Every read of the inlined body happens only where the outer read would.
       Rewriter masked;
       masked.load = [&](const ExprNode& inner, std::vector<Expr> idx, Expr m) -> Expr {
-        return Load(inner.tensor, inner.dtype, std::move(idx),
-                    m ? Op(Prim::kLogicalAnd, {mask, m}) : mask);
+        return Load(inner.tensor, inner.dtype, std::move(idx), And(mask, m));
       };
       return Op(Prim::kWhere, {mask, Rewrite(body, masked), Constant(0, load.dtype)});
     };

@@ -32,12 +32,6 @@ bool Supported(DType d) { return d != DType::kFloat16 && d != DType::kBFloat16; 
 
 // ---- shapes -------------------------------------------------------------------------
 
-int64_t ShapeNumel(const std::vector<int64_t>& shape) {
-  int64_t n = 1;
-  for (int64_t d : shape) n *= d;
-  return n;
-}
-
 std::vector<int64_t> ContiguousStrides(const std::vector<int64_t>& shape) {
   std::vector<int64_t> s(shape.size(), 1);
   for (size_t k = shape.size(); k-- > 1;) s[k - 1] = s[k] * shape[k];

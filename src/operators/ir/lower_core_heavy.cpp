@@ -19,16 +19,6 @@ using core::OpNode;
 using V = std::vector<Expr>;
 using Outs = std::vector<int>;
 
-Expr And(const Expr& a, const Expr& b) {
-  if (!a) return b;
-  if (!b) return a;
-  return Op(Prim::kLogicalAnd, {a, b});
-}
-
-Expr InRange(const Expr& e, int64_t size) {
-  return And(Op(Prim::kGe, {e, Int(0)}), Op(Prim::kLt, {e, Int(size)}));
-}
-
 /// The identity of a max: -inf, or the dtype's smallest value.
 Expr Lowest(DType dt) {
   if (core::IsFloatingPoint(dt)) return Constant(-INFINITY, dt);

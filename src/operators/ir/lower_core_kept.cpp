@@ -72,7 +72,7 @@ Outs Reduced(CoreLowerer& l, const OpNode& n, const std::vector<int64_t>& shape,
   for (size_t k = 0; k < shape.size(); ++k) dims.push_back(static_cast<int>(k));
   if (reduction == 2) return {ReduceDims(l, terms, dims, false, ReduceOp::kSum, n.dtype)};
   const int sum = ReduceDims(l, terms, dims, false, ReduceOp::kSum, n.dtype);
-  return {l.Compute({}, n.dtype, Op(Prim::kDiv, {l.Read(sum, {}), Num(static_cast<double>(ShapeNumel(shape)), n.dtype)}))};
+  return {l.Compute({}, n.dtype, Op(Prim::kDiv, {l.Read(sum, {}), Num(static_cast<double>(Numel(shape)), n.dtype)}))};
 }
 
 /// The broadcast shape of the loss's self and target.

@@ -17,23 +17,12 @@ using core::OpNode;
 using V = std::vector<Expr>;
 using Outs = std::vector<int>;
 
-Expr And(const Expr& a, const Expr& b) {
-  if (!a) return b;
-  if (!b) return a;
-  return Op(Prim::kLogicalAnd, {a, b});
-}
-
-/// 0 <= e < size.
-Expr InRange(const Expr& e, int64_t size) {
-  return And(Op(Prim::kGe, {e, Int(0)}), Op(Prim::kLt, {e, Int(size)}));
-}
-
 /// Out = x's elements in row-major order with the node's shape (view, reshape, ...).
 Outs Reshape(CoreLowerer& l, const OpNode& n) {
   const int x = l.Tensor(n, "self");
   if (x < 0) return {};
   const auto s = l.Def(x).shape;
-  if (ShapeNumel(s) != ShapeNumel(n.shape)) {
+  if (Numel(s) != Numel(n.shape)) {
     l.Unsupported(n, "element counts differ");
     return {};
   }
@@ -272,9 +261,9 @@ Outs Roll(CoreLowerer& l, const OpNode& n) {
   const auto s = l.Def(x).shape;
   const auto shifts = l.IntList(n, "shifts");
   const auto dims = l.IntList(n, "dims");
-  if (ShapeNumel(s) == 0) return {l.Compute(n.shape, n.dtype, Constant(0, n.dtype))};
+  if (Numel(s) == 0) return {l.Compute(n.shape, n.dtype, Constant(0, n.dtype))};
   if (dims.empty()) {
-    const int64_t numel = ShapeNumel(s);
+    const int64_t numel = Numel(s);
     const Expr flat = FlatOffset(IndexVars(s.size()), s);
     const Expr src = IRem(IAdd(flat, numel - (shifts.at(0) % numel)), numel);
     return {l.Compute(n.shape, n.dtype, l.Read(x, Unflatten(src, s)))};

@@ -248,7 +248,7 @@ Outs GroupNorm(CoreLowerer& l, const OpNode& n) {
   if (x < 0) return {};
   const auto s = l.Def(x).shape;
   const int64_t N = s[0], C = s.size() > 1 ? s[1] : 1, G = l.IntArg(n, "group", 1);
-  const int64_t D = ShapeNumel(s) / std::max<int64_t>(N * G, 1);
+  const int64_t D = Numel(s) / std::max<int64_t>(N * G, 1);
   const DType dt = l.Def(x).dtype;
   const std::vector<int64_t> grouped = {N, G, D};
   const int xv = l.Compute(grouped, dt, l.Read(x, Unflatten(FlatOffset(IndexVars(3), grouped), s)));

@@ -12,6 +12,7 @@
 
 #include "core/dtype.h"
 #include "operators/ir/expr.h"
+#include "operators/ir/loop_ir.h"  // Numel, ShapeText
 
 namespace kernelevolve::operators::ir {
 
@@ -47,9 +48,6 @@ struct TensorProgram {
   std::vector<int> outputs;     // def ids in ABI output order
   int num_inputs = 0;           // ABI inputs (placeholders and parameters)
 };
-
-/// Element count of a shape (1 for a scalar).
-int64_t ShapeNumel(const std::vector<int64_t>& shape);
 
 /// Row-major strides of a contiguous tensor of `shape`, in elements.
 std::vector<int64_t> ContiguousStrides(const std::vector<int64_t>& shape);

@@ -157,12 +157,12 @@ class Emitter {
     for (const TensorDef& d : p.defs) {
       if (d.kind != DefKind::kInput) continue;
       out += fmt::format("  if (int rc = ke_check_as(inputs[{}], {}, {}, {})) return rc;\n", d.abi_index,
-                         DlCode(d.dtype), DlBits(d.dtype), ir::ShapeNumel(d.shape));
+                         DlCode(d.dtype), DlBits(d.dtype), ir::Numel(d.shape));
     }
     for (size_t k = 0; k < p.outputs.size(); ++k) {
       const TensorDef& d = p.defs[static_cast<size_t>(p.outputs[k])];
       out += fmt::format("  if (int rc = ke_check_as(outputs[{}], {}, {}, {})) return rc;\n", k, DlCode(d.dtype),
-                         DlBits(d.dtype), ir::ShapeNumel(d.shape));
+                         DlBits(d.dtype), ir::Numel(d.shape));
     }
     for (const TensorDef& d : p.defs) {
       if (d.kind == DefKind::kInput) {
@@ -173,7 +173,7 @@ class Emitter {
                            d.id, plan_.output_slot[static_cast<size_t>(d.id)]);
       } else if (plan_.materialized[static_cast<size_t>(d.id)]) {
         out += fmt::format("  std::unique_ptr<{0}[]> t{1}_buffer(new {0}[{2}]);\n  {0}* __restrict t{1} = t{1}_buffer.get();\n",
-                           CType(d.dtype), d.id, std::max<int64_t>(ir::ShapeNumel(d.shape), 1));
+                           CType(d.dtype), d.id, std::max<int64_t>(ir::Numel(d.shape), 1));
       }
     }
     for (int k : plan_.kernels) out += Kernel(p.defs[static_cast<size_t>(k)]);
@@ -183,7 +183,7 @@ class Emitter {
 
  private:
   std::string Kernel(const TensorDef& d) {
-    if (ir::ShapeNumel(d.shape) == 0) return "";
+    if (ir::Numel(d.shape) == 0) return "";
     std::string out = fmt::format("  // Kernel t{}: {} {}{}\n", d.id,
                                   d.kind == DefKind::kReduce ? "reduce" : (d.kind == DefKind::kScan ? "scan" : "element"),
                                   ir::ShapeText(d.shape), d.origin.empty() ? "" : ", from " + d.origin);
@@ -258,7 +258,7 @@ class Emitter {
     std::string out = UnitVars(d.shape, indent);
     const auto dims = LoopDims(d.shape);
     // Few outputs and a sum / product: the threads share the reduced loops instead.
-    const bool split_reduce = s_.parallel && sum_like && ir::ShapeNumel(d.shape) < 64;
+    const bool split_reduce = s_.parallel && sum_like && ir::Numel(d.shape) < 64;
     const int collapse = CollapseFor(dims.size());
     out += LoopHeaders(d.shape, dims, s_.parallel && !split_reduce, collapse, "", indent);
     out += fmt::format("{}{} acc = {};\n", indent, acc_t, InitValue(d.reduce, vt));

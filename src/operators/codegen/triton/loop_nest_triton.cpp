@@ -171,7 +171,7 @@ class Emitter {
     const auto& p = plan_.program;
     for (int k : plan_.kernels) {
       const TensorDef& d = p.defs[static_cast<size_t>(k)];
-      if (ir::ShapeNumel(d.shape) == 0) continue;
+      if (ir::Numel(d.shape) == 0) continue;
       std::string launch;
       kernels += Kernel(d, launch) + "\n\n";
       launches += launch;
@@ -208,8 +208,8 @@ class Emitter {
                                   fmt::join(params, ", "));
     int64_t xblock = 0, rblock = 1, rows = 0;
     switch (d.kind) {
-      case DefKind::kCompute: out += Compute(d, xblock); rows = ir::ShapeNumel(d.shape); break;
-      case DefKind::kReduce: out += Reduce(d, xblock, rblock); rows = ir::ShapeNumel(d.shape); break;
+      case DefKind::kCompute: out += Compute(d, xblock); rows = ir::Numel(d.shape); break;
+      case DefKind::kReduce: out += Reduce(d, xblock, rblock); rows = ir::Numel(d.shape); break;
       case DefKind::kScan: out += Scan(d, xblock, rblock, rows); break;
       case DefKind::kInput: break;
     }
@@ -219,7 +219,7 @@ class Emitter {
   }
 
   std::string Compute(const TensorDef& d, int64_t& xblock) {
-    const int64_t n = ir::ShapeNumel(d.shape);
+    const int64_t n = ir::Numel(d.shape);
     xblock = std::min<int64_t>(s_.block, NextPow2(n));
     std::string out = fmt::format("{0}xoffs = tl.program_id(0).to(tl.int64) * XBLOCK + tl.arange(0, XBLOCK)\n"
                                   "{0}xmask = xoffs < {1}\n{0}zero = xoffs * 0\n",
@@ -236,7 +236,7 @@ class Emitter {
   }
 
   std::string Reduce(const TensorDef& d, int64_t& xblock, int64_t& rblock) {
-    const int64_t n = ir::ShapeNumel(d.shape);
+    const int64_t n = ir::Numel(d.shape);
     int64_t rn = 1;
     for (int64_t e : d.reduce_extents) rn *= e;
     rblock = std::min<int64_t>(s_.rblock, NextPow2(rn));
@@ -328,7 +328,7 @@ class Emitter {
   std::string Scan(const TensorDef& d, int64_t& xblock, int64_t& rblock, int64_t& rows) {
     const int sd = d.scan_dim;
     const int64_t len = d.shape.empty() ? 1 : d.shape[static_cast<size_t>(sd)];
-    rows = ir::ShapeNumel(d.shape) / std::max<int64_t>(len, 1);
+    rows = ir::Numel(d.shape) / std::max<int64_t>(len, 1);
     rblock = std::min<int64_t>(s_.rblock, NextPow2(len));
     xblock = std::max<int64_t>(1, std::min<int64_t>(NextPow2(rows), std::max<int64_t>(1, 4096 / rblock)));
     std::vector<int> dims;
