@@ -18,10 +18,14 @@ import math
 import numpy as np
 
 
-def fit(deg_p: int, deg_q: int, iterations: int = 40):
-    xs = np.linspace(0.0, 4.0, 20001)[1:]
+def fit(deg_p: int, deg_q: int, iterations: int = 40, func=math.erf, xmax: float = 4.0):
+    """Fits func(x)/x ~= P(t)/Q(t), t = x^2, Q(0) = 1, on (0, xmax] (func odd, func(x)/x > 0).
+
+    Returns (P's coefficients, Q's coefficients, lowest degree first; the largest relative
+    error of the double-precision rational on the fitting grid)."""
+    xs = np.linspace(0.0, xmax, 20001)[1:]
     t = xs * xs
-    f = np.array([math.erf(x) for x in xs]) / xs
+    f = np.array([func(x) for x in xs]) / xs
     w = np.ones_like(t)
     for _ in range(iterations):
         a = np.hstack([np.vstack([t**k for k in range(deg_p + 1)]).T,
@@ -35,9 +39,10 @@ def fit(deg_p: int, deg_q: int, iterations: int = 40):
     return p, q, err.max()
 
 
-def float32_erf(x, p, q):
+def float32_erf(x, p, q, xmax: float = 4.0):
+    """c * P(c^2) / Q(c^2) in float32 (Horner), c = x clamped to [-xmax, xmax], result in [-1, 1]."""
     f32 = np.float32
-    c = np.clip(x, f32(-4), f32(4)).astype(f32)
+    c = np.clip(x, f32(-xmax), f32(xmax)).astype(f32)
     t = (c * c).astype(f32)
     a, b = f32(p[-1]), f32(q[-1])
     for k in range(len(p) - 2, -1, -1):

@@ -24,6 +24,7 @@
 #include "core/problem.h"
 #include "platforms/cpu/candidate_abi.h"
 #include "platforms/cpu/cpu_builder.h"
+#include "platforms/native_build.h"
 
 namespace kernelevolve::template_test {
 
@@ -156,7 +157,9 @@ inline std::unique_ptr<LoadedKernel> CompileAndLoad(const std::string& source, i
   const auto so = dir / "candidate.so";
   const auto log = dir / "build.log";
   std::ofstream(src) << source;
-  std::string flags;
+  // The include folder the builder uses ($KE_DLPACK_INCLUDE_DIR on a machine without
+  // libdlpack-dev, such as the GPU machine).
+  std::string flags = "-I'" + platforms::FindDLPackIncludeDir().string() + "' ";
   for (const auto& f : platforms::cpu::CandidateCompileFlags()) flags += f + " ";
   const std::string cmd = "g++ " + flags + extra_flags +
                           " -o '" + so.string() + "' '" + src.string() + "' > '" + log.string() +
