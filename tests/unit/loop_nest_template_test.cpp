@@ -15,6 +15,7 @@
 #include "eval/safetensors.h"
 #include "operators/codegen/prim_spelling.h"
 #include "operators/families/loop_nest/loop_nest_template.h"
+#include "operators/ir/contraction.h"
 #include "operators/ir/expr.h"
 #include "operators/ir/kernel_plan.h"
 #include "operators/ir/lower_core.h"
@@ -80,8 +81,15 @@ TEST(LoopNestLowering, EveryCaseLowersToALoopNestProgram) {
     if (!match.tmpl) continue;
     EXPECT_EQ(match.tmpl->Name(), "loop_nest") << name;
     EXPECT_TRUE(match.unsupported.empty()) << name << ": a match carries no reason, got " << match.unsupported;
-    // Baseline, all threads, all threads + vectorized prelude + omp simd.
-    EXPECT_EQ(match.tmpl->Drafts().size(), 3u) << name;
+    // Baseline, all threads, all threads + vectorized prelude + omp simd (and that
+    // with the tiled GEMM main loop when the program has a matrix product).
+    const auto* loop_nest = dynamic_cast<const families::LoopNestTemplate*>(match.tmpl.get());
+    ASSERT_NE(loop_nest, nullptr) << name;
+    bool contraction = false;
+    for (int id : loop_nest->Plan().kernels) {
+      contraction |= ir::MatchContraction(loop_nest->Plan().program, loop_nest->Plan().program.defs[id]).has_value();
+    }
+    EXPECT_EQ(match.tmpl->Drafts().size(), contraction ? 4u : 3u) << name;
   }
 }
 
@@ -221,8 +229,7 @@ TEST(LoopNestKernel, EveryCaseMatchesEagerOnEveryDraft) {
       ADD_FAILURE() << name << " not lowered: " << match.unsupported;
       continue;
     }
-    const auto drafts = match.tmpl->Drafts();
-    EXPECT_EQ(drafts.size(), 3u) << name << ": baseline, all threads, vectorized + simd";
+    const auto drafts = match.tmpl->Drafts();  // counted by EveryCaseLowersToALoopNestProgram
     for (const auto& knobs : drafts) {
       case_of.push_back(c);
       knobs_of.push_back(knobs);
@@ -456,6 +463,114 @@ TEST(LoopNestIr, ExprFoldsIndexArithmetic) {
   EXPECT_EQ(q->op, ir::Prim::kFloorDiv);
   EXPECT_EQ(q->dtype, core::DType::kInt64);
   EXPECT_EQ(ir::ExprText(q), "floor_div(i0, 2)");
+}
+
+// ---- matrix products for the tiled main loop (ir/contraction.h) -------------------
+
+/// The contractions of a case's planned kernels.
+std::vector<ir::Contraction> CaseContractions(const std::string& name) {
+  const ir::KernelPlan plan = CasePlan(name);
+  std::vector<ir::Contraction> out;
+  for (int id : plan.kernels) {
+    if (auto c = ir::MatchContraction(plan.program, plan.program.defs[static_cast<size_t>(id)])) out.push_back(*c);
+  }
+  return out;
+}
+
+TEST(LoopNestContraction, StridesOfPlainTransposedAndBatchedOperands) {
+  auto mm = CaseContractions("mm");  // [5, 7] @ [7, 6]
+  ASSERT_EQ(mm.size(), 1u);
+  EXPECT_EQ(std::make_tuple(mm[0].m, mm[0].n, mm[0].k), std::make_tuple(5, 6, 7));
+  EXPECT_EQ(std::make_tuple(mm[0].a_m, mm[0].a_k, mm[0].b_k, mm[0].b_n), std::make_tuple(7, 1, 6, 1));
+  EXPECT_TRUE(mm[0].batch.empty());
+  auto t = CaseContractions("mm_odd_transposed_relu");  // [37, 300] @ [53, 300]^T
+  ASSERT_EQ(t.size(), 1u);
+  EXPECT_EQ(std::make_tuple(t[0].m, t[0].n, t[0].k), std::make_tuple(37, 53, 300));
+  EXPECT_EQ(std::make_tuple(t[0].b_k, t[0].b_n), std::make_tuple(1, 300));
+  auto b = CaseContractions("bmm_transposed_a");  // [3, 300, 19]^T(1, 2) @ [3, 300, 23]
+  ASSERT_EQ(b.size(), 1u);
+  EXPECT_EQ(b[0].batch, std::vector<int64_t>{3});
+  EXPECT_EQ(std::make_tuple(b[0].a_m, b[0].a_k, b[0].a_batch[0]), std::make_tuple(1, 19, 300 * 19));
+  EXPECT_EQ(std::make_tuple(b[0].b_k, b[0].b_n, b[0].b_batch[0]), std::make_tuple(23, 1, 300 * 23));
+  // Two products, the relu between them materialized.
+  EXPECT_EQ(CaseContractions("mm_relu_mm").size(), 2u);
+  // nn.Linear on [2, 9, 40]: the reshape to [18, 40] cancels to plain strides.
+  auto lin = CaseContractions("linear_3d");
+  ASSERT_EQ(lin.size(), 1u);
+  EXPECT_EQ(std::make_tuple(lin[0].m, lin[0].n, lin[0].k, lin[0].a_m, lin[0].a_k), std::make_tuple(18, 11, 40, 40, 1));
+  // [2, 1, 9, 40] @ [3, 40, 11] flattens the broadcast batch to 6: A's batch offset is
+  // (b // 3) * 360, not affine in b, so it stays a loop nest (still correct).
+  EXPECT_TRUE(CaseContractions("matmul_broadcast").empty());
+  // A convolution's operand indices are masked and computed: not a matrix product.
+  EXPECT_TRUE(CaseContractions("conv2d_stride_dilation").empty());
+}
+
+TEST(LoopNestContraction, ReshapeIndexChainsCancelToAffineOffsets) {
+  using ir::IAdd;
+  using ir::IFloorDiv;
+  using ir::IMul;
+  using ir::IRem;
+  using ir::Var;
+  // A [4, 5, 6] tensor read through a [20, 6] view at (v0, v1), flattened again:
+  // (v0 // 5) * 30 + (v0 % 5) * 6 + v1 = 6 v0 + v1.
+  const ir::Expr flat = IAdd(IMul(Var(0), 6), Var(1));
+  const auto idx = ir::Unflatten(flat, {4, 5, 6});
+  const auto affine = ir::AffineOf(ir::FlatOffset(idx, {4, 5, 6}));
+  ASSERT_TRUE(affine.has_value());
+  EXPECT_EQ(affine->constant, 0);
+  EXPECT_EQ(affine->Coeff(0), 6);
+  EXPECT_EQ(affine->Coeff(1), 1);
+  // A floor division alone does not cancel; neither does a product of two indices.
+  EXPECT_FALSE(ir::AffineOf(IFloorDiv(Var(0), 3)).has_value());
+  EXPECT_FALSE(ir::AffineOf(IAdd(IRem(Var(0), 3), IMul(IFloorDiv(Var(0), 3), 2))).has_value());
+  EXPECT_FALSE(ir::AffineOf(IMul(Var(0), Var(1))).has_value());
+  // Nested divisions fold: ((v0 // 2) // 3) * 6 + (v0 // 2 % 3) * 2 + v0 % 2 = v0.
+  const ir::Expr v = Var(0);
+  const auto nested = ir::AffineOf(
+      IAdd(IAdd(IMul(IFloorDiv(IFloorDiv(v, 2), 3), 6), IMul(IRem(IFloorDiv(v, 2), 3), 2)), IRem(v, 2)));
+  ASSERT_TRUE(nested.has_value());
+  EXPECT_EQ(nested->Coeff(0), 1);
+}
+
+TEST(LoopNestContraction, TiledDraftsPrintTheGemmAndOthersDoNot) {
+  const auto match = families::MatchLoopNest(CaseGraph("mm_odd_transposed_relu"), /*multithread=*/true);
+  ASSERT_TRUE(match.tmpl != nullptr) << match.unsupported;
+  const auto drafts = match.tmpl->Drafts();
+  ASSERT_EQ(drafts.size(), 4u);
+  EXPECT_EQ(drafts[1].at("main_loop"), "tiled");  // right after the baseline
+  EXPECT_NE(match.tmpl->Generate(drafts[1]).find("ke_gemm("), std::string::npos);
+  EXPECT_EQ(match.tmpl->Generate(drafts.front()).find("ke_gemm("), std::string::npos);
+}
+
+TEST(LoopNestContraction, EveryTileAndPanelDepthMatchesEager) {
+  // Odd sizes against every register tile (edges in M and N), K = 300 past one
+  // 256-deep panel (the accumulate path), a transposed B and a transposed, batched A.
+  const std::vector<std::string> cases = {"mm_odd_transposed_relu", "bmm_transposed_a", "linear_3d", "linear"};
+  std::vector<std::string> names, sources;
+  std::vector<nlohmann::json> knobs_of;
+  for (const std::string& name : cases) {
+    const auto match = families::MatchLoopNest(CaseGraph(name), /*multithread=*/true, /*vector_lanes=*/16);
+    ASSERT_TRUE(match.tmpl != nullptr) << match.unsupported;
+    if (!match.tmpl->Space().Canonical(nlohmann::json::object()).contains("main_loop")) {
+      ADD_FAILURE() << name << ": no matrix product found";
+      continue;
+    }
+    std::vector<nlohmann::json> settings = {{{"main_loop", "tiled"}, {"threads", "1"}}};
+    for (const char* tile : {"6x2", "4x3", "8x3"}) {
+      for (int kc : {256, 512}) settings.push_back({{"main_loop", "tiled"}, {"tile", tile}, {"kc", kc}, {"threads", "all"}});
+    }
+    for (const auto& k : settings) {
+      names.push_back(name);
+      knobs_of.push_back(k);
+      sources.push_back(match.tmpl->Generate(k));
+    }
+  }
+  const auto kernels = CompileAll(sources);
+  ASSERT_EQ(kernels.size(), sources.size());
+  for (size_t j = 0; j < sources.size(); ++j) {
+    SCOPED_TRACE(names[j] + " " + knobs_of[j].dump());
+    RunAndCompare(names[j], *kernels[j], sources[j]);
+  }
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 
 #include "core/error.h"
 #include "operators/codegen/prim_spelling.h"
+#include "operators/ir/contraction.h"
 #include "operators/ir/loop_ir.h"
 #include "operators/template/kernel_template.h"
 #include "operators/template/math_prelude.h"
@@ -142,6 +143,9 @@ class Emitter {
  public:
   Emitter(const ir::KernelPlan& plan, const LoopNestSchedule& s) : plan_(plan), s_(s) {}
 
+  /// Whether Entry() printed a ke_gemm call.
+  bool UsedGemm() const { return used_gemm_; }
+
   std::string Entry() {
     const auto& p = plan_.program;
     std::string out;
@@ -191,12 +195,27 @@ class Emitter {
     std::string indent = "    ";
     switch (d.kind) {
       case DefKind::kCompute: out += Compute(d, indent); break;
-      case DefKind::kReduce: out += Reduce(d, indent); break;
+      case DefKind::kReduce: {
+        const auto contraction = s_.gemm ? ir::MatchContraction(plan_.program, d) : std::nullopt;
+        if (contraction) {
+          out += GemmCall(*contraction, d, indent);
+        } else {
+          out += Reduce(d, indent);
+        }
+        break;
+      }
       case DefKind::kScan: out += Scan(d, indent); break;
       case DefKind::kInput: break;
     }
     out += "  }\n";
     return out;
+  }
+
+  std::string GemmCall(const ir::Contraction& c, const TensorDef& d, const std::string& indent) {
+    used_gemm_ = true;
+    return fmt::format("{}// main loop: packed GEMM, {} x {} x {}{}\n", indent, c.m, c.n, c.k,
+                       c.batch.empty() ? "" : ", batch " + ir::ShapeText(c.batch)) +
+           GemmCallCpp(c, d.id, s_.parallel, indent);
   }
 
   std::string Store(const TensorDef& d, const std::string& value) {
@@ -332,6 +351,7 @@ class Emitter {
 
   const ir::KernelPlan& plan_;
   LoopNestSchedule s_;
+  bool used_gemm_ = false;  // a contraction was printed as ke_gemm (its helpers are needed)
 };
 
 const char* kLoopNestHelpers = R"CPP(static inline void* ke_data(const DLTensor& t) {
@@ -353,8 +373,9 @@ std::string PrintLoopNestCpp(const ir::KernelPlan& plan, const LoopNestSchedule&
   Emitter emitter(plan, schedule);
   const std::string entry = emitter.Entry();
   std::string out = templates::GeneratedIncludes();
-  out += "#include <limits>\n#include <memory>\n\n";
+  out += "#include <algorithm>\n#include <cstring>\n#include <limits>\n#include <memory>\n\n";
   out += templates::AbiHelpers() + "\n" + kLoopNestHelpers + "\n";
+  if (emitter.UsedGemm()) out += GemmHelpersCpp(*schedule.gemm) + "\n";
   const std::string helpers = CppHelpersFor(entry);
   if (!helpers.empty()) out += helpers + "\n";
   if (schedule.vector_math) {

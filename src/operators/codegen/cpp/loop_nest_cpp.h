@@ -4,8 +4,10 @@
 // (codegen/prim_spelling.h), so this file knows loops, not ops.
 #pragma once
 
+#include <optional>
 #include <string>
 
+#include "operators/codegen/cpp/gemm_cpp.h"
 #include "operators/ir/kernel_plan.h"
 
 namespace kernelevolve::operators::codegen {
@@ -16,6 +18,10 @@ struct LoopNestSchedule {
   bool vector_math = false;    // "math": the float32 prelude (ke_exp, ...) instead of libm
   bool simd = false;           // "simd": #pragma omp simd on element-wise inner loops
   bool double_accumulator = true;  // "accumulator": float32 sums and scans accumulate in double
+  /// "main_loop" = "tiled": reductions that are matrix products (ir/contraction.h) run
+  /// as the packed GEMM of gemm_cpp.h with this tile (float32 accumulation); others
+  /// stay loop nests. nullopt: every reduction is a loop nest.
+  std::optional<GemmTile> gemm;
 };
 
 /// The body of the translation unit after the generated header: includes, ABI

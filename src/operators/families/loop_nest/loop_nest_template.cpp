@@ -4,6 +4,7 @@
 
 #include "core/error.h"
 #include "operators/codegen/cpp/loop_nest_cpp.h"
+#include "operators/ir/contraction.h"
 #include "operators/ir/lower_core.h"
 
 namespace kernelevolve::operators::families {
@@ -21,6 +22,13 @@ bool HasFloatAccumulation(const ir::TensorProgram& p) {
   return false;
 }
 
+bool HasContraction(const ir::KernelPlan& plan) {
+  for (int id : plan.kernels) {
+    if (ir::MatchContraction(plan.program, plan.program.defs[static_cast<size_t>(id)])) return true;
+  }
+  return false;
+}
+
 const char* KindName(ir::DefKind k) {
   switch (k) {
     case ir::DefKind::kReduce: return "reduce";
@@ -31,7 +39,7 @@ const char* KindName(ir::DefKind k) {
 
 }  // namespace
 
-KnobSpace LoopNestKnobSpace(bool multithread, bool float_accumulation) {
+KnobSpace LoopNestKnobSpace(bool multithread, bool float_accumulation, bool contraction, int vector_lanes) {
   std::vector<KnobDim> dims;
   dims.push_back({"threads", multithread ? std::vector<nlohmann::json>{"1", "all"} : std::vector<nlohmann::json>{"1"},
                   "1", "1", multithread ? nlohmann::json("all") : nlohmann::json(), "", nullptr, "{} threads"});
@@ -40,22 +48,36 @@ KnobSpace LoopNestKnobSpace(bool multithread, bool float_accumulation) {
   if (float_accumulation) {
     dims.push_back({"accumulator", {"double", "float"}, "double", "double", nullptr, "", nullptr, "{} accumulators"});
   }
+  if (contraction) {
+    dims.push_back({"main_loop", {"loops", "tiled"}, "loops", "loops", "tiled", "", nullptr, "{} main loop"});
+    std::vector<nlohmann::json> tiles = {"6x2", "4x3"};
+    if (vector_lanes >= 16) tiles.push_back("8x3");
+    dims.push_back({"tile", tiles, "6x2", nullptr, nullptr, "main_loop", "tiled", "{} register tile"});
+    dims.push_back({"kc", {256, 512}, 256, nullptr, nullptr, "main_loop", "tiled", "K panels of {}"});
+  }
   return KnobSpace(std::move(dims));
 }
 
-LoopNestTemplate::LoopNestTemplate(ir::KernelPlan plan, bool multithread)
+LoopNestTemplate::LoopNestTemplate(ir::KernelPlan plan, bool multithread, int vector_lanes)
     : plan_(std::move(plan)),
       multithread_(multithread),
-      space_(LoopNestKnobSpace(multithread, HasFloatAccumulation(plan_.program))) {}
+      vector_lanes_(vector_lanes),
+      has_contraction_(HasContraction(plan_)),
+      space_(LoopNestKnobSpace(multithread, HasFloatAccumulation(plan_.program), has_contraction_, vector_lanes)) {}
 
 std::vector<nlohmann::json> LoopNestTemplate::Drafts() const {
   std::vector<nlohmann::json> drafts = {space_.Canonical(nlohmann::json::object())};
-  if (multithread_) {
-    drafts.push_back(space_.Canonical({{"threads", "all"}}));
-    drafts.push_back(space_.Canonical({{"threads", "all"}, {"math", "vectorized"}, {"simd", "on"}}));
-  } else {
-    drafts.push_back(space_.Canonical({{"math", "vectorized"}, {"simd", "on"}}));
+  nlohmann::json fast = {{"math", "vectorized"}, {"simd", "on"}};
+  if (multithread_) fast["threads"] = "all";
+  // A matrix product's tiled main loop is the likeliest best: second, right after the
+  // baseline, so that a small budget (the search may take only the first drafts) has it.
+  if (has_contraction_) {
+    nlohmann::json tiled = fast;
+    tiled["main_loop"] = "tiled";
+    drafts.push_back(space_.Canonical(tiled));
   }
+  if (multithread_) drafts.push_back(space_.Canonical({{"threads", "all"}}));
+  drafts.push_back(space_.Canonical(fast));
   return drafts;
 }
 
@@ -71,6 +93,15 @@ std::string LoopNestTemplate::Generate(const nlohmann::json& knobs) const {
   s.vector_math = k.at("math") == "vectorized";
   s.simd = k.at("simd") == "on";
   s.double_accumulator = !k.contains("accumulator") || k.at("accumulator") == "double";
+  if (k.contains("main_loop") && k.at("main_loop") == "tiled") {
+    codegen::GemmTile tile;
+    const std::string shape = k.at("tile").get<std::string>();
+    tile.mr = std::stoi(shape.substr(0, shape.find('x')));
+    tile.nr_vectors = std::stoi(shape.substr(shape.find('x') + 1));
+    tile.lanes = vector_lanes_;
+    tile.kc = k.at("kc").get<int>();
+    s.gemm = tile;
+  }
   std::string what = fmt::format("A program of {} loop-nest kernel(s), run in order:", plan_.kernels.size());
   for (int id : plan_.kernels) {
     const ir::TensorDef& d = plan_.program.defs[static_cast<size_t>(id)];
@@ -92,10 +123,11 @@ std::string LoopNestTemplate::Generate(const nlohmann::json& knobs) const {
   return templates::GeneratedHeader(Name(), what, k, abi) + "\n" + codegen::PrintLoopNestCpp(plan_, s);
 }
 
-templates::TemplateMatch MatchLoopNest(const core::OpGraph& graph, bool multithread) {
+templates::TemplateMatch MatchLoopNest(const core::OpGraph& graph, bool multithread, int vector_lanes) {
   ir::CoreLowerResult lowered = ir::LowerCore(graph);
   if (!lowered.program) return {nullptr, lowered.unsupported};
-  auto tmpl = std::make_unique<LoopNestTemplate>(ir::PlanKernels(std::move(*lowered.program)), multithread);
+  auto tmpl = std::make_unique<LoopNestTemplate>(ir::PlanKernels(std::move(*lowered.program)), multithread,
+                                                 vector_lanes);
   try {
     (void)tmpl->Generate(tmpl->Drafts().front());
   } catch (const std::exception& e) {

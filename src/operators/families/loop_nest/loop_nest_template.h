@@ -12,13 +12,16 @@ namespace kernelevolve::operators::families {
 
 class LoopNestTemplate : public templates::KernelTemplate {
  public:
-  /// `plan`: the planned program; `multithread` false drops threads = "all".
-  LoopNestTemplate(ir::KernelPlan plan, bool multithread);
+  /// `plan`: the planned program; `multithread` false drops threads = "all";
+  /// `vector_lanes`: float32 lanes of the machine's vectors (the GEMM tile's width).
+  LoopNestTemplate(ir::KernelPlan plan, bool multithread, int vector_lanes = 8);
 
   std::string Name() const override { return "loop_nest"; }
   const templates::KnobSpace& Space() const override { return space_; }
-  /// Baseline (1 thread, libm, no simd, double accumulators) first, then all threads,
-  /// then all threads with the vectorized prelude and `omp simd` inner loops.
+  /// Baseline (1 thread, libm, no simd, double accumulators) first; with a matrix
+  /// product, then all threads, the vectorized prelude, `omp simd` and main_loop
+  /// "tiled"; then all threads; then all threads with the vectorized prelude and
+  /// `omp simd` inner loops.
   std::vector<nlohmann::json> Drafts() const override;
   std::string Summary(const nlohmann::json& knobs) const override;
   std::string Generate(const nlohmann::json& knobs) const override;
@@ -28,15 +31,21 @@ class LoopNestTemplate : public templates::KernelTemplate {
  private:
   ir::KernelPlan plan_;
   bool multithread_;
+  int vector_lanes_;
+  bool has_contraction_;
   templates::KnobSpace space_;
 };
 
 /// The loop-nest template of `graph`, or the reason LowerCore gives.
-templates::TemplateMatch MatchLoopNest(const core::OpGraph& graph, bool multithread);
+templates::TemplateMatch MatchLoopNest(const core::OpGraph& graph, bool multithread, int vector_lanes = 8);
 
 /// Knobs of "loop_nest": threads {"1", "all"}, math {"libm", "vectorized"}, simd
-/// {"off", "on"} and, when the program sums or scans float32 values, accumulator
-/// {"double", "float"}.
-templates::KnobSpace LoopNestKnobSpace(bool multithread, bool float_accumulation);
+/// {"off", "on"}; when the program sums or scans float32 values, accumulator
+/// {"double", "float"}; when it has a matrix product (ir/contraction.h), main_loop
+/// {"loops", "tiled"} (the packed GEMM of codegen/cpp/gemm_cpp.h) with its register
+/// tile {"6x2", "4x3"} (rows x vectors; "8x3" too with 16-lane vectors, where the
+/// 32 registers hold 24 accumulators) and panel depth kc {256, 512}.
+templates::KnobSpace LoopNestKnobSpace(bool multithread, bool float_accumulation, bool contraction = false,
+                                       int vector_lanes = 8);
 
 }  // namespace kernelevolve::operators::families

@@ -140,6 +140,12 @@ def cases():
         "adaptive_avg_pool2d": (Fn(lambda s, x: F.adaptive_avg_pool2d(x, (3, 5))), [r(2, 3, 7, 8)]),
         "mm_relu_mm": (Fn(lambda s, a, w1, w2: torch.mm(torch.relu(torch.mm(a, w1)), w2)),
                        [r(8, 16), r(16, 32), r(32, 4)]),
+        # ---- the tiled GEMM main loop (codegen/cpp/gemm_cpp.cpp): edges of every
+        # register tile, K past one 256-deep panel, transposed and batched operands ----
+        "mm_odd_transposed_relu": (Fn(lambda s, a, w: torch.relu(a @ w.t())), [r(37, 300), r(53, 300)]),
+        "bmm_transposed_a": (Fn(lambda s, a, b: torch.bmm(a.transpose(1, 2), b)), [r(3, 300, 19), r(3, 300, 23)]),
+        "matmul_broadcast": (Fn(lambda s, a, b: torch.matmul(a, b)), [r(2, 1, 9, 40), r(3, 40, 11)]),
+        "linear_3d": (Fn(lambda s, x: s.mods[0](x), nn.Linear(40, 11)), [r(2, 9, 40)]),
     }
 
 

@@ -1,0 +1,30 @@
+"""Square fp32 matmul: y = a @ b, a, b float32[N, N], N = 1024; output float32[N, N].
+
+ATen ops (Core ATen capture): aten.mm.default.
+"""
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+N = 1024
+
+# Edge sets: "large" (inputs x 1e4) is left out: a float32 sum of K products that
+# large is not within the absolute tolerance of the float64 reference, in any
+# summation order (as for problems/chains). The other sets apply.
+EDGE_CASES = ["zeros", "negative", "tiny"]
+
+
+class Model(nn.Module):
+    """a @ b."""
+
+    def forward(self, a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+        return a @ b
+
+
+def get_inputs():
+    return [torch.randn(N, N), torch.randn(N, N) / N ** 0.5]
+
+
+def get_init_inputs():
+    return []

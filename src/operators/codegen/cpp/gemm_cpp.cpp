@@ -1,0 +1,150 @@
+#include "operators/codegen/cpp/gemm_cpp.h"
+
+#include <fmt/format.h>
+
+#include "operators/ir/loop_ir.h"
+
+namespace kernelevolve::operators::codegen {
+namespace {
+
+// {0} MR, {1} NV (vectors per row of the tile), {2} lanes, {3} KC, {4} MC, {5} NC.
+const char* kGemmTemplate = R"CPP(// ---- GEMM main loop (Goto & van de Geijn 2008; BLIS, Van Zee & van de Geijn 2015) ----
+// Micro-kernel {0} x {1} vectors of {2} floats; KC = {3}, MC = {4}, NC = {5}.
+typedef float ke_vf __attribute__((vector_size({2} * sizeof(float)), aligned(sizeof(float)), may_alias));
+static constexpr int64_t KE_MR = {0}, KE_NV = {1}, KE_LANES = {2}, KE_NR = {1} * {2};
+static constexpr int64_t KE_KC = {3}, KE_MC = {4}, KE_NC = {5};
+
+// Rows [0, mc) x depth [0, kc) of A (element strides am, ak) as MR-row slivers: for
+// each p, MR consecutive values (zeros past mc).
+static void ke_gemm_pack_a(const float* a, int64_t am, int64_t ak, int64_t mc, int64_t kc,
+                           float* __restrict dst) {{
+  for (int64_t s = 0; s < mc; s += KE_MR) {{
+    const int64_t rows = mc - s < KE_MR ? mc - s : KE_MR;
+    const float* as = a + s * am;
+    for (int64_t p = 0; p < kc; ++p) {{
+      for (int64_t r = 0; r < rows; ++r) dst[r] = as[r * am + p * ak];
+      for (int64_t r = rows; r < KE_MR; ++r) dst[r] = 0.0f;
+      dst += KE_MR;
+    }}
+  }}
+}}
+
+// Depth [0, kc) x columns [0, cols) of B (element strides bk, bn) as one NR-column
+// sliver: for each p, NR consecutive values (zeros past cols).
+static void ke_gemm_pack_b(const float* b, int64_t bk, int64_t bn, int64_t kc, int64_t cols,
+                           float* __restrict dst) {{
+  for (int64_t p = 0; p < kc; ++p) {{
+    const float* bp = b + p * bk;
+    if (bn == 1 && cols == KE_NR) {{
+      std::memcpy(dst, bp, KE_NR * sizeof(float));
+    }} else {{
+      for (int64_t j = 0; j < cols; ++j) dst[j] = bp[j * bn];
+      for (int64_t j = cols; j < KE_NR; ++j) dst[j] = 0.0f;
+    }}
+    dst += KE_NR;
+  }}
+}}
+
+// c[0..rows) x [0..cols) (row stride ldc) = (accumulate ? c : 0) + a_sliver * b_sliver.
+static inline void ke_gemm_micro(int64_t kc, const float* __restrict a, const float* __restrict b,
+                                 float* __restrict c, int64_t ldc, int64_t rows, int64_t cols,
+                                 bool accumulate) {{
+  ke_vf acc[KE_MR][KE_NV];
+  for (int i = 0; i < KE_MR; ++i)
+    for (int v = 0; v < KE_NV; ++v) acc[i][v] = ke_vf{{}};
+  for (int64_t p = 0; p < kc; ++p) {{
+    ke_vf bv[KE_NV];
+    for (int v = 0; v < KE_NV; ++v) bv[v] = *reinterpret_cast<const ke_vf*>(b + p * KE_NR + v * KE_LANES);
+    for (int i = 0; i < KE_MR; ++i) {{
+      const float ai = a[p * KE_MR + i];
+      for (int v = 0; v < KE_NV; ++v) acc[i][v] += ai * bv[v];
+    }}
+  }}
+  if (rows == KE_MR && cols == KE_NR) {{
+    for (int i = 0; i < KE_MR; ++i)
+      for (int v = 0; v < KE_NV; ++v) {{
+        ke_vf* dst = reinterpret_cast<ke_vf*>(c + i * ldc + v * KE_LANES);
+        *dst = accumulate ? *dst + acc[i][v] : acc[i][v];
+      }}
+    return;
+  }}
+  float tile[KE_MR][KE_NR];
+  std::memcpy(tile, acc, sizeof(tile));
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j) c[i * ldc + j] = accumulate ? c[i * ldc + j] + tile[i][j] : tile[i][j];
+}}
+
+// c (m x n, row stride ldc) = A (m x k; strides am, ak) * B (k x n; strides bk, bn).
+static void ke_gemm(int64_t m, int64_t n, int64_t k, const float* a, int64_t am, int64_t ak,
+                    const float* b, int64_t bk, int64_t bn, float* c, int64_t ldc, bool parallel) {{
+  if (m <= 0 || n <= 0) return;
+  if (k <= 0) {{
+    for (int64_t i = 0; i < m; ++i) std::fill(c + i * ldc, c + i * ldc + n, 0.0f);
+    return;
+  }}
+  const int64_t slivers = (n + KE_NR - 1) / KE_NR;
+  std::unique_ptr<float[]> bpack(new float[static_cast<size_t>(slivers * KE_NR * KE_KC)]);
+  float* const bp = bpack.get();
+  const int64_t mblocks = (m + KE_MC - 1) / KE_MC, nchunks = (n + KE_NC - 1) / KE_NC;
+  for (int64_t p0 = 0; p0 < k; p0 += KE_KC) {{
+    const int64_t kc = k - p0 < KE_KC ? k - p0 : KE_KC;
+#pragma omp parallel for schedule(static) if (parallel)
+    for (int64_t s = 0; s < slivers; ++s) {{
+      const int64_t cols = n - s * KE_NR < KE_NR ? n - s * KE_NR : KE_NR;
+      ke_gemm_pack_b(b + p0 * bk + s * KE_NR * bn, bk, bn, kc, cols, bp + s * KE_NR * kc);
+    }}
+#pragma omp parallel for collapse(2) schedule(dynamic) if (parallel)
+    for (int64_t ib = 0; ib < mblocks; ++ib) {{
+      for (int64_t jb = 0; jb < nchunks; ++jb) {{
+        alignas(64) float apack[KE_MC * KE_KC];
+        const int64_t i0 = ib * KE_MC, mc = m - i0 < KE_MC ? m - i0 : KE_MC;
+        ke_gemm_pack_a(a + i0 * am + p0 * ak, am, ak, mc, kc, apack);
+        const int64_t j_end = (jb + 1) * KE_NC < n ? (jb + 1) * KE_NC : n;
+        for (int64_t j0 = jb * KE_NC; j0 < j_end; j0 += KE_NR) {{
+          const int64_t cols = n - j0 < KE_NR ? n - j0 : KE_NR;
+          for (int64_t ir = 0; ir < mc; ir += KE_MR) {{
+            ke_gemm_micro(kc, apack + ir * kc, bp + (j0 / KE_NR) * KE_NR * kc, c + (i0 + ir) * ldc + j0, ldc,
+                          mc - ir < KE_MR ? mc - ir : KE_MR, cols, p0 > 0);
+          }}
+        }}
+      }}
+    }}
+  }}
+}}
+// ---- end of GEMM main loop ----
+)CPP";
+
+}  // namespace
+
+std::string GemmHelpersCpp(const GemmTile& tile) {
+  const int mc = tile.mr * 16;         // an A block of MC x KC floats: 96 KiB at 6 x 256 (L2)
+  const int nc = tile.NR() * 16;       // a task's columns: 16 slivers
+  return fmt::format(fmt::runtime(kGemmTemplate), tile.mr, tile.nr_vectors, tile.lanes, tile.kc, mc, nc);
+}
+
+std::string GemmCallCpp(const ir::Contraction& c, int out_id, bool parallel, const std::string& indent,
+                        int64_t min_parallel_batches) {
+  const int64_t batches = ir::Numel(c.batch);
+  const bool batch_parallel = parallel && batches >= min_parallel_batches;
+  std::string out;
+  std::string in = indent;
+  if (batch_parallel) out += in + "#pragma omp parallel for schedule(dynamic)\n";
+  out += fmt::format("{}for (int64_t bi = 0; bi < {}; ++bi) {{\n", in, batches);
+  in += "  ";
+  // Each batch dim's index from the flat batch position, then the operands' offsets.
+  std::string a_off = std::to_string(c.a_offset), b_off = std::to_string(c.b_offset);
+  int64_t stride = 1;
+  for (size_t d = c.batch.size(); d-- > 0;) {
+    const std::string idx = fmt::format("(bi / {} % {})", stride, c.batch[d]);
+    if (c.a_batch[d] != 0) a_off += fmt::format(" + {} * {}", idx, c.a_batch[d]);
+    if (c.b_batch[d] != 0) b_off += fmt::format(" + {} * {}", idx, c.b_batch[d]);
+    stride *= c.batch[d];
+  }
+  out += fmt::format("{}ke_gemm({}, {}, {}, t{} + {}, {}, {}, t{} + {}, {}, {}, t{} + bi * {}, {}, {});\n", in, c.m,
+                     c.n, c.k, c.a, a_off, c.a_m, c.a_k, c.b, b_off, c.b_k, c.b_n, out_id, c.m * c.n, c.n,
+                     parallel && !batch_parallel ? "true" : "false");
+  out += indent + "}\n";
+  return out;
+}
+
+}  // namespace kernelevolve::operators::codegen

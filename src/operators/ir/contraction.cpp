@@ -1,0 +1,214 @@
+#include "operators/ir/contraction.h"
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <tuple>
+
+namespace kernelevolve::operators::ir {
+namespace {
+
+/// floor(x / d) (rem = false) or floor(x / d) mod m (rem = true) for a base
+/// expression x (keyed by its text), d, m > 0: the index maps of reshapes
+/// (Unflatten's div / mod chains) before they cancel.
+struct Atom {
+  std::string base;
+  bool rem = false;
+  int64_t d = 1, m = 0;
+  bool operator<(const Atom& o) const { return std::tie(base, rem, d, m) < std::tie(o.base, o.rem, o.d, o.m); }
+};
+
+/// An affine form over vars and atoms.
+struct Form {
+  Affine lin;
+  std::map<Atom, int64_t> atoms;
+  std::map<std::string, Expr> bases;  // text -> expression, for the atoms' x
+};
+
+Affine Scaled(Affine a, int64_t s) {
+  a.constant *= s;
+  for (auto& c : a.coeff) c *= s;
+  return a;
+}
+
+Affine Sum(Affine a, const Affine& b) {
+  a.constant += b.constant;
+  if (a.coeff.size() < b.coeff.size()) a.coeff.resize(b.coeff.size(), 0);
+  for (size_t v = 0; v < b.coeff.size(); ++v) a.coeff[v] += b.coeff[v];
+  return a;
+}
+
+Form Scaled(Form f, int64_t s) {
+  f.lin = Scaled(f.lin, s);
+  for (auto& [atom, c] : f.atoms) c *= s;
+  return f;
+}
+
+Form Sum(Form a, const Form& b) {
+  a.lin = Sum(a.lin, b.lin);
+  for (const auto& [atom, c] : b.atoms) a.atoms[atom] += c;
+  a.bases.insert(b.bases.begin(), b.bases.end());
+  return a;
+}
+
+bool IsConstant(const Form& f) {
+  return f.atoms.empty() && std::all_of(f.lin.coeff.begin(), f.lin.coeff.end(), [](int64_t c) { return c == 0; });
+}
+
+std::optional<Form> FormOf(const Expr& e);
+
+/// floor(x / d) or floor(x / d) mod m as an atom, folding a nested floor division of
+/// x into d (floor(floor(x / a) / b) = floor(x / (a b)) for a, b > 0).
+std::optional<Form> AtomOf(Expr x, int64_t d, bool rem, int64_t m) {
+  while (x->kind == ExprKind::kOp && x->op == Prim::kFloorDiv && x->args[1]->kind == ExprKind::kConst &&
+         x->args[1]->ivalue > 0) {
+    d *= x->args[1]->ivalue;
+    x = x->args[0];
+  }
+  if (!FormOf(x)) return std::nullopt;
+  Form f;
+  const std::string text = ExprText(x);
+  f.bases.emplace(text, x);
+  f.atoms[Atom{text, rem, d, rem ? m : 0}] = 1;
+  return f;
+}
+
+std::optional<Form> FormOf(const Expr& e) {
+  if (e->dtype != core::DType::kInt64) return std::nullopt;
+  Form f;
+  switch (e->kind) {
+    case ExprKind::kConst: f.lin.constant = e->ivalue; return f;
+    case ExprKind::kVar:
+      f.lin.coeff.assign(static_cast<size_t>(e->var) + 1, 0);
+      f.lin.coeff.back() = 1;
+      return f;
+    case ExprKind::kLoad: return std::nullopt;
+    case ExprKind::kOp: break;
+  }
+  if (e->op == Prim::kNeg && e->args.size() == 1) {
+    auto a = FormOf(e->args[0]);
+    return a ? std::optional<Form>(Scaled(*a, -1)) : std::nullopt;
+  }
+  if (e->args.size() != 2) return std::nullopt;
+  const Expr& rhs = e->args[1];
+  const bool positive_constant = rhs->kind == ExprKind::kConst && rhs->ivalue > 0;
+  if (e->op == Prim::kFloorDiv) return positive_constant ? AtomOf(e->args[0], rhs->ivalue, false, 0) : std::nullopt;
+  if (e->op == Prim::kRemainder) {
+    if (!positive_constant) return std::nullopt;
+    const Expr& q = e->args[0];  // (x // d) % m, or x % m
+    if (q->kind == ExprKind::kOp && q->op == Prim::kFloorDiv && q->args[1]->kind == ExprKind::kConst &&
+        q->args[1]->ivalue > 0) {
+      return AtomOf(q->args[0], q->args[1]->ivalue, true, rhs->ivalue);
+    }
+    return AtomOf(q, 1, true, rhs->ivalue);
+  }
+  auto x = FormOf(e->args[0]);
+  auto y = FormOf(rhs);
+  if (!x || !y) return std::nullopt;
+  switch (e->op) {
+    case Prim::kAdd: return Sum(*x, *y);
+    case Prim::kSub: return Sum(*x, Scaled(*y, -1));
+    case Prim::kMul:
+      if (IsConstant(*y)) return Scaled(*x, y->lin.constant);
+      if (IsConstant(*x)) return Scaled(*y, x->lin.constant);
+      return std::nullopt;
+    default: return std::nullopt;
+  }
+}
+
+/// Cancels c * (floor(x/d) mod m) + c m * floor(x/(d m)) = c * floor(x/d) until no
+/// pair is left, then floor(x/1) = x. nullopt when an atom remains.
+std::optional<Affine> Cancel(Form f) {
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (auto it = f.atoms.begin(); it != f.atoms.end(); ++it) {
+      const auto [atom, c] = *it;
+      if (c == 0) {
+        f.atoms.erase(it);
+        changed = true;
+        break;
+      }
+      if (atom.rem) {
+        auto div = f.atoms.find(Atom{atom.base, false, atom.d * atom.m, 0});
+        if (div == f.atoms.end() || div->second != c * atom.m) continue;
+        f.atoms.erase(div);
+        f.atoms.erase(Atom{atom.base, true, atom.d, atom.m});
+        f.atoms[Atom{atom.base, false, atom.d, 0}] += c;
+        changed = true;
+        break;
+      }
+      if (atom.d == 1) {  // floor(x / 1) = x
+        auto x = FormOf(f.bases.at(atom.base));
+        f.atoms.erase(it);
+        f = Sum(std::move(f), Scaled(*x, c));
+        changed = true;
+        break;
+      }
+    }
+  }
+  if (!f.atoms.empty()) return std::nullopt;
+  return f.lin;
+}
+
+/// The flat element offset of an unmasked float32 load, as an affine form.
+std::optional<Affine> LoadOffset(const TensorProgram& program, const Expr& e) {
+  if (e->kind != ExprKind::kLoad || e->mask || e->dtype != core::DType::kFloat32) return std::nullopt;
+  const TensorDef& src = program.defs.at(static_cast<size_t>(e->tensor));
+  if (src.dtype != core::DType::kFloat32) return std::nullopt;
+  return AffineOf(FlatOffset(e->args, src.shape));
+}
+
+}  // namespace
+
+std::optional<Affine> AffineOf(const Expr& e) {
+  auto f = FormOf(e);
+  if (!f) return std::nullopt;
+  return Cancel(std::move(*f));
+}
+
+std::optional<Contraction> MatchContraction(const TensorProgram& program, const TensorDef& def) {
+  if (def.kind != DefKind::kReduce || def.reduce != ReduceOp::kSum || def.dtype != core::DType::kFloat32 ||
+      def.reduce_extents.size() != 1 || def.shape.size() < 2) {
+    return std::nullopt;
+  }
+  const Expr& body = def.body;
+  if (body->kind != ExprKind::kOp || body->op != Prim::kMul || body->args.size() != 2) return std::nullopt;
+  auto x = LoadOffset(program, body->args[0]);
+  auto y = LoadOffset(program, body->args[1]);
+  if (!x || !y) return std::nullopt;
+  const int rank = static_cast<int>(def.shape.size());
+  const int vi = rank - 2, vj = rank - 1, vk = rank;
+  int xa = body->args[0]->tensor, ya = body->args[1]->tensor;
+  // A depends on i (not j), B on j (not i); the operands may come in either order.
+  if (x->Coeff(vj) != 0 || y->Coeff(vi) != 0) {
+    std::swap(x, y);
+    std::swap(xa, ya);
+  }
+  if (x->Coeff(vj) != 0 || y->Coeff(vi) != 0) return std::nullopt;
+  // Only the output and reduced vars may appear.
+  for (const Affine* f : {&*x, &*y}) {
+    for (size_t v = static_cast<size_t>(vk) + 1; v < f->coeff.size(); ++v) {
+      if (f->coeff[v] != 0) return std::nullopt;
+    }
+  }
+  Contraction c;
+  c.a = xa;
+  c.b = ya;
+  c.batch.assign(def.shape.begin(), def.shape.end() - 2);
+  c.m = def.shape[static_cast<size_t>(vi)];
+  c.n = def.shape[static_cast<size_t>(vj)];
+  c.k = def.reduce_extents[0];
+  for (int d = 0; d < vi; ++d) {
+    c.a_batch.push_back(x->Coeff(d));
+    c.b_batch.push_back(y->Coeff(d));
+  }
+  c.a_m = x->Coeff(vi);
+  c.a_k = x->Coeff(vk);
+  c.b_k = y->Coeff(vk);
+  c.b_n = y->Coeff(vj);
+  c.a_offset = x->constant;
+  c.b_offset = y->constant;
+  return c;
+}
+
+}  // namespace kernelevolve::operators::ir
