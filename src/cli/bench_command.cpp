@@ -19,6 +19,7 @@
 #include "core/machine.h"
 #include "report/bench_summary.h"
 #include "report/run_summary.h"
+#include "store/run_lock.h"
 #include "store/store.h"
 
 namespace kernelevolve::cli {
@@ -202,6 +203,8 @@ int RunBench(const BenchOptions& options) {
   if (b.out_dir.empty()) b.out_dir = fs::path("runs") / fmt::format("bench-{}", UtcStamp());
   if (b.cache_dir.empty()) b.cache_dir = DefaultCacheDir();
   EnsureCacheDir(b.cache_dir);  // before the out folder and any problem
+  // Issue 22: one bench per folder (each problem's run folder is locked by its optimize).
+  store::RunDirectoryLock bench_lock = store::RunDirectoryLock::Acquire(b.out_dir, "--out");
   if (fs::exists(b.out_dir / "bench.json")) {
     throw core::InvalidInputError(
         fmt::format("--out {}: already holds a bench run; choose another directory", b.out_dir.string()));

@@ -34,7 +34,7 @@ namespace kernelevolve::cli {
 
 int RunOptimize(const OptimizeOptions& options_in) {
   OptimizeOptions o = options_in;
-  ValidateRunOptions(o);
+  store::RunDirectoryLock run_lock = ValidateRunOptions(o);  // issue 22: held until we return
   InstallInterruptHandler();  // from here on, Ctrl-C stops cleanly (after loading, if loading)
   std::optional<PreparedRun> prepared = PrepareRun(o);
   if (!prepared) return 2;  // the problem file is at fault: result.json and the log say why
