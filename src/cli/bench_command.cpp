@@ -51,6 +51,7 @@ OptimizeOptions OptimizeFor(const BenchOptions& b, const fs::path& problem, cons
   o.seeds = b.seeds;
   o.drafts = b.drafts;
   o.jobs = b.jobs;
+  o.queue = b.queue;
   o.seed = b.seed;
   o.policy = b.policy;
   o.min_time_seconds = b.min_time_seconds;
@@ -172,6 +173,7 @@ void AddBenchCommand(CLI::App& app, BenchOptions& o) {
   cmd->add_option("--set", o.sets, "override a module-level constant, NAME=VALUE, for every problem (repeatable)");
   AddSharedSearchFlags(*cmd, o);  // --threads ... --profile-timeout, as `optimize` has them
   cmd->add_option("--jobs", o.jobs, "candidates in flight per problem")->default_val(1);
+  cmd->add_option("--queue", o.queue, "evaluate candidates on `kernelevolve worker`s through a Redis stream: redis://HOST:PORT[/DB] (docs/scale.md)");
   cmd->add_option("--confirm-rounds", o.confirm_rounds, "interleaved eager/kernel rounds per problem's best (0: skip)")
       ->default_val(8);
   cmd->add_option("--load-timeout", o.load_timeout_seconds, "limit for loading each problem, seconds")->default_val(300);

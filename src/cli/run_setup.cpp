@@ -12,6 +12,7 @@
 #include "cli/llm_setup.h"
 #include "cli/machine_peaks.h"
 #include "cli/paths.h"
+#include "cli/queue_setup.h"
 #include "cli/run_config.h"
 #include "core/error.h"
 #include "eval/roofline.h"
@@ -108,6 +109,7 @@ store::RunDirectoryLock ValidateRunOptions(OptimizeOptions& o) {
   if (o.profile_timeout_seconds <= 0) throw core::InvalidInputError("--profile-timeout must be positive");
   ValidateSearchFlags(o);  // issue 3: policy, jobs, stall, context... before any work
   ValidateLlmFlags(o);     // issue 7: models, keys, prices, prompts; no network yet
+  ValidateQueueFlags(o);   // issue 22: --queue parses and Redis answers
   if (o.out_dir.empty()) o.out_dir = fs::path("runs") / fmt::format("{}-{}", o.problem_path.stem().string(), UtcStamp());
   if (o.cache_dir.empty()) o.cache_dir = DefaultCacheDir();
   EnsureCacheDir(o.cache_dir);  // an unusable --cache-dir fails before the problem loads
