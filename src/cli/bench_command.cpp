@@ -135,6 +135,7 @@ nlohmann::json BenchDocument(const BenchOptions& b, const core::MachineContext& 
           {"budget", b.budget},
           {"policy", b.policy},
           {"jobs", b.jobs},
+          {"queue", b.queue},  // issue 22: "" when evaluated locally
           {"seed", b.seed},
           {"sets", b.sets},
           {"sizes_file", b.sizes_file.string()},

@@ -118,8 +118,19 @@ fs::path FetchFixtures(RedisConnection& redis, const ProblemRef& ref, const fs::
     WriteBytes(tmp / f.name, GetBlob(redis, f.hash, "fixture " + f.name));
   }
   if (!intact(tmp)) throw BlobMismatchError("the fetched fixtures do not match their hashes");
+  // Another worker sharing this cache may have put its copy in place meanwhile.
+  if (fs::is_directory(dir, ec) && intact(dir)) {
+    fs::remove_all(tmp, ec);
+    return dir;
+  }
   fs::remove_all(dir, ec);  // a damaged copy
-  fs::rename(tmp, dir);
+  fs::rename(tmp, dir, ec);
+  if (ec) {
+    fs::remove_all(tmp, ec);
+    if (!(fs::is_directory(dir, ec) && intact(dir))) {
+      throw core::IoError(fmt::format("{}: cannot put the fetched fixtures in place", dir.string()));
+    }
+  }
   return dir;
 }
 

@@ -171,7 +171,13 @@ void QueueWorker::Handle(const Message& message) {
   core::Evaluation evaluation;
   {
     LeaseKeeper lease(options_.url, stream_, options_.name, message.id, options_.lease_seconds);
-    evaluation = Evaluate(job);
+    try {
+      evaluation = Evaluate(job);
+    } catch (const std::exception& e) {
+      // This machine's fault (disk full, a platform error), not the candidate's: the
+      // job is answered, so the search goes on, and the worker serves the next one.
+      evaluation = Refusal(options_.name, fmt::format("evaluation failed on this worker: {}", e.what()));
+    }
   }
   evaluation.worker = identity_;
   redis_.CommandOk({"XADD", job.reply_stream, "*", "job_id", job.job_id, "worker", options_.name, "result",
