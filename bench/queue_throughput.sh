@@ -28,11 +28,12 @@ for _ in $(seq 50); do redis-cli -p "$PORT" ping >/dev/null 2>&1 && break; sleep
 # One bench; prints "<label>: <seconds> s, <problems> problems, <ok> ok".
 run() {
   local label=$1 workers=$2
+  shift 2
   local dir="$WORK/$label"
   mkdir -p "$dir"
   local wpids=()
   for ((i = 0; i < workers; i++)); do
-    "$BIN" worker --queue "$URL" --name "w$i" --quiet --cache-dir "$dir/wcache$i" & wpids+=($!)
+    "$BIN" worker --queue "$URL" --name "w$i" --cache-dir "$dir/wcache$i" > "$dir/w$i.log" 2>&1 & wpids+=($!)
   done
   pids+=("${wpids[@]}")
   local queue=()
