@@ -11,6 +11,7 @@ cd "$ROOT"
 APT_PACKAGES=(g++ cmake make pkg-config python3 python3-venv
   nlohmann-json3-dev libcli11-dev libdlpack-dev libfmt-dev libsqlite3-dev
   libgtest-dev libgmock-dev libseccomp-dev libcurl4-openssl-dev
+  libhiredis-dev redis-server  # issue 22: the evaluation queue (--queue, kernelevolve worker) and its test
   chromium)  # headless, for the HTML report's test (tests/integration/report_cli_test.cpp)
 
 missing=()

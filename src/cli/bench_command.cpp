@@ -19,6 +19,7 @@
 #include "core/machine.h"
 #include "report/bench_summary.h"
 #include "report/run_summary.h"
+#include "store/run_lock.h"
 #include "store/store.h"
 
 namespace kernelevolve::cli {
@@ -50,6 +51,7 @@ OptimizeOptions OptimizeFor(const BenchOptions& b, const fs::path& problem, cons
   o.seeds = b.seeds;
   o.drafts = b.drafts;
   o.jobs = b.jobs;
+  o.queue = b.queue;
   o.seed = b.seed;
   o.policy = b.policy;
   o.min_time_seconds = b.min_time_seconds;
@@ -133,6 +135,7 @@ nlohmann::json BenchDocument(const BenchOptions& b, const core::MachineContext& 
           {"budget", b.budget},
           {"policy", b.policy},
           {"jobs", b.jobs},
+          {"queue", b.queue},  // issue 22: "" when evaluated locally
           {"seed", b.seed},
           {"sets", b.sets},
           {"sizes_file", b.sizes_file.string()},
@@ -171,6 +174,7 @@ void AddBenchCommand(CLI::App& app, BenchOptions& o) {
   cmd->add_option("--set", o.sets, "override a module-level constant, NAME=VALUE, for every problem (repeatable)");
   AddSharedSearchFlags(*cmd, o);  // --threads ... --profile-timeout, as `optimize` has them
   cmd->add_option("--jobs", o.jobs, "candidates in flight per problem")->default_val(1);
+  cmd->add_option("--queue", o.queue, "evaluate candidates on `kernelevolve worker`s through a Redis stream: redis://HOST:PORT[/DB] (docs/scale.md)");
   cmd->add_option("--confirm-rounds", o.confirm_rounds, "interleaved eager/kernel rounds per problem's best (0: skip)")
       ->default_val(8);
   cmd->add_option("--load-timeout", o.load_timeout_seconds, "limit for loading each problem, seconds")->default_val(300);
@@ -202,6 +206,8 @@ int RunBench(const BenchOptions& options) {
   if (b.out_dir.empty()) b.out_dir = fs::path("runs") / fmt::format("bench-{}", UtcStamp());
   if (b.cache_dir.empty()) b.cache_dir = DefaultCacheDir();
   EnsureCacheDir(b.cache_dir);  // before the out folder and any problem
+  // Issue 22: one bench per folder (each problem's run folder is locked by its optimize).
+  store::RunDirectoryLock bench_lock = store::RunDirectoryLock::Acquire(b.out_dir, "--out");
   if (fs::exists(b.out_dir / "bench.json")) {
     throw core::InvalidInputError(
         fmt::format("--out {}: already holds a bench run; choose another directory", b.out_dir.string()));

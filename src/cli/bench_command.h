@@ -23,6 +23,7 @@ struct BenchOptions {
   int seeds = 3;
   int drafts = 0;
   int jobs = 1;
+  std::string queue;  // --queue redis://HOST:PORT[/DB] (issue 22)
   uint64_t seed = 0;
   std::string policy = "greedy";
   double min_time_seconds = 0.2;

@@ -46,6 +46,7 @@ OptimizeOptions OptimizeFor(const CompareOptions& c, const fs::path& problem,
   o.seeds = c.seeds;
   o.drafts = c.drafts;
   o.jobs = c.jobs;
+  o.queue = c.queue;
   o.seed = c.seed;
   o.min_time_seconds = c.min_time_seconds;
   o.confirm_rounds = c.confirm_rounds;
@@ -109,6 +110,7 @@ void AddCompareCommand(CLI::App& app, CompareOptions& o) {
   cmd->add_option("--seeds", o.seeds, "seeded input sets per candidate")->default_val(3);
   cmd->add_option("--drafts", o.drafts, "drafts per run (0: max(3, budget/10))")->default_val(0);
   cmd->add_option("--jobs", o.jobs, "candidates in flight per run")->default_val(1);
+  cmd->add_option("--queue", o.queue, "evaluate candidates on `kernelevolve worker`s through a Redis stream: redis://HOST:PORT[/DB] (docs/scale.md)");
   cmd->add_option("--seed", o.seed, "seed of the policies' random choices")->default_val(0);
   cmd->add_option("--min-time", o.min_time_seconds, "timed seconds per measurement")->default_val(0.05);
   cmd->add_option("--confirm-rounds", o.confirm_rounds,

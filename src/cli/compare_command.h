@@ -25,6 +25,7 @@ struct CompareOptions {
   int seeds = 3;
   int drafts = 0;
   int jobs = 1;
+  std::string queue;  // --queue redis://HOST:PORT[/DB] (issue 22)
   uint64_t seed = 0;
   double min_time_seconds = 0.05;
   int confirm_rounds = 0;                       // interleaved re-measurement of each best

@@ -141,7 +141,7 @@ int RunEval(const EvalOptions& options) {
   ValidateTarget(o.target);
   const std::string source = ReadKernelFile(options.kernel_path, o.target);
   if (o.out_dir.empty()) o.out_dir = fs::path("runs") / fmt::format("eval-{}-{}", o.problem_path.stem().string(), UtcStamp());
-  ValidateRunOptions(o);
+  store::RunDirectoryLock run_lock = ValidateRunOptions(o);  // issue 22
   std::optional<PreparedRun> prepared = PrepareRun(o);  // no GPU, bad flags: exit 2 at once
   if (!prepared) return 2;  // the problem file is at fault: result.json and the log say why
   report::RunSummary& s = prepared->summary;

@@ -18,6 +18,7 @@
 #include "cli/resume_command.h"
 #include "cli/search_flags.h"
 #include "cli/suggest.h"
+#include "cli/worker_command.h"
 #include "core/error.h"
 #include "problem/worker_client.h"
 #include "store/store.h"
@@ -61,6 +62,11 @@ void AddOptimize(CLI::App& app, OptimizeOptions& o) {
   cmd->add_flag("--no-kb", o.no_kb, "no warm start from, and no record in, the knowledge base");
   // Search engine (issue 3; docs/search.md).
   cmd->add_option("--jobs", o.jobs, "candidates in flight (builds in parallel, timed runs one at a time)")->default_val(1);
+  // Issue 22: the evaluation queue (docs/scale.md).
+  cmd->add_option("--queue", o.queue, "evaluate candidates on `kernelevolve worker`s through a Redis stream: redis://HOST:PORT[/DB] (docs/scale.md)");
+  cmd->add_option("--queue-timeout", o.queue_timeout_seconds, "with --queue: seconds one job may wait for its result")
+      ->default_val(3600)
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--ucb-c", o.ucb_c, "exploration weight of ucb1 and mcts")->default_val(1.4142135623730951);
   cmd->add_option("--islands", o.islands, "islands of the evolutionary policy")->default_val(2);
   cmd->add_option("--migration-interval", o.migration_interval, "evolutionary: generations between migrations of the best")->default_val(5);
@@ -107,6 +113,8 @@ int main(int argc, char** argv) {
   for (const auto& name : kernelevolve::cli::ConfigurableCommands()) {
     kernelevolve::cli::AddConfigOption(*app.get_subcommand(name), config_files[name]);
   }
+  kernelevolve::cli::WorkerCommandOptions worker;  // issue 22: evaluation queue worker
+  kernelevolve::cli::AddWorkerCommand(app, worker);
   kernelevolve::cli::ReportOptions report;  // issue 20: HTML report
   kernelevolve::cli::AddReportCommand(app, report);
   try {
@@ -130,6 +138,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("ops")) return kernelevolve::cli::RunOps(ops_options);
     if (app.got_subcommand("eval")) return kernelevolve::cli::RunEval(eval);
     if (app.got_subcommand("report")) return kernelevolve::cli::RunReport(report);
+    if (app.got_subcommand("worker")) return kernelevolve::cli::RunWorker(worker);
   } catch (const kernelevolve::core::InvalidInputError& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 2;

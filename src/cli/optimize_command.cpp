@@ -13,6 +13,7 @@
 #include "cli/machine_peaks.h"
 #include "cli/interrupt.h"
 #include "cli/paths.h"
+#include "cli/queue_setup.h"
 #include "cli/run_config.h"
 #include "cli/run_setup.h"
 #include "core/error.h"
@@ -34,7 +35,7 @@ namespace kernelevolve::cli {
 
 int RunOptimize(const OptimizeOptions& options_in) {
   OptimizeOptions o = options_in;
-  ValidateRunOptions(o);
+  store::RunDirectoryLock run_lock = ValidateRunOptions(o);  // issue 22: held until we return
   InstallInterruptHandler();  // from here on, Ctrl-C stops cleanly (after loading, if loading)
   std::optional<PreparedRun> prepared = PrepareRun(o);
   if (!prepared) return 2;  // the problem file is at fault: result.json and the log say why
@@ -82,6 +83,14 @@ int RunOptimize(const OptimizeOptions& options_in) {
   exec::LocalEvaluator evaluator(gated_platform, problem, run_options,
                                  exec::GateTimer(gate, time_baseline));
   evaluator.SetRoofline(*s.work, {s.machine.copy_bandwidth_gbps, s.machine.peak_gflops});
+  // Issue 22: with --queue, workers elsewhere build, check and time the candidates (each
+  // with its own paired eager timing); the store here stays the record of the search.
+  std::unique_ptr<exec::QueueEvaluator> queue = MakeQueueEvaluator(o, problem, run_options);
+  exec::Evaluator& search_evaluator = queue ? static_cast<exec::Evaluator&>(*queue) : evaluator;
+  if (queue && !o.quiet) {
+    fmt::print(stderr, "evaluating through the queue {} ({} jobs in flight; start `kernelevolve worker --queue {}`)\n",
+               o.queue, o.jobs, o.queue);
+  }
   auto policy = search::MakePolicy(o.policy, MakePolicyOptions(o));
   search::SearchOptions sopts = MakeSearchOptions(o);
   sopts.interrupt = InterruptFlag();
@@ -103,7 +112,7 @@ int RunOptimize(const OptimizeOptions& options_in) {
                                     [&progress] { progress.Finish(); });
     sopts.profile_budget = o.profile_during;
   }
-  search::SearchLoop loop(problem, op, *policy, evaluator, store, run_id, sopts, observer);
+  search::SearchLoop loop(problem, op, *policy, search_evaluator, store, run_id, sopts, observer);
   search::SearchOutcome outcome = loop.Run();
   progress.Finish();
   if (!o.quiet && o.resume) {

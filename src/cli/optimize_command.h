@@ -59,6 +59,9 @@ struct OptimizeOptions {
   int llm_max_tokens = 8192;                // --llm-max-tokens: output tokens per call
   std::filesystem::path llm_prices;         // --llm-prices; default config/llm_prices.json
   std::filesystem::path llm_prompts;        // --llm-prompts; default prompts/v1
+  // Evaluation queue (issue 22; docs/scale.md). Empty `queue`: evaluate on this machine.
+  std::string queue;                  // --queue redis://HOST:PORT[/DB]: candidates go to `kernelevolve worker`s
+  double queue_timeout_seconds = 3600;  // --queue-timeout: one job's wait for a result at most
   bool resume = false;                // set by `kernelevolve resume`: continue run resume_run_id
   int64_t resume_run_id = -1;         //   of out_dir/kernelevolve.db instead of creating one
 };

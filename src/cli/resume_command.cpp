@@ -6,6 +6,7 @@
 #include "cli/optimize_command.h"
 #include "cli/run_config.h"
 #include "core/error.h"
+#include "store/run_lock.h"
 #include "store/store.h"
 
 namespace kernelevolve::cli {
@@ -26,6 +27,9 @@ int RunResume(const ResumeOptions& options) {
         "{}: no kernelevolve.db here; give the --out directory of a `kernelevolve optimize` run",
         options.run_dir.string()));
   }
+  // Issue 22: the run's store is read below; a live optimize or resume on it refuses us.
+  // RunOptimize takes the same lock again (re-entrant within this process).
+  store::RunDirectoryLock run_lock = store::RunDirectoryLock::Acquire(options.run_dir, "resume");
   store::RunRecord run;
   {
     auto store = store::Store::Open(db);

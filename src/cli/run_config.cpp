@@ -89,6 +89,8 @@ nlohmann::json OptionsToConfig(const OptimizeOptions& o,
           {"kb_path", Absolute(o.kb_path)},
           {"no_kb", o.no_kb},
           {"jobs", o.jobs},
+          {"queue", o.queue},  // issue 22: a resumed run goes through the same queue
+          {"queue_timeout_seconds", o.queue_timeout_seconds},
           {"seed", o.seed},
           {"ucb_c", o.ucb_c},
           {"islands", o.islands},
@@ -145,6 +147,8 @@ OptimizeOptions OptionsFromRun(const store::RunRecord& run) {
     o.kb_path = c.at("kb_path").get<std::string>();
     o.no_kb = c.at("no_kb").get<bool>();
     o.jobs = c.at("jobs").get<int>();
+    o.queue = c.value("queue", std::string());  // absent before issue 22
+    o.queue_timeout_seconds = c.value("queue_timeout_seconds", o.queue_timeout_seconds);
     o.seed = c.at("seed").get<uint64_t>();
     o.ucb_c = c.at("ucb_c").get<double>();
     o.islands = c.at("islands").get<int>();

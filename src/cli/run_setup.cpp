@@ -12,6 +12,7 @@
 #include "cli/llm_setup.h"
 #include "cli/machine_peaks.h"
 #include "cli/paths.h"
+#include "cli/queue_setup.h"
 #include "cli/run_config.h"
 #include "core/error.h"
 #include "eval/roofline.h"
@@ -79,7 +80,7 @@ void CreateRunDirectory(const fs::path& out_dir) {
   }
 }
 
-void ValidateRunOptions(OptimizeOptions& o) {
+store::RunDirectoryLock ValidateRunOptions(OptimizeOptions& o) {
   ValidateTarget(o.target);  // issue 6: cpu | triton | cuda
   if (!o.resume && !fs::is_regular_file(o.problem_path)) {
     throw core::InvalidInputError(fmt::format(
@@ -106,9 +107,15 @@ void ValidateRunOptions(OptimizeOptions& o) {
   o.profile_top = ProfileTopFor(o.profile_top, o.target != "cpu");  // issue 6: ncu after the search
   o.profile_during = ProfileDuringFor(o.profile_during, o.target != "cpu");  // and during it
   if (o.profile_timeout_seconds <= 0) throw core::InvalidInputError("--profile-timeout must be positive");
+  ValidateSearchFlags(o);  // issue 3: policy, jobs, stall, context... before any work
+  ValidateLlmFlags(o);     // issue 7: models, keys, prices, prompts; no network yet
+  ValidateQueueFlags(o);   // issue 22: --queue parses and Redis answers
   if (o.out_dir.empty()) o.out_dir = fs::path("runs") / fmt::format("{}-{}", o.problem_path.stem().string(), UtcStamp());
   if (o.cache_dir.empty()) o.cache_dir = DefaultCacheDir();
   EnsureCacheDir(o.cache_dir);  // an unusable --cache-dir fails before the problem loads
+  // Issue 22: one process per run directory, taken before looking at what it holds (a
+  // second optimize or a resume used to write the same store and break the first run).
+  store::RunDirectoryLock lock = store::RunDirectoryLock::Acquire(o.out_dir, o.resume ? "resume" : "--out");
   if (!o.resume && !fs::exists(o.out_dir / "kernelevolve.db") && PreviousLoadFailed(o.out_dir)) {
     // A run that never got past loading the problem holds nothing worth keeping.
     std::error_code ec;
@@ -122,8 +129,7 @@ void ValidateRunOptions(OptimizeOptions& o) {
         "run with `kernelevolve resume {}`",
         o.out_dir.string(), o.out_dir.string()));
   }
-  ValidateSearchFlags(o);  // issue 3: policy, jobs, stall, context... before any work
-  ValidateLlmFlags(o);     // issue 7: models, keys, prices, prompts; no network yet
+  return lock;
 }
 
 report::RunSummary BaseSummary(const OptimizeOptions& o) {

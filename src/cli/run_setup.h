@@ -20,6 +20,7 @@
 #include "platforms/triton/triton_platform.h"
 #include "problem/worker_client.h"
 #include "report/run_summary.h"
+#include "store/run_lock.h"
 
 namespace kernelevolve::cli {
 
@@ -30,8 +31,9 @@ double UnixNow();
 /// (0: all CPUs), out_dir (runs/<problem>-<UTC time>), cache_dir (created), profile_top
 /// and profile_during. Refuses an --out that already holds a run (unless o.resume) and
 /// clears one that holds only a failed problem load. Throws InvalidInputError naming
-/// the flag or file.
-void ValidateRunOptions(OptimizeOptions& o);
+/// the flag or file. Returns the lock on out_dir (issue 22), to hold for the whole run:
+/// store::RunDirectoryBusyError (exit 2, naming the holder) when another process has it.
+[[nodiscard]] store::RunDirectoryLock ValidateRunOptions(OptimizeOptions& o);
 
 /// Creates OUT and OUT/logs; an unusable --out is the user's input error
 /// (InvalidInputError naming --out).

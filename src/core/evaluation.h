@@ -60,6 +60,10 @@ struct Evaluation {
   bool build_cache_hit = false;
   /// Roofline position of a correct, timed candidate (issue 5); unknown otherwise.
   RooflineFigures roofline;
+  /// Where it was built, checked and timed when it went through the evaluation queue
+  /// (issue 22): the worker's name and machine as a JSON object text
+  /// ({"worker", "machine": core::MachineToJson}); "" when evaluated in this process.
+  std::string worker;
 };
 
 }  // namespace kernelevolve::core

@@ -169,6 +169,7 @@ core::Evaluation ReadEvaluation(const Statement& row, const std::filesystem::pat
   evaluation.run_seconds = row.Real("run_seconds");
   evaluation.build_cache_hit = row.Int("build_cache_hit") != 0;
   evaluation.roofline = ReadRoofline(row);
+  if (!row.IsNull("worker_json")) evaluation.worker = row.Text("worker_json");
   return evaluation;
 }
 
@@ -194,9 +195,10 @@ std::string SelectNodesSql(std::string_view tail) {
   select += fmt::format("n.{0} AS {0}", kNodeCreatedColumn);
   for (const auto& column : EvaluationColumns()) select += fmt::format(", e.{0} AS {0}", column);
   for (const char* column : kRooflineColumns) select += fmt::format(", r.{0} AS roofline_{0}", column);
+  select += ", w.worker_json AS worker_json";  // issue 22: the queue worker, when one measured it
   return fmt::format(
       "SELECT {} FROM nodes AS n LEFT JOIN evaluations AS e ON e.node_id = n.id "
-      "LEFT JOIN rooflines AS r ON r.node_id = n.id {}",
+      "LEFT JOIN rooflines AS r ON r.node_id = n.id LEFT JOIN node_workers AS w ON w.node_id = n.id {}",
       select, tail);
 }
 
@@ -227,6 +229,11 @@ int64_t InsertNodeRows(sqlite3* db, const std::filesystem::path& path, int64_t r
   BindEvaluation(insert_evaluation, node_id, node.evaluation);
   insert_evaluation.Run();
   InsertRooflineRow(db, path, node_id, node.evaluation.roofline);
+  if (!node.evaluation.worker.empty()) {
+    Statement insert_worker(db, InsertSql("node_workers", {"node_id", "worker_json"}), path);
+    insert_worker.Bind(":node_id", node_id).Bind(":worker_json", node.evaluation.worker);
+    insert_worker.Run();
+  }
   return node_id;
 }
 

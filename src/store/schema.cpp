@@ -179,8 +179,18 @@ CREATE TABLE IF NOT EXISTS profiles (
 );
 )sql";
 
+// Version 6 (issue 22, evaluation queue): which `kernelevolve worker` built, checked and
+// timed a node, and on what machine (core::Evaluation::worker: {"worker", "machine"} as
+// JSON text); '' for a node evaluated by the searching process itself.
+constexpr const char* kMigrationToV6 = R"sql(
+CREATE TABLE IF NOT EXISTS node_workers (
+  node_id        INTEGER PRIMARY KEY REFERENCES nodes(id) ON DELETE CASCADE,
+  worker_json    TEXT NOT NULL
+);
+)sql";
+
 constexpr std::array<const char*, kSchemaVersion> kMigrations = {kMigrationToV1, kMigrationToV2, kMigrationToV3,
-                                                                 kMigrationToV4, kMigrationToV5};
+                                                                 kMigrationToV4, kMigrationToV5, kMigrationToV6};
 
 }  // namespace
 

@@ -27,8 +27,9 @@ namespace kernelevolve::store {
 
 /// The schema version this build writes and understands (PRAGMA user_version).
 /// Version 1: runs, nodes, evaluations. Version 2: pending, node_stats, search_state.
-/// Version 3: llm_calls. Version 4: rooflines. Version 5: profiles.
-inline constexpr int kSchemaVersion = 5;
+/// Version 3: llm_calls. Version 4: rooflines. Version 5: profiles. Version 6:
+/// node_workers (issue 22: the queue worker that measured a node).
+inline constexpr int kSchemaVersion = 6;
 
 /// Reads PRAGMA user_version of the open database `db` (file `path`, for messages).
 /// Throws core::IoError when the file is not a database.

@@ -114,7 +114,7 @@ TEST_F(StoreCheckpointTest, AVersionOneDatabaseIsMigratedInPlace) {
   cp.new_pending = {Pending(-1, "new")};
   store.SaveCheckpoint(1, cp);
   EXPECT_EQ(store.LoadPending(1).size(), 1u);
-  EXPECT_EQ(store::kSchemaVersion, 5);
+  EXPECT_EQ(store::kSchemaVersion, 6);
 }
 
 }  // namespace

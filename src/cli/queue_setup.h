@@ -1,0 +1,25 @@
+// `optimize --queue`, `bench --queue`, `compare --queue` (issue 22): the search's
+// candidates are evaluated by `kernelevolve worker`s through Redis (docs/scale.md).
+#pragma once
+
+#include <memory>
+
+#include "cli/optimize_command.h"
+#include "core/problem.h"
+#include "exec/queue_evaluator.h"
+#include "platforms/platform.h"
+
+namespace kernelevolve::cli {
+
+/// Before any work: --queue parses as redis://HOST:PORT[/DB], answers PING, and the
+/// target is one workers serve (cpu). Nothing to check without --queue. Throws
+/// core::InvalidInputError (exit 2, one line).
+void ValidateQueueFlags(const OptimizeOptions& o);
+
+/// With --queue: publishes the problem file and its fixtures by content hash and
+/// returns the evaluator the search uses instead of the local one; nullptr without
+/// --queue. Workers time eager PyTorch as o's baseline flags say.
+std::unique_ptr<exec::QueueEvaluator> MakeQueueEvaluator(const OptimizeOptions& o, const core::Problem& problem,
+                                                         const platforms::RunOptions& run_options);
+
+}  // namespace kernelevolve::cli

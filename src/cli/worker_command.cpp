@@ -1,0 +1,74 @@
+#include "cli/worker_command.h"
+
+#include <cstdlib>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "cli/gpu_target.h"
+#include "cli/interrupt.h"
+#include "cli/paths.h"
+#include "core/error.h"
+#include "exec/queue_worker.h"
+#include "platforms/cpu/cpu_platform.h"
+
+namespace kernelevolve::cli {
+
+namespace fs = std::filesystem;
+
+void AddWorkerCommand(CLI::App& app, WorkerCommandOptions& o) {
+  auto* cmd = app.add_subcommand(
+      "worker", "serve evaluation jobs from a Redis queue: build, check and time candidates of `optimize --queue` here");
+  cmd->add_option("--queue", o.queue, "the queue: redis://HOST:PORT[/DB]")->required();
+  cmd->add_option("--target", o.target, "which jobs to take: cpu (GPU targets: not yet, docs/scale.md)")
+      ->default_val("cpu");
+  cmd->add_option("--gpus", o.gpus, "CUDA_VISIBLE_DEVICES for this worker's children, e.g. 0 or 0,1");
+  cmd->add_option("--name", o.name, "consumer name in the queue (default <host>:<pid>)");
+  cmd->add_option("--cache-dir", o.cache_dir, "build cache and fetched fixtures (default ~/.cache/kernelevolve)");
+  cmd->add_option("--lease", o.lease_seconds,
+                  "seconds a job may sit unrenewed in a worker's hands before another worker takes it over "
+                  "(a live worker renews every lease/3)")
+      ->default_val(60)
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--max-jobs", o.max_jobs, "exit after this many jobs (0: no limit)")->default_val(0);
+  cmd->add_option("--idle-exit", o.idle_exit_seconds, "exit after this many seconds without a job (0: never)")
+      ->default_val(0);
+  cmd->add_flag("--quiet", o.quiet, "no line per job");
+}
+
+int RunWorker(const WorkerCommandOptions& options) {
+  WorkerCommandOptions o = options;
+  ValidateTarget(o.target);
+  if (o.target != "cpu") {
+    throw core::InvalidInputError(fmt::format(
+        "worker --target {}: queue workers serve --target cpu only so far (docs/scale.md); run GPU targets "
+        "without --queue", o.target));
+  }
+  if (o.max_jobs < 0) throw core::InvalidInputError("--max-jobs must be 0 (no limit) or positive");
+  if (o.idle_exit_seconds < 0) throw core::InvalidInputError("--idle-exit must be 0 (never) or positive");
+  if (!o.gpus.empty()) setenv("CUDA_VISIBLE_DEVICES", o.gpus.c_str(), 1);
+  if (o.cache_dir.empty()) o.cache_dir = DefaultCacheDir();
+  EnsureCacheDir(o.cache_dir);
+  exec::QueueWorkerOptions w;
+  w.url = exec::ParseRedisUrl(o.queue);
+  w.target = o.target;
+  w.name = o.name;
+  w.cache_dir = o.cache_dir;
+  w.lease_seconds = o.lease_seconds;
+  w.max_jobs = o.max_jobs;
+  w.idle_exit_seconds = o.idle_exit_seconds;
+  w.log_dir = o.cache_dir / "queue" / "logs";
+  w.quiet = o.quiet;
+  platforms::cpu::CpuPlatform platform(o.cache_dir / "cpu", HarnessPath(), "g++");
+  exec::QueueWorker worker(w, platform);
+  const std::atomic<bool>* stop = InstallInterruptHandler();
+  if (!o.quiet) {
+    fmt::print(stderr, "worker {}: serving {} jobs from {} (lease {:.0f} s)\n",
+               nlohmann::json::parse(worker.Identity()).value("worker", ""), o.target, o.queue, o.lease_seconds);
+  }
+  const int answered = worker.Run(stop);
+  if (!o.quiet) fmt::print(stderr, "worker: {} jobs answered, exiting\n", answered);
+  return 0;
+}
+
+}  // namespace kernelevolve::cli
