@@ -1,11 +1,12 @@
 #include "exec/redis_connection.h"
 
-#include <hiredis/hiredis.h>
-#include <sys/time.h>
-
 #include <fmt/format.h>
 
 #include "core/error.h"
+
+#if KE_HAVE_HIREDIS
+#include <hiredis/hiredis.h>
+#include <sys/time.h>
 
 namespace kernelevolve::exec {
 namespace {
@@ -117,3 +118,28 @@ RedisReply RedisConnection::CommandOk(const std::vector<std::string>& args) {
 }
 
 }  // namespace kernelevolve::exec
+
+#else  // built without hiredis (CMake found no libhiredis-dev): --queue and worker say so
+
+namespace kernelevolve::exec {
+
+void RedisConnection::Free::operator()(redisContext*) const {}
+
+RedisConnection RedisConnection::Connect(const RedisUrl& url, double, double) {
+  throw core::InvalidInputError(fmt::format(
+      "--queue {}: this kernelevolve was built without a Redis client (hiredis was not found when it was "
+      "configured): install libhiredis-dev (scripts/setup.sh does) and build again",
+      url.text));
+}
+
+RedisConnection::~RedisConnection() = default;
+
+RedisReply RedisConnection::Command(const std::vector<std::string>&) {
+  throw core::IoError("Redis " + url_.text + ": built without a Redis client");
+}
+
+RedisReply RedisConnection::CommandOk(const std::vector<std::string>& args) { return Command(args); }
+
+}  // namespace kernelevolve::exec
+
+#endif

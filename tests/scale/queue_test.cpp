@@ -101,6 +101,7 @@ struct Reaper {
 };
 
 TEST(QueueTest, KilledWorkersJobIsReclaimedAndAResumedRunEndsWithExactlyItsBudget) {
+  if (!KE_HAVE_HIREDIS) GTEST_SKIP() << "built without hiredis (libhiredis-dev): no Redis client";
   const fs::path dir = FreshDir("ke_queue_kill");
   RedisServer redis(dir / "redis");
   ASSERT_TRUE(redis.Ready(20)) << "redis-server (scripts/setup.sh installs it) did not start:\n" << redis.Log();
@@ -227,6 +228,7 @@ nlohmann::json ResultOf(exec::RedisConnection& redis, const std::string& stream,
 }
 
 TEST(QueueTest, WorkerRefusesJobsWhoseProblemOrFixtureHashesDoNotMatch) {
+  if (!KE_HAVE_HIREDIS) GTEST_SKIP() << "built without hiredis (libhiredis-dev): no Redis client";
   const fs::path dir = FreshDir("ke_queue_refuse");
   RedisServer redis(dir / "redis");
   ASSERT_TRUE(redis.Ready(20)) << redis.Log();
@@ -260,6 +262,7 @@ TEST(QueueTest, WorkerRefusesJobsWhoseProblemOrFixtureHashesDoNotMatch) {
 }
 
 TEST(QueueTest, AResultPostedTwiceCountsOnce) {
+  if (!KE_HAVE_HIREDIS) GTEST_SKIP() << "built without hiredis (libhiredis-dev): no Redis client";
   const fs::path dir = FreshDir("ke_queue_twice");
   RedisServer redis(dir / "redis");
   ASSERT_TRUE(redis.Ready(20)) << redis.Log();
@@ -311,6 +314,7 @@ TEST(QueueTest, AResultPostedTwiceCountsOnce) {
 }
 
 TEST(QueueTest, BadOrUnreachableQueueExitsTwoWithOneLine) {
+  if (!KE_HAVE_HIREDIS) GTEST_SKIP() << "built without hiredis (libhiredis-dev): no Redis client";
   const fs::path dir = FreshDir("ke_queue_bad");
   const int closed = FreePort();
   struct Case {
