@@ -33,7 +33,8 @@ from . import problem_loader as loader
 from .gpu_checks import compare, fill_poison, same_bits
 from .gpu_timing import Clock, TimingConfig, time_interleaved
 from .protocol import ProblemError, ProtocolError, WorkerError, get_param
-from .candidate_kinds import CandidateLoadError, classify_exception, forget_candidate, load_candidate
+from .candidate_kinds import CandidateLoadError, classify_exception, forget_candidate, load_candidate, own_kernels
+from .kernel_origin import SUSPICIOUS_SOURCE, foreign_kernels, profile_launches
 
 INTERPRET_NOTE = "TRITON_INTERPRET=1 on the CPU: timings say nothing about GPU speed"
 
@@ -225,7 +226,9 @@ class GpuRunner:
         (warmup_seconds, min_time_seconds, min_repetitions, max_repetitions, rounds).
         Returns: {"status", "message", "correct", "checks", "traceback",
         "cuda_error", "samples_us": {"candidate", "candidate_dropin", "eager",
-        "compile"} (those timed), "timing_note"}.
+        "compile"} (those timed), "timing_note", "kernel_origin": {"checked",
+        "own", "allowed", "foreign", "note"} (kernel_origin.py; checked once the
+        outputs are right)}.
         """
         method = "gpu_run"
         self._require_prepared(method)
@@ -241,9 +244,10 @@ class GpuRunner:
         except CandidateLoadError as exc:
             result.update(status=exc.status, message=exc.message, traceback=exc.traceback_text)
             return result
+        own = own_kernels(module, path)
         try:
             with torch.no_grad():
-                self._check_and_time(entry, measure, config, result)
+                self._check_and_time(entry, measure, config, result, own)
         except Exception as exc:  # the candidate's failure, as a status
             status, sticky = classify_exception(exc)
             result.update(status=status, correct=False, cuda_error=sticky, traceback=traceback.format_exc(),
@@ -309,8 +313,34 @@ class GpuRunner:
                             "a result reused from an earlier call")
         return ""
 
+    def _kernel_origin(self, entry: Callable[..., Any], own: tuple[list[str], bool, str]) -> tuple[dict[str, Any], str]:
+        """Profiles one call on seed 0 and checks that every device kernel it ran is
+        the candidate's own or allowed (kernel_origin.py). Returns (the result's
+        "kernel_origin" object, the rejection message or "")."""
+        names, exact, source = own
+        report: dict[str, Any] = {"checked": False, "own": [], "allowed": [], "foreign": [], "note": ""}
+        if SUSPICIOUS_SOURCE.search(source):
+            word = SUSPICIOUS_SOURCE.search(source).group(0)
+            return report, (f"the candidate's source mentions '{word}': a launcher that can tell when it is "
+                            "profiled could dodge the kernel-origin check")
+        if self.device.type != "cuda":
+            report["note"] = "not checked: no CUDA device (TRITON_INTERPRET=1 records no kernels)"
+            return report, ""
+        if not source:
+            report["note"] = "not checked: no source beside the shared object to read the __global__ names from"
+            return report, ""
+        inputs = [t.clone() for t in self.inputs[0]]
+        outs = [torch.empty_like(ref) for ref in self.outputs[0]]
+        launched = profile_launches(lambda: entry(inputs, outs), self.clock.synchronize)
+        verdict = foreign_kernels(launched, names, exact)
+        report.update(checked=True, own=verdict.own, allowed=[f"{r}: {n}" for n, r in verdict.allowed],
+                      foreign=[n for n, _ in verdict.foreign])
+        if not verdict.own and not verdict.foreign:
+            report["note"] = "the call launched none of the candidate's kernels"
+        return report, verdict.reason()
+
     def _check_and_time(self, entry: Callable[..., Any], measure: bool, config: TimingConfig,
-                        result: dict[str, Any]) -> None:
+                        result: dict[str, Any], own: tuple[list[str], bool, str] = ([], True, "")) -> None:
         for k in range(len(self.inputs)):
             checks, cheat = self._check_seed(entry, k, "seed check")
             result["checks"].extend(checks)
@@ -337,6 +367,11 @@ class GpuRunner:
             result.update(status="incorrect", message=(
                 f"{c['output']} {where}: {c['mismatches']} mismatches, max abs error "
                 f"{c['max_abs_error']} (atol {c['atol']}, rtol {c['rtol']}){'; ' + c['note'] if c['note'] else ''}"))
+            return
+        origin, foreign = self._kernel_origin(entry, own)
+        result["kernel_origin"] = origin
+        if foreign:
+            result.update(status="rejected_by_check", message=foreign)
             return
         result["correct"] = True
         if not measure:
