@@ -94,6 +94,9 @@ def test_a_kernel_named_after_a_library_kernel_claims_nothing() -> None:
     assert ko.foreign_kernels([NVJET], [NVJET], exact=True).foreign == [(NVJET, 1)]
     assert ko.foreign_kernels([XMMA], [XMMA], exact=False).foreign == [(XMMA, 1)]
     assert ko.foreign_kernels([SOFTMAX], ["cunn_SoftMaxForward"], exact=False).foreign == [(SOFTMAX, 1)]
+    assert ko.foreign_kernels([GELU], ["vectorized_elementwise_kernel"], exact=False).foreign == [(GELU, 1)]
+    # A namespace that merely ends in "at" is not PyTorch's.
+    assert ko.foreign_kernels(["flat::scale(float*)"], ["scale"], exact=False).foreign == []
 
 
 def test_triton_names_must_match_exactly() -> None:

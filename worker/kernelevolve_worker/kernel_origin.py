@@ -114,7 +114,7 @@ def base_name(kernel: str) -> str:
 # Names that are PyTorch's or a vendor library's whatever the candidate calls its own
 # kernels: a candidate cannot claim cuBLAS's "nvjet_hsh_..." or "sm90_xmma_gemm_..." by
 # naming a @triton.jit function or a __global__ after it.
-LIBRARY_MARKERS = re.compile(r"at::|c10::|\(anonymous namespace\)|cunn_|cudnn|cublas|xmma|nvjet|cutlass|"
+LIBRARY_MARKERS = re.compile(r"(^|[^A-Za-z0-9_])(at|c10)::|\(anonymous namespace\)|cunn_|cudnn|cublas|xmma|nvjet|cutlass|"
                              r"splitKreduce|^sm\d+_|^(ampere|volta|turing|hopper|maxwell|blackwell)_|"
                              r"^Memcpy|^Memset", re.IGNORECASE)
 
