@@ -93,11 +93,13 @@ class GpuRunner:
 
     def hello(self, params: dict[str, Any]) -> dict[str, Any]:
         """{"cuda", "interpret", "device_name", "capability", "sm_count", "l2_bytes",
-        "memory_bytes", "torch_version", "triton_version", "pid"}."""
+        "memory_bytes", "shared_memory_per_block_optin", "shared_memory_per_sm" (bytes; 0
+        when this torch does not report them), "torch_version", "triton_version", "pid"}."""
         result: dict[str, Any] = {"cuda": torch.cuda.is_available(), "interpret": interpret_mode(),
                                   "torch_version": torch.__version__, "pid": os.getpid(),
                                   "device_name": "", "capability": "", "sm_count": 0, "l2_bytes": 0,
-                                  "memory_bytes": 0, "triton_version": ""}
+                                  "memory_bytes": 0, "shared_memory_per_block_optin": 0,
+                                  "shared_memory_per_sm": 0, "triton_version": ""}
         try:
             import triton
             result["triton_version"] = triton.__version__
@@ -107,7 +109,9 @@ class GpuRunner:
             p = torch.cuda.get_device_properties(torch.cuda.current_device())
             result.update(device_name=p.name, capability=f"{p.major}.{p.minor}",
                           sm_count=p.multi_processor_count, l2_bytes=int(p.L2_cache_size),
-                          memory_bytes=int(p.total_memory))
+                          memory_bytes=int(p.total_memory),
+                          shared_memory_per_block_optin=int(getattr(p, "shared_memory_per_block_optin", 0)),
+                          shared_memory_per_sm=int(getattr(p, "shared_memory_per_multiprocessor", 0)))
         elif result["interpret"]:
             result["device_name"] = "cpu (TRITON_INTERPRET=1)"
         return result
