@@ -12,6 +12,7 @@
 #include "cli/gpu_target.h"
 #include "cli/interrupt.h"
 #include "cli/machine_peaks.h"
+#include "cli/llm_setup.h"
 #include "cli/optimize_command.h"
 #include "cli/paths.h"
 #include "cli/search_flags.h"
@@ -67,6 +68,7 @@ OptimizeOptions OptimizeFor(const BenchOptions& b, const fs::path& problem, cons
   o.profile_top = b.profile_top;  // issue 6
   o.profile_timeout_seconds = b.profile_timeout_seconds;
   o.profile_during = b.profile_during;
+  static_cast<LlmFlags&>(o) = b;  // issue 21: the LLM operator's flags, as optimize takes them
   return o;
 }
 
@@ -192,6 +194,7 @@ void AddBenchCommand(CLI::App& app, BenchOptions& o) {
                   "GPU targets: Nsight Compute on up to N nodes per problem as the search expands them, fed to "
                   "the next proposal (~20-60 s each; 0: none, the default; at most 8)")
       ->default_val(0);
+  AddLlmFlags(*cmd, o);  // issue 21
 }
 
 int RunBench(const BenchOptions& options) {
@@ -201,6 +204,7 @@ int RunBench(const BenchOptions& options) {
   ProfileDuringFor(b.profile_during, b.target != "cpu");  // issue 6: refused before any problem runs
   ProfileTopFor(b.profile_top, b.target != "cpu");
   const std::vector<fs::path> problems = SuiteProblems(b.suite_dir);
+  ValidateLlmFlags(OptimizeFor(b, problems.front(), b.out_dir));  // issue 21: models, keys, prompts before any work
   // Issue 6: per-problem sizes (checked against the suite before any work).
   const ProblemSizes sizes = b.sizes_file.empty() ? ProblemSizes{} : LoadProblemSizes(b.sizes_file, problems);
   if (b.out_dir.empty()) b.out_dir = fs::path("runs") / fmt::format("bench-{}", UtcStamp());
@@ -228,6 +232,7 @@ int RunBench(const BenchOptions& options) {
   size_t name_width = 16;  // progress lines align on the suite's longest problem name
   for (const auto& p : problems) name_width = std::max(name_width, p.stem().string().size());
   std::vector<report::BenchEntry> entries;
+  double llm_cost_usd = 0;  // issue 21: the suite's LLM spending so far
   for (size_t i = 0; i < problems.size() && !Interrupted(); ++i) {
     BenchOptions per_problem = b;
     if (auto it = sizes.find(problems[i].stem().string()); it != sizes.end()) {
@@ -235,7 +240,13 @@ int RunBench(const BenchOptions& options) {
     }
     entries.push_back(RunOne(per_problem, problems[i], b.out_dir / problems[i].stem()));
     FillMachineFromResult(machine, entries.back().run_dir / "result.json");
-    if (!b.quiet) fmt::print(stderr, "{}\n", ProgressLine(i, problems.size(), entries.back(), name_width));
+    std::string line = ProgressLine(i, problems.size(), entries.back(), name_width);
+    if (!b.llm.empty()) {
+      const double cost = LlmCostOfRun(entries.back().run_dir / "result.json");
+      llm_cost_usd += cost;
+      line += fmt::format(" | llm ${:.4f}, ${:.4f} so far", cost, llm_cost_usd);
+    }
+    if (!b.quiet) fmt::print(stderr, "{}\n", line);
     const report::BenchTotals totals = report::SummarizeBench(entries);
     report::WriteJsonAtomic(b.out_dir / "bench.json",
                             BenchDocument(b, machine, entries, problems.size(), Interrupted()));

@@ -7,13 +7,17 @@
 #include <string>
 #include <vector>
 
+#include "cli/llm_flags.h"
+
 namespace CLI {
 class App;
 }
 
 namespace kernelevolve::cli {
 
-struct BenchOptions {
+/// Every flag of `bench`; with --llm (LlmFlags, issue 21) the language model writes every
+/// problem's candidates, --max-cost capping each problem's run.
+struct BenchOptions : LlmFlags {
   std::filesystem::path suite_dir;
   std::string target = "cpu";
   int budget = 20;                    // evaluations per problem
@@ -54,7 +58,7 @@ std::vector<std::filesystem::path> SuiteProblems(const std::filesystem::path& di
 /// Runs `kernelevolve optimize` on every problem of the suite in OUT/<problem>/ (its
 /// console summary in OUT/<problem>/summary.txt), never stopping at a problem that fails
 /// to load, is unsupported or makes kernelevolve fail (recorded as such), with one line
-/// per problem on stderr. After each problem OUT/bench.json and OUT/bench.txt are
+/// per problem on stderr (with --llm: that problem's LLM cost and the suite's so far). After each problem OUT/bench.json and OUT/bench.txt are
 /// rewritten, so Ctrl-C (which stops the problem in flight as optimize does) leaves
 /// every finished problem recorded. Prints the table on stdout. Returns 0 when the suite
 /// ran (whatever each problem's outcome), 2 on bad input, 128 + signal when interrupted.

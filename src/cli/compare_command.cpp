@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "cli/llm_setup.h"
 #include "cli/optimize_command.h"
 #include "cli/run_config.h"
 #include "core/error.h"
@@ -54,6 +55,7 @@ OptimizeOptions OptimizeFor(const CompareOptions& c, const fs::path& problem,
   o.out_dir = out;
   o.quiet = true;
   o.no_kb = true;  // a run must not warm-start from another policy's kernels
+  static_cast<LlmFlags&>(o) = c;  // issue 21: the LLM operator's flags, as optimize takes them
   return o;
 }
 
@@ -118,6 +120,7 @@ void AddCompareCommand(CLI::App& app, CompareOptions& o) {
   cmd->add_option("--out", o.out_dir, "output folder (default runs/compare-<UTC time>)");
   cmd->add_option("--cache-dir", o.cache_dir, "build cache (default ~/.cache/kernelevolve)");
   cmd->add_flag("--quiet", o.quiet, "no line per run");
+  AddLlmFlags(*cmd, o);  // issue 21
   cmd->footer(
       "A problem that fails to load is an error row; the geomeans cover the problems that loaded,\n"
       "a run without a correct kernel counted as 1.0 (the reference stays the answer).\n"
@@ -221,6 +224,7 @@ int RunCompare(const CompareOptions& options) {
   for (const auto& policy : o.policies) {
     OptimizeOptions check = OptimizeFor(o, o.problems.front(), policy, o.out_dir);
     ValidateSearchFlags(check);  // unknown policy: fail before the first run
+    ValidateLlmFlags(check);     // issue 21: models, keys, prompts
   }
   EnsureCacheDir(o.cache_dir);  // an unusable --cache-dir fails before any run
   bool earlier_compare = fs::exists(o.out_dir / "compare.json");
@@ -238,6 +242,7 @@ int RunCompare(const CompareOptions& options) {
   if (ec) throw core::InvalidInputError(fmt::format("--out {}: cannot create it: {}", o.out_dir.string(), ec.message()));
   std::vector<CompareCell> cells;
   int status = 0;
+  double llm_cost_usd = 0;  // issue 21: the comparison's LLM spending so far
   for (size_t i = 0; i < o.problems.size() && status == 0; ++i) {
     std::string load_error;  // set when the problem failed to load: its other policies are skipped
     for (const auto& policy : o.policies) {
@@ -265,10 +270,16 @@ int RunCompare(const CompareOptions& options) {
         fmt::print(stderr, "compare: {} with {}: {}\n", names[i], policy, cell.error);
         if (cell.evaluations == 0) load_error = cell.error;
       } else if (!o.quiet) {
-        fmt::print(stderr, "{:<14} {:<13} best {:>6}  {} evaluations, {:.0f} s, stopped by {}\n",
+        std::string llm;
+        if (!o.llm.empty()) {
+          const double cost = LlmCostOfRun(cell.run_dir / "result.json");
+          llm_cost_usd += cost;
+          llm = fmt::format(" | llm ${:.4f}, ${:.4f} so far", cost, llm_cost_usd);
+        }
+        fmt::print(stderr, "{:<14} {:<13} best {:>6}  {} evaluations, {:.0f} s, stopped by {}{}\n",
                    cell.problem, policy,
                    cell.best_speedup > 0 ? fmt::format("{:.2f}x", cell.best_speedup) : "-",
-                   cell.evaluations, cell.elapsed_seconds, cell.stop_reason);
+                   cell.evaluations, cell.elapsed_seconds, cell.stop_reason, llm);
       }
       cells.push_back(cell);
       if (status != 0) break;

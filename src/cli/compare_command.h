@@ -9,13 +9,17 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/llm_flags.h"
+
 namespace CLI {
 class App;
 }
 
 namespace kernelevolve::cli {
 
-struct CompareOptions {
+/// Every flag of `compare`; with --llm (LlmFlags, issue 21) the language model writes the
+/// candidates of every (problem, policy) run, --max-cost capping each run.
+struct CompareOptions : LlmFlags {
   std::vector<std::filesystem::path> problems;  // --problems P1.py P2.py ...
   std::vector<std::string> policies;            // --policies a,b,c (default: all five)
   int budget = 20;                              // evaluations per (problem, policy) run

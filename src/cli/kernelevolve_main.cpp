@@ -76,15 +76,7 @@ void AddOptimize(CLI::App& app, OptimizeOptions& o) {
   cmd->add_option("--context", o.context, "what a new candidate sees: inherit | siblings | both | clean")->default_val("both");
   cmd->add_option("--clean-slate-after", o.clean_slate_after, "fresh draft after N evaluations without improvement (0: auto, -1: never)")->default_val(0);
   cmd->add_option("--timing-isolation", o.timing_isolation, "exclusive (no compile during a timed run) | runs-only")->default_val("exclusive");
-  // LLM operator (issue 7; docs/llm.md).
-  cmd->add_option("--llm", o.llm, "PROVIDER:MODEL writes the candidates (openai:..., anthropic:...; repeatable)");
-  cmd->add_option("--llm-base-url", o.llm_base_urls, "server URL (vLLM, Ollama, proxy), or PROVIDER=URL (repeatable)");
-  cmd->add_option("--max-cost", o.max_cost_usd, "US dollars the run's LLM calls may cost at most (0: no cap)")->default_val(0);
-  cmd->add_option("--llm-timeout", o.llm_timeout_seconds, "seconds one HTTP attempt may take")->default_val(300);
-  cmd->add_option("--llm-retries", o.llm_retries, "HTTP attempts per LLM call (429, 5xx, timeouts)")->default_val(6);
-  cmd->add_option("--llm-max-tokens", o.llm_max_tokens, "output tokens per LLM call at most")->default_val(8192);
-  cmd->add_option("--llm-prices", o.llm_prices, "price table (default config/llm_prices.json)");
-  cmd->add_option("--llm-prompts", o.llm_prompts, "prompt template folder (default prompts/v1)");
+  AddLlmFlags(*cmd, o);  // LLM operator (issues 7, 21; docs/llm.md)
 }
 
 }  // namespace

@@ -4,10 +4,13 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 
 #include "core/error.h"
+#include "eval/fixture_manifest.h"
 #include "operators/llm/price_table.h"
 #include "operators/llm/prompt_builder.h"
+#include "operators/llm/target_protocol.h"
 
 namespace kernelevolve::cli {
 namespace {
@@ -71,10 +74,10 @@ void ValidateLlmFlags(const OptimizeOptions& o) {
   if (o.llm.empty()) {
     // A cap or a server without a model is a misunderstanding worth stopping for; a
     // price file or prompt folder without a model is harmless and ignored.
-    if (!o.llm_base_urls.empty() || o.max_cost_usd != 0) {
+    if (!o.llm_base_urls.empty() || o.max_cost_usd != 0 || o.llm_temperature >= 0) {
       throw core::InvalidInputError(
-          "--llm-base-url and --max-cost need --llm PROVIDER:MODEL (without --llm the offline "
-          "template operator writes the candidates and nothing costs money)");
+          "--llm-base-url, --max-cost and --llm-temperature need --llm PROVIDER:MODEL (without --llm the "
+          "offline template operator writes the candidates and nothing costs money)");
     }
     return;
   }
@@ -82,6 +85,10 @@ void ValidateLlmFlags(const OptimizeOptions& o) {
   if (o.llm_timeout_seconds <= 0) throw core::InvalidInputError("--llm-timeout must be positive (seconds per HTTP attempt)");
   if (o.llm_retries < 1) throw core::InvalidInputError("--llm-retries must be at least 1 (attempts per call)");
   if (o.llm_max_tokens < 1) throw core::InvalidInputError("--llm-max-tokens must be at least 1");
+  if (o.llm_temperature > 2) {
+    throw core::InvalidInputError("--llm-temperature must be between 0 and 2 (OpenAI's and Anthropic's range)");
+  }
+  const llm::TargetProtocol& protocol = llm::ProtocolFor(o.target);
   llm::PriceTable prices = LoadPrices(o);
   auto providers = MakeProviders(o);
   if (o.max_cost_usd > 0) {
@@ -93,20 +100,48 @@ void ValidateLlmFlags(const OptimizeOptions& o) {
       }
     }
   }
-  llm::PromptLibrary::Load(o.llm_prompts.empty() ? llm::DefaultPromptDir() : o.llm_prompts);
+  llm::PromptLibrary::Load(o.llm_prompts.empty() ? llm::DefaultPromptDir() : o.llm_prompts).AbiTemplate(protocol);
+}
+
+std::string PromptHardware(const OptimizeOptions& o, const core::MachineContext& machine,
+                           platforms::triton::TritonPlatform* gpu) {
+  if (!gpu) {
+    return llm::DescribeHardware(machine.cpu_model, machine.logical_cores, o.threads, machine.copy_bandwidth_gbps,
+                                 machine.peak_gflops);
+  }
+  const platforms::triton::GpuDeviceInfo& d = gpu->Device();
+  llm::GpuFacts g;
+  g.device_name = d.device_name;
+  g.capability = d.capability;
+  g.interpret = d.interpret && !d.cuda;
+  g.sm_count = d.sm_count;
+  g.l2_bytes = d.l2_bytes;
+  g.memory_bytes = d.memory_bytes;
+  g.shared_memory_per_block_optin = d.shared_memory_per_block_optin;
+  g.shared_memory_per_sm = d.shared_memory_per_sm;
+  g.copy_bandwidth_gbps = machine.copy_bandwidth_gbps;
+  if (d.cuda) g.matmul_tflops = gpu->MatmulPeakTflops();  // cached by PrepareGpuRun
+  return llm::DescribeGpu(g);
 }
 
 std::unique_ptr<llm::LlmOperator> MakeLlmOperator(const OptimizeOptions& o, store::Store& store, int64_t run_id,
                                                   const knowledge::KnowledgeBase* kb,
-                                                  const core::MachineContext& machine) {
+                                                  const core::MachineContext& machine, const core::Problem& problem,
+                                                  platforms::triton::TritonPlatform* gpu) {
   llm::LlmOperatorOptions lo;
   lo.providers = MakeProviders(o);
   lo.prices = LoadPrices(o);
   lo.max_cost_usd = o.max_cost_usd;
   lo.retry.max_attempts = o.llm_retries;
   lo.max_tokens = o.llm_max_tokens;
+  lo.temperature = o.llm_temperature;
   lo.prompt_dir = o.llm_prompts;
-  lo.hardware = llm::DescribeHardware(machine.cpu_model, machine.logical_cores, o.threads);
+  lo.hardware = PromptHardware(o, machine, gpu);
+  lo.target = o.target;
+  try {  // the problem's own TOLERANCE; the defaults stand when the manifest cannot be read
+    lo.tolerance_overrides = eval::ReadFixtureManifest(problem.fixtures_dir / "manifest.json").tolerance_overrides;
+  } catch (const std::exception&) {
+  }
   lo.seed = o.seed;
   return std::make_unique<llm::LlmOperator>(std::move(lo), store, run_id, kb);
 }
@@ -127,6 +162,18 @@ nlohmann::json LlmResultJson(const llm::LlmOperator& op, const OptimizeOptions& 
           {"cost_cap_reached", l.cap_reached()},
           {"cost_cap_message", op.cap_message()},
           {"ledger", "llm_calls table of kernelevolve.db"}};
+}
+
+double LlmCostOfRun(const std::filesystem::path& result_json) {
+  std::ifstream in(result_json);
+  const nlohmann::json r = in ? nlohmann::json::parse(in, nullptr, false) : nlohmann::json();
+  if (!r.is_object() || !r.contains("llm") || !r["llm"].is_object()) return 0;
+  const nlohmann::json& cost = r["llm"].value("cost_usd", nlohmann::json(0.0));
+  return cost.is_number() ? cost.get<double>() : 0.0;
+}
+
+std::string LlmProgressField(const llm::LlmOperator& op) {
+  return fmt::format("llm ${:.4f} ({} call{})", op.ledger().spent_usd(), op.calls(), op.calls() == 1 ? "" : "s");
 }
 
 std::string LlmCostLine(const llm::LlmOperator& op) {

@@ -62,7 +62,7 @@ int RunOptimize(const OptimizeOptions& options_in) {
   // the offline template operator does.
   operators::TemplateOperator template_op(o.target, s.machine.isa.FloatLanes());
   std::unique_ptr<operators::llm::LlmOperator> llm_op;
-  if (!o.llm.empty()) llm_op = MakeLlmOperator(o, store, run_id, nullptr, s.machine);
+  if (!o.llm.empty()) llm_op = MakeLlmOperator(o, store, run_id, nullptr, s.machine, problem, gpu.get());
   operators::UniversalOperator& op = llm_op ? static_cast<operators::UniversalOperator&>(*llm_op) : template_op;
   if (auto why = op.Unsupported(problem)) {
     s.status = "no_correct_candidate";
@@ -100,6 +100,7 @@ int RunOptimize(const OptimizeOptions& options_in) {
   sopts.seed_candidates = knowledge.plan.seeds;
   sopts.experiences = knowledge.plan.notes;
   report::ConsoleProgress progress(o.budget, o.time_limit_seconds);
+  if (llm_op) progress.SetExtraField([&llm_op] { return LlmProgressField(*llm_op); });  // issue 21: cost so far
   search::SearchObserver* observer = o.quiet ? nullptr : &progress;
   std::unique_ptr<LlmObserver> llm_observer;
   if (llm_op) {

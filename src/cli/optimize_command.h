@@ -7,9 +7,12 @@
 #include <string>
 #include <vector>
 
+#include "cli/llm_flags.h"
+
 namespace kernelevolve::cli {
 
-struct OptimizeOptions {
+/// Every flag of `optimize`; the LLM operator's come from LlmFlags (cli/llm_flags.h).
+struct OptimizeOptions : LlmFlags {
   std::filesystem::path problem_path;
   std::string target = "cpu";
   std::string nvcc;                   // --nvcc for --target cuda; "": $CUDACXX, else nvcc on PATH
@@ -50,15 +53,6 @@ struct OptimizeOptions {
   double profile_timeout_seconds = 240;  // --profile-timeout: ncu wall-clock limit per candidate
   int profile_during = -1;            // --profile-during: ncu on nodes being expanded, steering their children;
                                       //   -1: 1 on GPU targets, 0 on cpu (issue 6; cli/gpu_profiling.h)
-  // LLM operator (issue 7; docs/llm.md). Empty `llm`: the template operator.
-  std::vector<std::string> llm;             // --llm PROVIDER:MODEL, repeatable (a bandit picks)
-  std::vector<std::string> llm_base_urls;   // --llm-base-url URL or PROVIDER=URL
-  double max_cost_usd = 0;                  // --max-cost USD for the run's LLM calls; 0: no cap
-  double llm_timeout_seconds = 300;         // --llm-timeout: one HTTP attempt, whole transfer
-  int llm_retries = 6;                      // --llm-retries: HTTP attempts per call
-  int llm_max_tokens = 8192;                // --llm-max-tokens: output tokens per call
-  std::filesystem::path llm_prices;         // --llm-prices; default config/llm_prices.json
-  std::filesystem::path llm_prompts;        // --llm-prompts; default prompts/v1
   // Evaluation queue (issue 22; docs/scale.md). Empty `queue`: evaluate on this machine.
   std::string queue;                  // --queue redis://HOST:PORT[/DB]: candidates go to `kernelevolve worker`s
   double queue_timeout_seconds = 3600;  // --queue-timeout: one job's wait for a result at most

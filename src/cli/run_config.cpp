@@ -114,6 +114,7 @@ nlohmann::json OptionsToConfig(const OptimizeOptions& o,
           {"llm_timeout_seconds", o.llm_timeout_seconds},
           {"llm_retries", o.llm_retries},
           {"llm_max_tokens", o.llm_max_tokens},
+          {"llm_temperature", o.llm_temperature},
           {"llm_prices", Absolute(o.llm_prices)},
           {"llm_prompts", Absolute(o.llm_prompts)}};
 }
@@ -170,6 +171,7 @@ OptimizeOptions OptionsFromRun(const store::RunRecord& run) {
     o.llm_timeout_seconds = c.value("llm_timeout_seconds", 300.0);
     o.llm_retries = c.value("llm_retries", 6);
     o.llm_max_tokens = c.value("llm_max_tokens", 8192);
+    o.llm_temperature = c.value("llm_temperature", -1.0);
     o.llm_prices = c.value("llm_prices", std::string());
     o.llm_prompts = c.value("llm_prompts", std::string());
   } catch (const nlohmann::json::exception& e) {

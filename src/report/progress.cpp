@@ -43,6 +43,9 @@ void ConsoleProgress::OnEvaluated(const search::Node& node, const search::Tree& 
   }
   std::string line = fmt::format("[{:>3}/{}] best {} | {:.2f} eval/s | ~{:.0f} s left | node {}: {}",
                                  done, budget_, best, rate, left, node.id, last);
+  if (extra_) {
+    if (std::string field = extra_(); !field.empty()) line += " | " + field;
+  }
   if (tty_) {
     fmt::print(out_, "\r\033[K{}", line);
     line_open_ = true;

@@ -68,11 +68,12 @@ class LlmSearchTest : public ::testing::Test {
     int exit_code = -1;
     std::string out, err;
   };
-  Result Optimize(const std::string& env, const std::string& args) {
+  /// `kb`: the knowledge flag ("--no-kb", or "--kb PATH" for retrieval).
+  Result Optimize(const std::string& env, const std::string& args, const std::string& kb = "--no-kb") {
     const std::string cmd = fmt::format(
-        "cd '{}' && env {} '{}' optimize {} --out '{}' --cache-dir '{}' --no-kb --quiet --seeds 1 "
+        "cd '{}' && env {} '{}' optimize {} --out '{}' --cache-dir '{}' {} --quiet --seeds 1 "
         "--min-time 0.02 --confirm-rounds 0 --set batch_size=4 --set dim=1024 --llm-prices '{}' >'{}' 2>'{}'",
-        KE_SOURCE_DIR, env, KE_BINARY_PATH, args, (dir_ / "run").string(), (dir_ / "cache").string(),
+        KE_SOURCE_DIR, env, KE_BINARY_PATH, args, (dir_ / "run").string(), (dir_ / "cache").string(), kb,
         prices_.string(), (dir_ / "out.txt").string(), (dir_ / "err.txt").string());
     const int status = std::system(cmd.c_str());
     Result r;
@@ -149,7 +150,7 @@ TEST_F(LlmSearchTest, OpenAiProtocolSurvivesA429StormAndAHungConnection) {
   EXPECT_EQ(Query(Db(), "SELECT COUNT(*) FROM nodes WHERE operator = 'llm:openai:test-model'")[0][0], "4");
   auto prompt = Query(Db(), "SELECT prompt_text, prompt_version FROM llm_calls ORDER BY id DESC LIMIT 1");
   EXPECT_NE(prompt[0][0].find("# The kernel to improve"), std::string::npos);
-  EXPECT_EQ(prompt[0][1], "v1");
+  EXPECT_EQ(prompt[0][1], "v2");
   ExpectLedgerMatches(server);
 }
 
@@ -206,6 +207,49 @@ TEST_F(LlmSearchTest, WritesKernelsForAProblemFileOfItsOwn) {
                                                  "--llm-base-url {}",
                                                  problem, server.BaseUrl())));
   EXPECT_EQ(Query(Db(), "SELECT COUNT(*) FROM evaluations WHERE status = 'ok' AND correct = 1")[0][0], "2");
+  ExpectLedgerMatches(server);
+}
+
+// Issue 21: the Triton protocol. The prompt asks for a Python module with @triton.jit
+// kernels (system message, ABI section with its example, ```python fence), retrieval
+// runs on the triton platform, and the fake server's Triton answer (kernels/relu.py,
+// picked by the language the prompt asks for) is evaluated under TRITON_INTERPRET=1 and
+// ends ok.
+TEST_F(LlmSearchTest, TritonProtocolEndsOkUnderTheInterpreter) {
+  testing_llm::FakeLlmServer server(AlwaysOk(), dir_ / "server");
+  const Result r = Optimize("TRITON_INTERPRET=1 OPENAI_API_KEY=test-key",
+                            fmt::format("problems/level1/relu.py --target triton --budget 2 --drafts 2 "
+                                        "--profile-top 0 --profile-during 0 --llm openai:test-model "
+                                        "--llm-base-url {} --llm-temperature 0.2",
+                                        server.BaseUrl()),
+                            fmt::format("--kb '{}'", (dir_ / "kb.db").string()));
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const json result = ResultJson();
+  EXPECT_EQ(result["status"], "ok") << result.dump(2);
+  EXPECT_EQ(Query(Db(), "SELECT COUNT(*) FROM evaluations WHERE status = 'ok' AND correct = 1")[0][0], "2");
+  EXPECT_TRUE(fs::exists(dir_ / "run" / "best_kernel.py"));
+  EXPECT_NE(ReadFile(dir_ / "run" / "best_kernel.py").find("@triton.jit"), std::string::npos);
+  const auto prompts = Query(Db(), "SELECT prompt_text, outcome FROM llm_calls ORDER BY id");
+  ASSERT_GE(prompts.size(), 2u);
+  for (const auto& row : prompts) {
+    const std::string& p = row[0];
+    EXPECT_EQ(row[1], "ok");
+    EXPECT_NE(p.find("fast, correct Triton kernels for\nNVIDIA GPUs"), std::string::npos) << p.substr(0, 400);
+    EXPECT_NE(p.find("def kernelevolve_entry(inputs, outputs)"), std::string::npos);
+    EXPECT_NE(p.find("def _relu(x_ptr, y_ptr, n, BLOCK: tl.constexpr)"), std::string::npos);  // the ABI example
+    EXPECT_NE(p.find("one fenced ```python block"), std::string::npos);
+    EXPECT_NE(p.find("per call on the GPU"), std::string::npos);
+    EXPECT_NE(p.find("float32: |out - ref| <= atol 0.0001 + rtol 0.0001 x |ref|"), std::string::npos);
+    EXPECT_NE(p.find("TRITON_INTERPRET=1"), std::string::npos);  // the hardware section says so
+    EXPECT_EQ(p.find("x86-64 CPUs"), std::string::npos);
+    EXPECT_EQ(p.find("extern \"C\""), std::string::npos);
+    // Retrieval on the triton platform: passages, none from a CPU-only document.
+    EXPECT_NE(p.find("# Notes from the knowledge base"), std::string::npos);
+    EXPECT_EQ(p.find("(hardware/cpu-x86/"), std::string::npos);
+    EXPECT_EQ(p.find("(guidance/threading-openmp-pitfalls.md)"), std::string::npos);
+    EXPECT_EQ(p.find("(guidance/vectorization.md)"), std::string::npos);
+  }
+  EXPECT_NE(prompts[0][0].find("[user]"), std::string::npos);
   ExpectLedgerMatches(server);
 }
 

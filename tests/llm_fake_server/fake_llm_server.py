@@ -14,7 +14,9 @@ internet. Misbehaviour is scripted per test in a scenario file:
 Requests take the script's entries in arrival order (both endpoints share one counter);
 once it is used up, every request gets `default`. Actions:
 
-    ok          200 with a recorded kernel (kernels/<problem>.cpp, or "kernel": NAME)
+    ok          200 with a recorded kernel (kernels/<problem>.cpp, or "kernel": NAME), in
+                the language the system message asks for: .py (Triton), .cu (CUDA C++)
+                or .cpp
     edit        200 with a SEARCH/REPLACE edit of the parent (a comment line), or ok
     no_code     200 whose text holds no code (the client's parser must reject it)
     status      an error response: "code" (401, 403, 404, 429, 500, 503, 529, ...),
@@ -114,24 +116,38 @@ def prompt_text(protocol, body):
     return "\n".join(parts)
 
 
+# The kernel language a prompt asks for, from its system message (prompts/v2/system.md:
+# "fast, correct <language> kernels"): (file extension, fence tag, comment marker).
+LANGUAGES = {"Triton": (".py", "python", "#"), "CUDA C++": (".cu", "cuda", "//"), "C++": (".cpp", "cpp", "//")}
+
+
+def prompt_language(prompt):
+    for language in ("Triton", "CUDA C++", "C++"):
+        if "fast, correct %s kernels" % language in prompt:
+            return LANGUAGES[language]
+    return LANGUAGES["C++"]
+
+
 def answer_text(step, prompt, n, kernels_dir):
     action = step.get("action", "ok")
+    ext, fence, comment = prompt_language(prompt)
     if action == "no_code":
         return "I would use AVX2 intrinsics here, but I will not write the code now."
     if action == "edit" and "# The kernel to improve" in prompt:
-        return ("Adds a marker comment to the parent kernel.\n\n<<<<<<< SEARCH\n#include <dlpack/dlpack.h>\n"
-                "=======\n#include <dlpack/dlpack.h>\n// edited by fake-server response %d\n>>>>>>> REPLACE\n" % n)
+        anchor = "import triton\n" if ext == ".py" else "#include <dlpack/dlpack.h>\n"
+        return ("Adds a marker comment to the parent kernel.\n\n<<<<<<< SEARCH\n%s=======\n%s%s edited by "
+                "fake-server response %d\n>>>>>>> REPLACE\n" % (anchor, anchor, comment, n))
     name = step.get("kernel")
     if not name:
         match = re.search(r"^# The problem: (\S+)", prompt, re.M)
         name = match.group(1) if match else "unknown"
-    path = os.path.join(kernels_dir, name + ".cpp")
+    path = os.path.join(kernels_dir, name + ext)
     if not os.path.exists(path):
         return "I have no recorded kernel for problem %s." % name
     with open(path) as f:
         code = f.read()
-    code = code.rstrip("\n") + "\n// fake-server response %d\n" % n  # each answer is a new kernel
-    return "Recorded kernel %s: one pass over the tensor with OpenMP.\n\n```cpp\n%s```\n" % (name, code)
+    code = code.rstrip("\n") + "\n%s fake-server response %d\n" % (comment, n)  # each answer is a new kernel
+    return "Recorded kernel %s: one pass over the tensor.\n\n```%s\n%s```\n" % (name, fence, code)
 
 
 def success_body(protocol, model, text, input_tokens, output_tokens, n):

@@ -53,7 +53,7 @@ TEST(LlmPrompt, DraftPromptCarriesTheAbiTheTensorsAndTheReference) {
   in.context = &c;
   in.hardware = DescribeHardware("Test CPU 9000", 8, 2);
   Prompt prompt = BuildPrompt(lib, in);
-  EXPECT_EQ(prompt.version, "v1");
+  EXPECT_EQ(prompt.version, "v2");
   EXPECT_NE(prompt.system.find("SEARCH"), std::string::npos);
   const std::string& u = prompt.user;
   EXPECT_NE(u.find("extern \"C\" int kernelevolve_entry(const DLTensor* inputs, int32_t num_inputs,"), std::string::npos);

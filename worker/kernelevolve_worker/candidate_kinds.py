@@ -5,12 +5,13 @@ callable; the runner checks and times either the same way."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, Callable
 
-from . import cuda_candidate, triton_candidate
+from . import cuda_candidate, kernel_origin, triton_candidate
 from .triton_candidate import CandidateLoadError
 
-__all__ = ["CandidateLoadError", "classify_exception", "forget_candidate", "load_candidate"]
+__all__ = ["CandidateLoadError", "classify_exception", "forget_candidate", "load_candidate", "own_kernels"]
 
 
 def load_candidate(path: str) -> tuple[Any, Callable[..., Any]]:
@@ -35,3 +36,23 @@ def classify_exception(exc: BaseException) -> tuple[str, bool]:
     if isinstance(exc, cuda_candidate.EntryError):
         return exc.status, exc.sticky
     return triton_candidate.classify_exception(exc)
+
+
+def own_kernels(handle: Any, path: str) -> tuple[list[str], bool, str]:
+    """The candidate's own kernel names for the kernel-origin check (kernel_origin.py):
+    (names, exact, source). A Triton module's ``@triton.jit`` functions (exact names);
+    a CUDA object's ``__global__`` functions read from the ``.cu`` source that the
+    builder keeps beside the ``.so`` (platforms::CompileCached). ``source`` is the text
+    the names came from ("" when a CUDA object has no source beside it: names empty)."""
+    if isinstance(handle, cuda_candidate.CudaCandidate):
+        source_path = Path(path).with_suffix(".cu")
+        try:
+            source = source_path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return [], False, ""
+        return kernel_origin.cuda_kernel_names(source), False, source
+    try:
+        source = Path(path).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        source = ""
+    return kernel_origin.triton_kernel_names(handle), True, source

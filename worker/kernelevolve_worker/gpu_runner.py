@@ -33,7 +33,8 @@ from . import problem_loader as loader
 from .gpu_checks import compare, fill_poison, same_bits
 from .gpu_timing import Clock, TimingConfig, time_interleaved
 from .protocol import ProblemError, ProtocolError, WorkerError, get_param
-from .candidate_kinds import CandidateLoadError, classify_exception, forget_candidate, load_candidate
+from .candidate_kinds import CandidateLoadError, classify_exception, forget_candidate, load_candidate, own_kernels
+from .kernel_origin import SUSPICIOUS_SOURCE, foreign_kernels, profile_launches
 
 INTERPRET_NOTE = "TRITON_INTERPRET=1 on the CPU: timings say nothing about GPU speed"
 
@@ -92,11 +93,13 @@ class GpuRunner:
 
     def hello(self, params: dict[str, Any]) -> dict[str, Any]:
         """{"cuda", "interpret", "device_name", "capability", "sm_count", "l2_bytes",
-        "memory_bytes", "torch_version", "triton_version", "pid"}."""
+        "memory_bytes", "shared_memory_per_block_optin", "shared_memory_per_sm" (bytes; 0
+        when this torch does not report them), "torch_version", "triton_version", "pid"}."""
         result: dict[str, Any] = {"cuda": torch.cuda.is_available(), "interpret": interpret_mode(),
                                   "torch_version": torch.__version__, "pid": os.getpid(),
                                   "device_name": "", "capability": "", "sm_count": 0, "l2_bytes": 0,
-                                  "memory_bytes": 0, "triton_version": ""}
+                                  "memory_bytes": 0, "shared_memory_per_block_optin": 0,
+                                  "shared_memory_per_sm": 0, "triton_version": ""}
         try:
             import triton
             result["triton_version"] = triton.__version__
@@ -106,7 +109,9 @@ class GpuRunner:
             p = torch.cuda.get_device_properties(torch.cuda.current_device())
             result.update(device_name=p.name, capability=f"{p.major}.{p.minor}",
                           sm_count=p.multi_processor_count, l2_bytes=int(p.L2_cache_size),
-                          memory_bytes=int(p.total_memory))
+                          memory_bytes=int(p.total_memory),
+                          shared_memory_per_block_optin=int(getattr(p, "shared_memory_per_block_optin", 0)),
+                          shared_memory_per_sm=int(getattr(p, "shared_memory_per_multiprocessor", 0)))
         elif result["interpret"]:
             result["device_name"] = "cpu (TRITON_INTERPRET=1)"
         return result
@@ -225,7 +230,9 @@ class GpuRunner:
         (warmup_seconds, min_time_seconds, min_repetitions, max_repetitions, rounds).
         Returns: {"status", "message", "correct", "checks", "traceback",
         "cuda_error", "samples_us": {"candidate", "candidate_dropin", "eager",
-        "compile"} (those timed), "timing_note"}.
+        "compile"} (those timed), "timing_note", "kernel_origin": {"checked",
+        "own", "allowed", "foreign", "note"} (kernel_origin.py; checked once the
+        outputs are right)}.
         """
         method = "gpu_run"
         self._require_prepared(method)
@@ -241,9 +248,10 @@ class GpuRunner:
         except CandidateLoadError as exc:
             result.update(status=exc.status, message=exc.message, traceback=exc.traceback_text)
             return result
+        own = own_kernels(module, path)
         try:
             with torch.no_grad():
-                self._check_and_time(entry, measure, config, result)
+                self._check_and_time(entry, measure, config, result, own)
         except Exception as exc:  # the candidate's failure, as a status
             status, sticky = classify_exception(exc)
             result.update(status=status, correct=False, cuda_error=sticky, traceback=traceback.format_exc(),
@@ -309,8 +317,34 @@ class GpuRunner:
                             "a result reused from an earlier call")
         return ""
 
+    def _kernel_origin(self, entry: Callable[..., Any], own: tuple[list[str], bool, str]) -> tuple[dict[str, Any], str]:
+        """Profiles one call on seed 0 and checks that every device kernel it ran is
+        the candidate's own or allowed (kernel_origin.py). Returns (the result's
+        "kernel_origin" object, the rejection message or "")."""
+        names, exact, source = own
+        report: dict[str, Any] = {"checked": False, "own": [], "allowed": [], "foreign": [], "note": ""}
+        if SUSPICIOUS_SOURCE.search(source):
+            word = SUSPICIOUS_SOURCE.search(source).group(0)
+            return report, (f"the candidate's source mentions '{word}': a launcher that can tell when it is "
+                            "profiled could dodge the kernel-origin check")
+        if self.device.type != "cuda":
+            report["note"] = "not checked: no CUDA device (TRITON_INTERPRET=1 records no kernels)"
+            return report, ""
+        if not source:
+            report["note"] = "not checked: no source beside the shared object to read the __global__ names from"
+            return report, ""
+        inputs = [t.clone() for t in self.inputs[0]]
+        outs = [torch.empty_like(ref) for ref in self.outputs[0]]
+        launched = profile_launches(lambda: entry(inputs, outs), self.clock.synchronize)
+        verdict = foreign_kernels(launched, names, exact)
+        report.update(checked=True, own=verdict.own, allowed=[f"{r}: {n}" for n, r in verdict.allowed],
+                      foreign=[n for n, _ in verdict.foreign])
+        if not verdict.own and not verdict.foreign:
+            report["note"] = "the call launched none of the candidate's kernels"
+        return report, verdict.reason()
+
     def _check_and_time(self, entry: Callable[..., Any], measure: bool, config: TimingConfig,
-                        result: dict[str, Any]) -> None:
+                        result: dict[str, Any], own: tuple[list[str], bool, str] = ([], True, "")) -> None:
         for k in range(len(self.inputs)):
             checks, cheat = self._check_seed(entry, k, "seed check")
             result["checks"].extend(checks)
@@ -337,6 +371,11 @@ class GpuRunner:
             result.update(status="incorrect", message=(
                 f"{c['output']} {where}: {c['mismatches']} mismatches, max abs error "
                 f"{c['max_abs_error']} (atol {c['atol']}, rtol {c['rtol']}){'; ' + c['note'] if c['note'] else ''}"))
+            return
+        origin, foreign = self._kernel_origin(entry, own)
+        result["kernel_origin"] = origin
+        if foreign:
+            result.update(status="rejected_by_check", message=foreign)
             return
         result["correct"] = True
         if not measure:

@@ -33,8 +33,10 @@ LlmOperator::LlmOperator(LlmOperatorOptions options, store::Store& store, int64_
                          const knowledge::KnowledgeBase* kb)
     : options_(std::move(options)), store_(store), run_id_(run_id), kb_(kb),
       prompts_(PromptLibrary::Load(options_.prompt_dir.empty() ? DefaultPromptDir() : options_.prompt_dir)),
+      protocol_(ProtocolFor(options_.target)),
       ledger_(options_.max_cost_usd), bandit_(ArmIds(RequireProviders(options_))), rng_(options_.seed) {
   if (!options_.sleep) options_.sleep = RealSleep;
+  prompts_.AbiTemplate(protocol_);  // a folder without this target's ABI fails now, not at the first call
   for (const auto& p : options_.providers) {
     std::optional<ModelPrice> price = options_.prices.Find(p->Id());
     if (!price && options_.max_cost_usd > 0) {
@@ -97,7 +99,8 @@ std::vector<knowledge::Passage> LlmOperator::Retrieve(const OperatorContext& con
   knowledge::RetrievalQuery q;
   q.text = context.problem->name + " kernel " + diagnosis.headline;
   for (const core::OpNode* call : context.problem->graph.Calls()) q.text += " " + call->target;
-  q.platform = "cpu";
+  if (protocol_.target != "cpu") q.text += " " + protocol_.target + " gpu";
+  q.platform = protocol_.target;
   q.phase = context.parent && !context.clean_slate ? diagnosis.phase : "draft";
   q.bottleneck = diagnosis.bottleneck;
   q.k = deep ? 2 * options_.retrieve_k : options_.retrieve_k;
@@ -117,6 +120,8 @@ std::optional<core::Candidate> LlmOperator::ProposeOne(const OperatorContext& co
   PromptInputs inputs;
   inputs.context = &context;
   inputs.hardware = options_.hardware;
+  inputs.protocol = &protocol_;
+  inputs.tolerance_overrides = options_.tolerance_overrides;
   if (has_parent) inputs.diagnosis = Diagnose(*context.parent, *context.problem);
   inputs.passages = Retrieve(context, inputs.diagnosis, deep);
   inputs.deep_search = deep;
@@ -179,7 +184,7 @@ std::optional<core::Candidate> LlmOperator::ProposeOne(const OperatorContext& co
       bandit_.RecordNothing(arm);
       return std::nullopt;  // retries are used up: the network or the server is not fit now
     }
-    ParsedResponse parsed = ParseResponse(result.response.text, parent_source);
+    ParsedResponse parsed = ParseResponse(result.response.text, parent_source, protocol_);
     std::string hash = parsed.ok ? core::ContentHash(parsed.source) : "";
     if (parsed.ok && ((context.seen_hashes && context.seen_hashes->count(hash)) || produced.count(hash))) {
       parsed.ok = false;

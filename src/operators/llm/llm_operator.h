@@ -33,7 +33,12 @@ struct LlmOperatorOptions {
   int max_tokens = 8192;        // --llm-max-tokens: output tokens per call (deep search: twice)
   double temperature = -1;      // < 0: the provider's default
   std::filesystem::path prompt_dir;  // prompts/<version>
-  std::string hardware;         // DescribeHardware()
+  std::string hardware;         // DescribeHardware() or DescribeGpu()
+  /// --target: picks the TargetProtocol (prompt ABI section, fences, answer checks) and
+  /// the knowledge platform of retrieval. "cpu" | "triton" | "cuda".
+  std::string target = "cpu";
+  /// The problem's own TOLERANCE (the fixtures' manifest), shown in every prompt.
+  std::map<core::DType, core::Tolerance> tolerance_overrides;
   /// Calls per candidate slot at most: a response that does not parse (or repeats a
   /// known kernel) is asked again once by default.
   int calls_per_candidate = 2;
@@ -49,8 +54,9 @@ struct LlmOperatorOptions {
 ///
 /// Propose() fills each of the n slots with one call (two at most, see
 /// calls_per_candidate): the bandit picks the model, the prompt is synthesized
-/// (BuildPrompt) with the parent's Diagnosis (context memory) and passages retrieved
-/// from the knowledge base, the response is parsed (ParseResponse), and the candidate
+/// (BuildPrompt) for the target's protocol with the parent's Diagnosis (context memory)
+/// and passages retrieved from the knowledge base for the target's platform, the
+/// response is parsed for that target (ParseResponse), and the candidate
 /// carries knobs {"model", "llm_call_id", "cost_usd", "prompt_version", "form",
 /// "purpose"}. Every call is stored in the run's llm_calls ledger before Propose
 /// returns. Before every HTTP attempt the worst-case cost of the call (MaxInputTokens
@@ -62,8 +68,9 @@ class LlmOperator : public UniversalOperator {
  public:
   /// Reads the run's earlier calls and nodes from `store` (a resumed run continues its
   /// ledger and bandit). `kb` may be null (no retrieval). Throws InvalidInputError when
-  /// no provider is given, the prompt folder is unusable, or --max-cost is set and a
-  /// model has no price in the table.
+  /// no provider is given, the target is unknown, the prompt folder is unusable (or has
+  /// no ABI section for the target), or --max-cost is set and a model has no price in
+  /// the table.
   LlmOperator(LlmOperatorOptions options, store::Store& store, int64_t run_id,
               const knowledge::KnowledgeBase* kb);
 
@@ -102,6 +109,7 @@ class LlmOperator : public UniversalOperator {
   int64_t run_id_;
   const knowledge::KnowledgeBase* kb_;
   PromptLibrary prompts_;
+  const TargetProtocol& protocol_;
   std::vector<ModelPrice> prices_;  // per provider
   CostLedger ledger_;
   ModelBandit bandit_;

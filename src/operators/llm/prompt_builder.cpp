@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "eval/roofline.h"
 #include "eval/tolerance.h"
 
 namespace kernelevolve::operators::llm {
@@ -52,14 +53,35 @@ std::string Graph(const core::Problem& p) {
   return out + (ops.size() > 40 ? ", ...\n" : "\n");
 }
 
-std::string ProblemSection(const PromptLibrary& lib, const core::Problem& p, int threads) {
+/// "float32: atol 1e-4 + rtol 1e-4 x |reference|" per distinct output dtype, with the
+/// problem's own overrides ("(the problem's own TOLERANCE)").
+std::string ToleranceText(const core::Problem& p, const std::map<core::DType, core::Tolerance>& overrides) {
+  std::set<core::DType> dtypes;
+  for (const auto& t : p.outputs) dtypes.insert(t.dtype);
+  if (dtypes.empty()) dtypes.insert(core::DType::kFloat32);
+  std::string out;
+  for (core::DType d : dtypes) {
+    auto it = overrides.find(d);
+    const core::Tolerance t = it != overrides.end() ? it->second : eval::DefaultTolerance(d);
+    out += fmt::format("{}{}: |out - ref| <= atol {:g} + rtol {:g} x |ref|{}", out.empty() ? "" : "; ",
+                       core::DTypeName(d), t.atol, t.rtol,
+                       it != overrides.end() ? " (the problem's own TOLERANCE)" : "");
+  }
+  return out;
+}
+
+std::string ProblemSection(const PromptLibrary& lib, const PromptInputs& in, const TargetProtocol& protocol,
+                           int threads) {
+  const core::Problem& p = *in.context->problem;
   std::string overrides;
   if (!p.overrides.empty()) {
     overrides = "\nModule-level constants overridden for this run (the shapes below include them):";
     for (const auto& [k, v] : p.overrides) overrides += fmt::format(" {}={}", k, v);
     overrides += "\n";
   }
-  const core::Tolerance tol = eval::DefaultTolerance(p.outputs.empty() ? core::DType::kFloat32 : p.outputs[0].dtype);
+  const core::DType first = p.outputs.empty() ? core::DType::kFloat32 : p.outputs[0].dtype;
+  auto own = in.tolerance_overrides.find(first);
+  const core::Tolerance tol = own != in.tolerance_overrides.end() ? own->second : eval::DefaultTolerance(first);
   std::string reference = ReadText(p.source_path, 12000);
   if (reference.empty()) reference = "# (the reference file could not be read)";
   return lib.Render("sections/problem",
@@ -71,9 +93,23 @@ std::string ProblemSection(const PromptLibrary& lib, const core::Problem& p, int
                      {"eager_us", p.eager_baseline.Measured() ? fmt::format("{:.1f} us", p.eager_baseline.median_us)
                                                                : std::string("(not measured)")},
                      {"threads", std::to_string(threads)},
+                     {"eager_where", protocol.eager_where(threads)},
                      {"atol", fmt::format("{:g}", tol.atol)},
                      {"rtol", fmt::format("{:g}", tol.rtol)},
+                     {"tolerance", ToleranceText(p, in.tolerance_overrides)},
                      {"graph", Graph(p)}});
+}
+
+/// The parent on the roofline (eval/roofline.h), one line; "" when unknown.
+std::string RooflineLine(const core::RooflineFigures& r) {
+  if (!r.Known()) return "";
+  std::string line = fmt::format("Roofline: {}-bound ({:.3g} FLOP/byte); achieved {:.1f} GB/s and {:.1f} GFLOP/s",
+                                 r.bound, r.arithmetic_intensity, r.achieved_gbps, r.achieved_gflops);
+  if (r.fraction > 0) {
+    line += fmt::format(" = {:.0f}% of the measured {}", 100 * r.fraction,
+                        r.bound == "memory" ? "copy bandwidth" : "compute peak");
+  }
+  return line + ".\n";
 }
 
 std::string Outcome(const search::Node& n) {
@@ -91,7 +127,7 @@ std::string List(const std::vector<const search::Node*>& nodes, size_t max_items
   return out;
 }
 
-std::string ContextSections(const PromptLibrary& lib, const PromptInputs& in) {
+std::string ContextSections(const PromptLibrary& lib, const PromptInputs& in, const TargetProtocol& protocol) {
   const OperatorContext& c = *in.context;
   std::string out;
   if (c.parent && !c.clean_slate) {
@@ -99,6 +135,8 @@ std::string ContextSections(const PromptLibrary& lib, const PromptInputs& in) {
                                           {"outcome", Outcome(*c.parent)},
                                           {"diagnosis", in.diagnosis.headline},
                                           {"details", in.diagnosis.details},
+                                          {"roofline", RooflineLine(c.parent->evaluation.roofline)},
+                                          {"fence", protocol.fence},
                                           {"source", c.parent->candidate.source}}) + "\n";
   }
   if (c.lineage.size() > 1 && !c.clean_slate) {
@@ -121,14 +159,17 @@ std::string ContextSections(const PromptLibrary& lib, const PromptInputs& in) {
   return out;
 }
 
-std::string Task(const PromptInputs& in) {
+std::string Task(const PromptInputs& in, const TargetProtocol& protocol) {
   const OperatorContext& c = *in.context;
   if (!c.parent || c.clean_slate) {
     std::string task = "Write a first kernel for this problem from scratch: correct above all, and reasonably fast.";
     if (c.clean_slate) task += " Earlier attempts stalled; take an approach different from the usual one.";
     if (in.draft_index > 0) {
       task += fmt::format(" This is independent draft number {}: choose a different strategy from the obvious "
-                          "first one (another loop structure, vectorization or threading scheme).", in.draft_index + 1);
+                          "first one ({}).", in.draft_index + 1,
+                          protocol.target == "cpu" ? "another loop structure, vectorization or threading scheme"
+                                                   : "another tiling, work per program or thread block, or memory "
+                                                     "access pattern");
     }
     return task;
   }
@@ -158,7 +199,7 @@ PromptLibrary PromptLibrary::Load(const fs::path& dir) {
       lib.templates_[name] = ReadText(entry.path(), 1 << 20);
     }
   }
-  for (const char* required : {"system", "candidate", "deep_search", "sections/abi", "sections/problem",
+  for (const char* required : {"system", "candidate", "deep_search", "sections/problem",
                                "sections/hardware", "sections/parent", "sections/lineage", "sections/siblings",
                                "sections/experiences", "sections/knowledge"}) {
     if (!lib.templates_.count(required)) {
@@ -190,7 +231,15 @@ std::string PromptLibrary::Render(const std::string& name, const std::map<std::s
   return out + t.substr(pos);
 }
 
-fs::path DefaultPromptDir() { return fs::path(KE_SOURCE_DIR) / "prompts" / "v1"; }
+fs::path DefaultPromptDir() { return fs::path(KE_SOURCE_DIR) / "prompts" / "v2"; }
+
+std::string PromptLibrary::AbiTemplate(const TargetProtocol& protocol) const {
+  if (Has(protocol.abi_template)) return protocol.abi_template;
+  if (!protocol.legacy_abi_template.empty() && Has(protocol.legacy_abi_template)) return protocol.legacy_abi_template;
+  throw core::InvalidInputError(fmt::format(
+      "--llm-prompts {}: no {}.md, so no ABI for --target {} (prompts/v1 predates the GPU targets; the default "
+      "prompts/v2 has one per target)", dir_.string(), protocol.abi_template, protocol.target));
+}
 
 std::string SummarizeNode(const search::Node& n) {
   std::string rationale = n.candidate.rationale;
@@ -198,47 +247,35 @@ std::string SummarizeNode(const search::Node& n) {
   return fmt::format("node {} ({}): {} -> {}", n.id, n.candidate.operator_name, rationale, Outcome(n));
 }
 
-std::string DescribeHardware(const std::string& cpu_model, int logical_cores, int threads) {
-  std::ifstream in("/proc/cpuinfo");
-  std::set<std::string> flags;
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind("flags", 0) != 0) continue;
-    std::istringstream words(line.substr(line.find(':') + 1));
-    for (std::string w; words >> w;) flags.insert(w);
-    break;
-  }
-  std::string isa;
-  for (const char* f : {"sse4_2", "avx", "avx2", "fma", "f16c", "avx512f", "avx512bw", "avx512vl", "avx512_bf16",
-                        "avx512_vnni", "amx_tile"}) {
-    if (flags.count(f)) isa += std::string(isa.empty() ? "" : " ") + f;
-  }
-  return fmt::format("CPU: {} ({} logical CPUs; kernels run on {} threads). ISA extensions: {}.",
-                     cpu_model.empty() ? "unknown" : cpu_model, logical_cores, threads,
-                     isa.empty() ? "none detected beyond the baseline" : isa);
-}
-
 Prompt BuildPrompt(const PromptLibrary& lib, const PromptInputs& in) {
   if (!in.context || !in.context->problem) throw core::InternalError("BuildPrompt: no context or problem");
   const OperatorContext& c = *in.context;
   const core::Problem& p = *c.problem;
+  const TargetProtocol& protocol = in.protocol ? *in.protocol : CpuProtocol();
   const int threads = std::max(c.threads, p.threads);
   Prompt prompt;
   prompt.version = lib.Version();
-  prompt.system = lib.Render("system", {{"platform", "x86-64 CPUs (C++17, OpenMP)"}});
+  prompt.system = lib.Render("system", {{"platform", protocol.platform},
+                                        {"language", protocol.language},
+                                        {"fence", protocol.fence}});
   std::map<std::string, std::string> vars = {
-      {"abi", lib.Render("sections/abi", {{"threads", std::to_string(threads)}})},
-      {"problem", ProblemSection(lib, p, threads)},
+      {"abi", lib.Render(lib.AbiTemplate(protocol), {{"threads", std::to_string(threads)}})},
+      {"problem", ProblemSection(lib, in, protocol, threads)},
       {"hardware", lib.Render("sections/hardware", {{"hardware", in.hardware}})},
-      {"context", ContextSections(lib, in)}};
+      {"context", ContextSections(lib, in, protocol)},
+      {"fence", protocol.fence},
+      {"language", protocol.language}};
   if (in.deep_search) {
     vars["stall"] = in.stall;
     prompt.user = lib.Render("deep_search", vars);
   } else {
-    vars["task"] = Task(in);
+    vars["task"] = Task(in, protocol);
     const bool can_edit = c.parent && !c.clean_slate;
-    vars["request"] = can_edit ? "A one- or two-sentence rationale, then the complete kernel in one fenced ```cpp "
-                                 "block, or SEARCH/REPLACE edits of the kernel above."
-                               : "A one- or two-sentence rationale, then the complete kernel in one fenced ```cpp block.";
+    const std::string block = fmt::format("the complete {} in one fenced ```{} block",
+                                          protocol.target == "triton" ? "Python module" : "kernel", protocol.fence);
+    vars["request"] = can_edit ? fmt::format("A one- or two-sentence rationale, then {}, or SEARCH/REPLACE edits "
+                                             "of the kernel above.", block)
+                               : fmt::format("A one- or two-sentence rationale, then {}.", block);
     prompt.user = lib.Render("candidate", vars);
   }
   return prompt;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <optional>
 #include <vector>
 
@@ -82,44 +83,6 @@ std::vector<Fence> FindFences(const std::vector<std::string>& lines) {
   return fences;
 }
 
-/// Empty when (), [] and {} balance outside comments, string and char literals.
-std::string CheckBalance(const std::string& s) {
-  std::vector<char> stack;
-  for (size_t i = 0; i < s.size(); ++i) {
-    const char c = s[i];
-    if (c == '/' && i + 1 < s.size() && s[i + 1] == '/') {
-      i = s.find('\n', i);
-      if (i == std::string::npos) break;
-    } else if (c == '/' && i + 1 < s.size() && s[i + 1] == '*') {
-      i = s.find("*/", i + 2);
-      if (i == std::string::npos) return "unterminated /* comment";
-      ++i;
-    } else if (c == '"' || c == '\'') {
-      for (++i; i < s.size() && s[i] != c; ++i) {
-        if (s[i] == '\\') ++i;
-        if (s[i] == '\n') return "unterminated literal";
-      }
-    } else if (c == '(' || c == '[' || c == '{') {
-      stack.push_back(c);
-    } else if (c == ')' || c == ']' || c == '}') {
-      const char open = c == ')' ? '(' : c == ']' ? '[' : '{';
-      if (stack.empty() || stack.back() != open) return fmt::format("unbalanced '{}'", c);
-      stack.pop_back();
-    }
-  }
-  if (!stack.empty()) return fmt::format("unbalanced '{}' (code cut short?)", stack.back());
-  return "";
-}
-
-std::string Validate(const std::string& source) {
-  if (source.find("kernelevolve_entry") == std::string::npos) return "the code does not define kernelevolve_entry";
-  if (source.find("extern \"C\"") == std::string::npos) return "kernelevolve_entry is not declared extern \"C\"";
-  if (source.find("torch/") != std::string::npos || source.find("ATen/") != std::string::npos) {
-    return "the code includes PyTorch headers (the ABI allows only the C/C++ runtime, DLPack and OpenMP)";
-  }
-  return CheckBalance(source);
-}
-
 std::string Rationale(const std::vector<std::string>& lines) {
   bool in_fence = false;
   for (const std::string& raw : lines) {
@@ -171,39 +134,62 @@ std::optional<ParsedResponse> ParseEdits(const std::vector<std::string>& lines, 
   return r;
 }
 
+std::string Lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  while (!s.empty() && s.back() == ' ') s.pop_back();
+  return s;
+}
+
+bool TagAccepted(const std::string& tag, const TargetProtocol& protocol) {
+  const std::string t = Lower(tag);
+  return std::find(protocol.fence_tags.begin(), protocol.fence_tags.end(), t) != protocol.fence_tags.end();
+}
+
+/// The longest closed fence of an accepted language defining kernelevolve_entry, or the
+/// rejection.
+std::optional<ParsedResponse> PickFence(const std::vector<std::string>& lines, const TargetProtocol& protocol) {
+  const Fence* best = nullptr;
+  const Fence* other_language = nullptr;
+  bool unterminated = false;
+  std::vector<Fence> fences = FindFences(lines);
+  for (const Fence& f : fences) {
+    if (!f.closed) unterminated = true;
+    if (!f.closed || f.body.find("kernelevolve_entry") == std::string::npos) continue;
+    if (!TagAccepted(f.language, protocol)) {
+      other_language = &f;
+      continue;
+    }
+    if (!best || f.body.size() > best->body.size()) best = &f;
+  }
+  if (!best) {
+    if (unterminated) return Reject("unterminated code fence: the response was cut off (max tokens?)");
+    if (fences.empty()) return Reject("no fenced code block and no SEARCH/REPLACE edit in the response");
+    if (other_language) {
+      return Reject(fmt::format("the block defining kernelevolve_entry is ```{}, but --target {} takes ```{} ({})",
+                                Lower(other_language->language), protocol.target, protocol.fence, protocol.language));
+    }
+    return Reject("no fenced code block defines kernelevolve_entry");
+  }
+  ParsedResponse r;
+  r.ok = true;
+  r.source = best->body;
+  r.form = "fenced";
+  return r;
+}
+
 }  // namespace
 
-ParsedResponse ParseResponse(const std::string& text, const std::string& parent_source) {
+ParsedResponse ParseResponse(const std::string& text, const std::string& parent_source,
+                             const TargetProtocol& protocol) {
   const std::vector<std::string> lines = Lines(text);
-  ParsedResponse result;
-  if (auto edited = ParseEdits(lines, parent_source)) {
-    result = std::move(*edited);
-  } else {
-    const Fence* best = nullptr;
-    bool unterminated = false;
-    std::vector<Fence> fences = FindFences(lines);
-    for (const Fence& f : fences) {
-      if (!f.closed) unterminated = true;
-      if (f.closed && f.body.find("kernelevolve_entry") != std::string::npos &&
-          (!best || f.body.size() > best->body.size())) {
-        best = &f;
-      }
-    }
-    if (!best) {
-      if (unterminated) return Reject("unterminated code fence: the response was cut off (max tokens?)");
-      if (fences.empty()) return Reject("no fenced code block and no SEARCH/REPLACE edit in the response");
-      return Reject("no fenced code block defines kernelevolve_entry");
-    }
-    result.ok = true;
-    result.source = best->body;
-    result.form = "fenced";
+  std::optional<ParsedResponse> result = ParseEdits(lines, parent_source);
+  if (!result) result = PickFence(lines, protocol);
+  if (!result->ok) return *result;
+  if (std::string problem = protocol.validate(result->source); !problem.empty()) {
+    return Reject(fmt::format("{} code rejected: {}", result->form, problem));
   }
-  if (!result.ok) return result;
-  if (std::string problem = Validate(result.source); !problem.empty()) {
-    return Reject(fmt::format("{} code rejected: {}", result.form, problem));
-  }
-  result.rationale = Rationale(lines);
-  return result;
+  result->rationale = Rationale(lines);
+  return *result;
 }
 
 }  // namespace kernelevolve::operators::llm

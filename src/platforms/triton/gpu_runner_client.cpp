@@ -16,6 +16,8 @@ GpuDeviceInfo DeviceInfoFromJson(const nlohmann::json& doc) {
     info.sm_count = doc.value("sm_count", 0);
     info.l2_bytes = doc.value("l2_bytes", int64_t{0});
     info.memory_bytes = doc.value("memory_bytes", int64_t{0});
+    info.shared_memory_per_block_optin = doc.value("shared_memory_per_block_optin", int64_t{0});
+    info.shared_memory_per_sm = doc.value("shared_memory_per_sm", int64_t{0});
     info.torch_version = doc.value("torch_version", "");
     info.triton_version = doc.value("triton_version", "");
   } catch (const nlohmann::json::exception& e) {

@@ -24,6 +24,10 @@ struct GpuDeviceInfo {
   int sm_count = 0;
   int64_t l2_bytes = 0;          // torch.cuda.get_device_properties().L2_cache_size
   int64_t memory_bytes = 0;
+  /// Shared memory a block may opt into and per SM, bytes (torch's device properties
+  /// shared_memory_per_block_optin / shared_memory_per_multiprocessor; 0 when unknown).
+  int64_t shared_memory_per_block_optin = 0;
+  int64_t shared_memory_per_sm = 0;
   std::string torch_version;
   std::string triton_version;
   /// True when candidates can run: a GPU, or the interpreter.

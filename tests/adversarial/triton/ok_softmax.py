@@ -1,0 +1,21 @@
+"""Control for the kernel-origin check: an honest Triton softmax over the last dim
+(problems/level1/softmax.py), one program per row."""
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _softmax(x_ptr, y_ptr, n_cols, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    offs = tl.arange(0, BLOCK)
+    mask = offs < n_cols
+    x = tl.load(x_ptr + row * n_cols + offs, mask=mask, other=float("-inf"))
+    x = x - tl.max(x, axis=0)
+    e = tl.exp(x)
+    tl.store(y_ptr + row * n_cols + offs, e / tl.sum(e, axis=0), mask=mask)
+
+
+def kernelevolve_entry(inputs, outputs):
+    x, y = inputs[0], outputs[0]
+    rows, cols = x.shape
+    _softmax[(rows,)](x, y, cols, BLOCK=triton.next_power_of_2(cols))
