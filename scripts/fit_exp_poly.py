@@ -22,21 +22,26 @@ LN2_HI = 0.693359375  # Cody & Waite's split of ln 2: exact in 9 bits
 LN2_LO = -2.12194440e-4
 
 
-def fit(degree: int = 6, iterations: int = 60):
-    half = math.log(2) / 2
-    r = np.linspace(-half, half, 20001)
-    e = np.exp(r)
-    w = np.ones_like(r)
-    ks = range(2, degree + 1)
+def lawson(a, b, iterations: int):
+    """Least squares a c ~= b with Lawson's reweighting towards the minimax solution.
+
+    Returns (c, the largest |a c - b| of the last iteration)."""
+    w = np.ones(len(b))
     for _ in range(iterations):
-        a = np.vstack([r**k / e for k in ks]).T
-        b = (e - 1 - r) / e
         sw = np.sqrt(w)
         c, *_ = np.linalg.lstsq(a * sw[:, None], b * sw, rcond=None)
         err = np.abs(a @ c - b)
         w = w * (err / err.max() + 1e-3)
         w /= w.max()
     return c, err.max()
+
+
+def fit(degree: int = 6, iterations: int = 60):
+    half = math.log(2) / 2
+    r = np.linspace(-half, half, 20001)
+    e = np.exp(r)
+    a = np.vstack([r**k / e for k in range(2, degree + 1)]).T
+    return lawson(a, (e - 1 - r) / e, iterations)
 
 
 def float32_exp(x, c):

@@ -17,27 +17,21 @@ error against double-precision log over 1e-37..1e38 and [0.5, 2].
 Usage: .venv/bin/python scripts/fit_log_poly.py
 """
 import math
+import os
+import sys
 
 import numpy as np
 
-LN2_HI = 0.693359375  # Cody & Waite's split of ln 2: exact in 9 bits
-LN2_LO = -2.12194440e-4
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fit_exp_poly import LN2_HI, LN2_LO, lawson  # noqa: E402
 
 
 def fit(degree: int = 6, iterations: int = 80):
     f = np.linspace(math.sqrt(0.5) - 1, math.sqrt(2) - 1, 40001)
     f = f[np.abs(f) > 1e-6]
     log1p = np.log1p(f)
-    w = np.ones_like(f)
-    for _ in range(iterations):
-        a = np.vstack([f**(k + 3) / log1p for k in range(degree + 1)]).T
-        b = (log1p - f + f * f / 2) / log1p
-        sw = np.sqrt(w)
-        c, *_ = np.linalg.lstsq(a * sw[:, None], b * sw, rcond=None)
-        err = np.abs(a @ c - b)
-        w = w * (err / err.max() + 1e-3)
-        w /= w.max()
-    return c, err.max()
+    a = np.vstack([f**(k + 3) / log1p for k in range(degree + 1)]).T
+    return lawson(a, (log1p - f + f * f / 2) / log1p, iterations)
 
 
 def float32_log(x, c):
