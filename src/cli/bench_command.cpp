@@ -15,6 +15,7 @@
 #include "cli/llm_setup.h"
 #include "cli/optimize_command.h"
 #include "cli/paths.h"
+#include "cli/queue_setup.h"
 #include "cli/search_flags.h"
 #include "core/error.h"
 #include "core/machine.h"
@@ -205,6 +206,7 @@ int RunBench(const BenchOptions& options) {
   ProfileTopFor(b.profile_top, b.target != "cpu");
   const std::vector<fs::path> problems = SuiteProblems(b.suite_dir);
   ValidateLlmFlags(OptimizeFor(b, problems.front(), b.out_dir));  // issue 21: models, keys, prompts before any work
+  ValidateQueueFlags(OptimizeFor(b, problems.front(), b.out_dir));  // issue 22: --queue parses and Redis answers
   // Issue 6: per-problem sizes (checked against the suite before any work).
   const ProblemSizes sizes = b.sizes_file.empty() ? ProblemSizes{} : LoadProblemSizes(b.sizes_file, problems);
   if (b.out_dir.empty()) b.out_dir = fs::path("runs") / fmt::format("bench-{}", UtcStamp());

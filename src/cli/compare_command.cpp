@@ -10,6 +10,7 @@
 
 #include "cli/llm_setup.h"
 #include "cli/optimize_command.h"
+#include "cli/queue_setup.h"
 #include "cli/run_config.h"
 #include "core/error.h"
 #include "cli/paths.h"
@@ -225,6 +226,7 @@ int RunCompare(const CompareOptions& options) {
     OptimizeOptions check = OptimizeFor(o, o.problems.front(), policy, o.out_dir);
     ValidateSearchFlags(check);  // unknown policy: fail before the first run
     ValidateLlmFlags(check);     // issue 21: models, keys, prompts
+    ValidateQueueFlags(check);   // issue 22: --queue parses and Redis answers
   }
   EnsureCacheDir(o.cache_dir);  // an unusable --cache-dir fails before any run
   bool earlier_compare = fs::exists(o.out_dir / "compare.json");
