@@ -19,6 +19,17 @@ std::string Bracket(char c, std::vector<char>& stack) {
   return "";
 }
 
+/// Moves `i` from an opening quote to its closing one (backslash escapes skipped);
+/// "unterminated literal" when a newline or the end comes first, else "".
+std::string SkipQuoted(const std::string& s, size_t& i) {
+  const char quote = s[i];
+  for (++i; i < s.size() && s[i] != quote; ++i) {
+    if (s[i] == '\\') ++i;
+    if (i < s.size() && s[i] == '\n') return "unterminated literal";
+  }
+  return "";
+}
+
 std::string Unclosed(const std::vector<char>& stack) {
   return stack.empty() ? "" : fmt::format("unbalanced '{}' (code cut short?)", stack.back());
 }
@@ -37,10 +48,7 @@ std::string CheckBalanceC(const std::string& s) {
       if (i == std::string::npos) return "unterminated /* comment";
       ++i;
     } else if (c == '"' || c == '\'') {
-      for (++i; i < s.size() && s[i] != c; ++i) {
-        if (s[i] == '\\') ++i;
-        if (i < s.size() && s[i] == '\n') return "unterminated literal";
-      }
+      if (std::string problem = SkipQuoted(s, i); !problem.empty()) return problem;
     } else if (std::string problem = Bracket(c, stack); !problem.empty()) {
       return problem;
     }
@@ -60,10 +68,7 @@ std::string CheckBalancePython(const std::string& s) {
       if (end == std::string::npos) return "unterminated triple-quoted string";
       i = end + 2;
     } else if (c == '"' || c == '\'') {
-      for (++i; i < s.size() && s[i] != c; ++i) {
-        if (s[i] == '\\') ++i;
-        if (i < s.size() && s[i] == '\n') return "unterminated literal";
-      }
+      if (std::string problem = SkipQuoted(s, i); !problem.empty()) return problem;
     } else if (std::string problem = Bracket(c, stack); !problem.empty()) {
       return problem;
     }
