@@ -15,6 +15,7 @@
 
 #include <fmt/format.h>
 
+#include "problem/worker_client.h"
 #include "cli_test_util.h"
 
 namespace kernelevolve {
@@ -67,9 +68,10 @@ class ExportCliTest : public ::testing::Test {
   Outcome Check(const fs::path& export_dir, const std::string& flags = "",
                 const std::string& env = "") {
     return Shell(
-        fmt::format("KERNELEVOLVE_EXPORT_CACHE='{}' {} .venv/bin/python "
+        fmt::format("KERNELEVOLVE_EXPORT_CACHE='{}' {} '{}' "
                     "tests/integration/export_check.py '{}' {}",
-                    (dir_ / "export_cache").string(), env, export_dir.string(), flags));
+                    (dir_ / "export_cache").string(), env, problem::DefaultPython().string(),
+                    export_dir.string(), flags));
   }
 
   fs::path dir_;
@@ -91,9 +93,10 @@ TEST_F(ExportCliTest, ReluCpuRunExportsAModelThatMatchesEagerAndCompiled) {
   EXPECT_NE(check.out.find("ok torch.compile(fullgraph=True)"), std::string::npos) << check.out;
   // The plain import the issue asks for works from the folder itself (kernel cached now).
   const Outcome import =
-      Shell(fmt::format("cd '{}' && KERNELEVOLVE_EXPORT_CACHE='{}' '{}/.venv/bin/python' -c "
+      Shell(fmt::format("cd '{}' && KERNELEVOLVE_EXPORT_CACHE='{}' '{}' -c "
                         "'from model_new import ModelNew; print(ModelNew.__name__)'",
-                        out.string(), (dir_ / "export_cache").string(), KE_SOURCE_DIR));
+                        out.string(), (dir_ / "export_cache").string(),
+                        problem::DefaultPython().string()));
   EXPECT_EQ(import.code, 0) << import.out;
   // The run's --set values travel with the export: get_inputs() gives the run's shape.
   EXPECT_NE(ReadFile(out / "model_new.py").find("\"batch_size\": \"8\""), std::string::npos);

@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "problem/worker_client.h"
 #include "core/op_graph.h"
 #include "core/problem.h"
 #include "operators/template/triton_softmax.h"
@@ -104,9 +105,9 @@ TEST(TritonRowwiseInterpret, CapturedCasesMatchEagerUnderEverySettingFamily) {
   ASSERT_GE(manifest.size(), 50u);
   std::ofstream(dir / "manifest.json") << manifest.dump(1);
   const std::string cmd = fmt::format(
-      "TRITON_INTERPRET=1 '{}/.venv/bin/python' '{}/integration/triton_case_check.py' '{}' > '{}' "
+      "TRITON_INTERPRET=1 '{}' '{}/integration/triton_case_check.py' '{}' > '{}' "
       "2>&1",
-      KE_SOURCE_DIR, KE_TEST_DATA_DIR, (dir / "manifest.json").string(),
+      problem::DefaultPython().string(), KE_TEST_DATA_DIR, (dir / "manifest.json").string(),
       (dir / "results.txt").string());
   const int status = std::system(cmd.c_str());
   std::istringstream results(ReadFile(dir / "results.txt"));

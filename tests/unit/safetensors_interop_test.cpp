@@ -9,6 +9,7 @@
 #include <fstream>
 #include <limits>
 
+#include "problem/worker_client.h"
 #include "eval/half.h"
 #include "eval/safetensors.h"
 
@@ -102,7 +103,7 @@ HostTensor MakeTensor(const std::string& name, DType dtype, std::vector<int64_t>
 }
 
 TEST(SafetensorsInteropTest, PythonReadsFileWrittenByCpp) {
-  const fs::path python = fs::path(KE_SOURCE_DIR) / ".venv/bin/python";
+  const fs::path python = problem::DefaultPython();
   if (!fs::exists(python)) GTEST_SKIP() << "no Python venv at " << python;
   const fs::path dir = fs::temp_directory_path() / ("ke_interop_" + std::to_string(::getpid()));
   fs::create_directories(dir);

@@ -110,23 +110,24 @@ static inline float ke_expm1(float x) {
 )PRELUDE"},
       {"ke_log",
        {"ke_bits_to_float", "ke_float_to_bits"},
-       R"PRELUDE(// log(x). Exponent/mantissa split x = 2^e * m with m in [sqrt(1/2), sqrt(2)), then
-// with f = m - 1 (exact), log(m) = f - f^2/2 + f^3 * P(f), P of degree 6: a minimax fit
-// made for this prelude (kernelevolve scripts/fit_log_poly.py: 3.2e-8 relative in
-// double, < 1e-7 relative in float32). No division (the atanh series it replaces
-// divided once per element, which ran at 0.57x of PyTorch's log on AVX-512).
-// e*ln2 uses the Cody-Waite split. Denormals are scaled by 2^23 first.
-// log(0) = -inf, log(x<0) = NaN, log(inf) = inf.
+       R"PRELUDE(// log(x). Exponent/mantissa split x = 2^k * m with m in [sqrt(1/2), sqrt(2)), then
+// with f = m - 1 (exact, Sterbenz), log(m) = f - f^2/2 + f^3 * P(f), P of degree 6: a
+// minimax fit made for this prelude (kernelevolve scripts/fit_log_poly.py: 3.2e-8 relative
+// in double, < 1e-7 relative in float32). No division (the atanh series it replaces
+// divided once per element, which ran at 0.57x of PyTorch's log on AVX-512). The split
+// needs no compare: subtracting the bits of sqrt(1/2) (0x3f3504f3) from the bits of x
+// moves the exponent's boundary from 1 to sqrt(1/2), so k is the shifted difference and
+// m's bits are its low 23 bits plus 0x3f3504f3 (IEEE 754 binary32 layout; the same
+// reduction as musl's logf). k*ln2 uses the Cody-Waite split. Denormals are scaled by
+// 2^23 first. log(0) = -inf, log(x<0) = NaN, log(inf) = inf.
 static inline float ke_log(float x) {
   const bool tiny = x < 1.17549435e-38f;  // below FLT_MIN (denormal, zero or negative)
   const float xs = tiny ? x * 8388608.0f : x;
-  const int32_t bits = ke_float_to_bits(xs);
-  int32_t e = ((bits >> 23) & 0xff) - 127;
-  float m = ke_bits_to_float((bits & 0x007fffff) | 0x3f800000);  // in [1, 2)
-  const bool high = m > 1.41421356f;
-  m = high ? m * 0.5f : m;
-  e = high ? e + 1 : e;
-  const float ef = static_cast<float>(e) - (tiny ? 23.0f : 0.0f);
+  // Unsigned: negative x would overflow a signed subtraction (their result is replaced below).
+  const uint32_t u = static_cast<uint32_t>(ke_float_to_bits(xs)) - 0x3f3504f3u;
+  const int32_t k = static_cast<int32_t>(u) >> 23;  // arithmetic shift (GCC, Clang; C++20)
+  const float m = ke_bits_to_float(static_cast<int32_t>((u & 0x007fffffu) + 0x3f3504f3u));
+  const float ef = static_cast<float>(k) - (tiny ? 23.0f : 0.0f);
   const float f = m - 1.0f;
   float p = 8.7001252347400679e-02f;
   p = p * f + -1.4267072122307858e-01f;

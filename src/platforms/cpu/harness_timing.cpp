@@ -85,8 +85,10 @@ class Mode {
   /// The stopping rule of TimingBudget. The precision test uses the state after the
   /// last completed block (UpdatePrecision), so calls are not re-sorted one by one.
   bool Done(const TimingBudget& budget) const {
-    return StopTiming(budget, static_cast<int>(samples_us_.size()), timed_seconds_,
-                      Seconds(loop_start_, Clock::now()), converged_);
+    const double wall = Seconds(loop_start_, Clock::now());
+    // Flushing: the minimum time is of wall time (TimingBudget says why).
+    return StopTiming(budget, static_cast<int>(samples_us_.size()),
+                      flusher_ != nullptr ? wall : timed_seconds_, wall, converged_);
   }
 
   void UpdatePrecision(const TimingBudget& budget) {

@@ -17,6 +17,10 @@ namespace kernelevolve::platforms::cpu {
 /// (eval::MedianPreciseEnough with target_relative_half_width; checked after every
 /// block of calls), or when the timing loop's wall time reaches max_time_seconds, or at
 /// max_repetitions calls. TimingStats::converged tells which: true only for the first.
+/// With cache flushing, min_time_seconds counts the loop's wall time (flushes included)
+/// instead: a cold call of a microsecond costs a flush of twice the last-level cache
+/// (about 20 ms for the 105 MB L3 of a Sapphire Rapids socket), so 0.25 s of timed calls
+/// would take thousands of flushes, minutes of wall time.
 struct TimingBudget {
   double warmup_seconds = 0.05;    // warm-up per mode (and at least kMinWarmupCalls calls)
   double min_time_seconds = 0.25;  // time at least until the timed calls sum to this...
