@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <sstream>
 
 #include "template_test_util.h"
 
@@ -17,7 +18,9 @@ using operators::templates::MathPreludeFunctions;
 using operators::templates::MathPreludeSource;
 
 const std::vector<std::string> kFunctions = {"ke_exp",     "ke_expm1", "ke_log",      "ke_log1p",
-                                             "ke_sigmoid", "ke_tanh",  "ke_softplus", "ke_erf"};
+                                             "ke_sigmoid", "ke_tanh",  "ke_softplus", "ke_erf",
+                                             "ke_log_v16"};
+constexpr size_t kLogV16 = 8;  // its loop asks for 16 lanes (the AVX-512 variant's width)
 
 /// A candidate-ABI shared object: outputs[k][i] = kFunctions[k](inputs[0][i]), one
 /// `omp simd` loop per function.
@@ -32,7 +35,8 @@ std::string HarnessSource() {
   for (size_t k = 0; k < kFunctions.size(); ++k) {
     src += "  {\n    float* __restrict y = static_cast<float*>(out[" + std::to_string(k) +
            "].data);\n";
-    src += "#pragma omp simd\n    for (int64_t i = 0; i < n; ++i) y[i] = " + kFunctions[k] +
+    src += std::string(k == kLogV16 ? "#pragma omp simd simdlen(16)" : "#pragma omp simd") +
+           "\n    for (int64_t i = 0; i < n; ++i) y[i] = " + kFunctions[k] +
            "(x[i]);\n  }\n";
   }
   return src + "  return 0;\n}\n";
@@ -132,6 +136,30 @@ TEST(MathPreludeVectorization, EveryLoopVectorizesOnThisMachinesIsa) {
   ExpectSimdLoopsVectorized(source, kernel->log);
 }
 
+// Built for AVX-512 (x86-64-v4) on any machine (compiled and loaded, never run): the
+// 16-lane ke_log_v16 loop vectorizes with 64-byte vectors, which GCC can only do by
+// calling the variant _ZGVeN16v_ke_log_v16_scalar (a call has no other vector form).
+TEST(MathPreludeVectorization, LogV16LoopCallsTheAvx512VariantOnX86_64V4) {
+  const std::string source = HarnessSource();
+  const auto kernel = CompileAndLoad(source, 3, std::string(kVectorizeReport) + " -march=x86-64-v4");
+  ASSERT_NE(kernel->entry, nullptr) << kernel->log;
+  std::istringstream src(source);
+  int line_no = 0, v16_line = 0;
+  for (std::string line; std::getline(src, line);) {
+    ++line_no;
+    if (line.find("= ke_log_v16(x[i])") != std::string::npos) v16_line = line_no;
+  }
+  ASSERT_GT(v16_line, 0);
+  EXPECT_NE(kernel->log.find(":" + std::to_string(v16_line) + ":"), std::string::npos) << kernel->log;
+  bool wide = false;
+  std::istringstream log(kernel->log);
+  for (std::string line; std::getline(log, line);) {
+    if (line.find(":" + std::to_string(v16_line) + ":") != std::string::npos && ReportedVectorBytes(line) == 64)
+      wide = true;
+  }
+  EXPECT_TRUE(wide) << kernel->log;
+}
+
 TEST_P(MathPreludeTest, ErrorsAgainstDoubleLibm) {
   const Results r = Run(Grid());
   EXPECT_LT(WorstError(r, 0, Exp, 0), 3e-7);    // relative
@@ -147,6 +175,34 @@ TEST_P(MathPreludeTest, ErrorsAgainstDoubleLibm) {
   for (auto& v : positive) v = std::fabs(v);
   const Results p = Run(positive);
   EXPECT_LT(WorstError(p, 2, Log, 1e-30, [](float x) { return x > 0; }), 3e-7);
+  EXPECT_LT(WorstError(p, kLogV16, Log, 1e-30, [](float x) { return x > 0; }), 3e-7);
+}
+
+// ke_log_v16 on whole 16-lane vectors (the loop's remainder is the scalar ke_log): its
+// AVX-512 variant where the machine has one, else ke_log.
+TEST_P(MathPreludeTest, LogV16KeepsSpecialValuesInEveryLane) {
+  const std::vector<float> specials = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, -1.0f,
+                                       1.0f, 1e-40f, 1.5f, 0.75f, 3.4e38f, 1.17549435e-38f};
+  std::vector<float> x;
+  while (x.size() < 64) x.insert(x.end(), specials.begin(), specials.end());
+  x.resize(64);
+  const Results r = Run(x);
+  const auto& y = r.y[kLogV16];
+  for (size_t i = 0; i < x.size(); ++i) {
+    const float v = x[i];
+    if (v == 0.0f) {
+      EXPECT_EQ(y[i], -INFINITY) << "lane " << i << " x = " << v;
+    } else if (std::isnan(v) || v < 0) {
+      EXPECT_TRUE(std::isnan(y[i])) << "lane " << i << " x = " << v;
+    } else if (v == INFINITY) {
+      EXPECT_EQ(y[i], INFINITY) << "lane " << i;
+    } else if (v == 1.0f) {
+      EXPECT_EQ(y[i], 0.0f) << "lane " << i;
+    } else {
+      const double want = std::log(static_cast<double>(v));
+      EXPECT_NEAR(y[i], want, 3e-7 * std::fabs(want)) << "lane " << i << " x = " << v;
+    }
+  }
 }
 
 TEST_P(MathPreludeTest, SaturatesAndKeepsSpecialValues) {

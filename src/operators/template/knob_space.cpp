@@ -166,7 +166,7 @@ KnobDim ThreadsDim(bool multithread) {
 
 }  // namespace
 
-KnobSpace PointwiseKnobSpace(bool multithread, int vector_lanes) {
+KnobSpace PointwiseKnobSpace(bool multithread, int vector_lanes, bool explicit_simd_math) {
   std::vector<KnobDim> dims = {
       {"variant",
        {"scalar", "vectorized"},
@@ -192,6 +192,11 @@ KnobSpace PointwiseKnobSpace(bool multithread, int vector_lanes) {
     // on parts that lower their clock for 512-bit instructions the faster choice).
     dims.push_back({"vector_width", {vector_lanes, vector_lanes / 2}, vector_lanes, vector_lanes / 2, nullptr,
                     "variant", "vectorized", "{}-float vectors"});
+    if (explicit_simd_math) {
+      // 512-bit loops only: the intrinsics variants (ke_log_v16) take 16 lanes.
+      dims.push_back({"simd_math", {"portable", "avx512"}, "portable", "portable", nullptr, "vector_width",
+                      vector_lanes, "{} vector math"});
+    }
   }
   return KnobSpace(std::move(dims));
 }

@@ -87,7 +87,10 @@ class KnobSpace {
 /// (core::CpuIsa::FloatLanes): at 16 (AVX-512) a knob vector_width {16, 8} floats
 /// (`#pragma omp simd simdlen(W)`, only with variant "vectorized") is added; below, the
 /// compiler's own choice is the only setting.
-KnobSpace PointwiseKnobSpace(bool multithread, int vector_lanes = 8);
+/// `explicit_simd_math` (only with vector_lanes >= 16): the graph calls a prelude function
+/// that has an explicit AVX-512 variant (ke_log -> ke_log_v16), which adds the knob
+/// simd_math {portable, avx512} to the 16-lane settings.
+KnobSpace PointwiseKnobSpace(bool multithread, int vector_lanes = 8, bool explicit_simd_math = false);
 
 /// Knobs of the "softmax_lastdim" template: variant {"three_pass" (max; sum of exp;
 /// normalize), "online" (one sweep keeping a running max and rescaled sum, merged per

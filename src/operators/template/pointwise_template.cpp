@@ -30,6 +30,9 @@ std::string FusedCall(const PointwiseExpr& expr, const std::string& index) {
   return fmt::format("ke_fused({})", fmt::join(parts, ", "));
 }
 
+/// How the prelude's log is called in a fused function (ke_log1p( does not match).
+constexpr const char* kLogCall = "ke_log(";
+
 std::string InputList(const PointwiseExpr& expr) {
   std::vector<std::string> parts;
   for (size_t k = 0; k < expr.input_vars.size(); ++k) parts.push_back(fmt::format("in{}", k));
@@ -43,7 +46,8 @@ PointwiseTemplate::PointwiseTemplate(PointwiseExpr libm, PointwiseExpr prelude, 
     : libm_(std::move(libm)),
       prelude_(std::move(prelude)),
       vector_lanes_(std::max(4, vector_lanes)),
-      space_(PointwiseKnobSpace(multithread, vector_lanes_)) {}
+      space_(PointwiseKnobSpace(multithread, vector_lanes_,
+                                FusedFunction(prelude_).find(kLogCall) != std::string::npos)) {}
 
 std::vector<nlohmann::json> PointwiseTemplate::Drafts() const {
   const std::vector<nlohmann::json> curated = {
@@ -61,6 +65,12 @@ std::vector<nlohmann::json> PointwiseTemplate::Drafts() const {
   for (auto knobs : curated) {
     if (!multithread) knobs["threads"] = "1";  // Canonical then drops the block knob
     out.push_back(space_.Canonical(knobs));
+  }
+  if (space_.Find("simd_math") != nullptr) {  // AVX-512 and a log: the intrinsics variant too
+    out.push_back(space_.Canonical({{"variant", "vectorized"},
+                                    {"threads", multithread ? "all" : "1"},
+                                    {"unroll", 1},
+                                    {"simd_math", "avx512"}}));
   }
   return out;
 }
@@ -187,9 +197,17 @@ std::string PointwiseTemplate::Generate(const nlohmann::json& knobs_in) const {
       "//   count works.\n",
       ShapeText(expr.shape));
 
+  std::string fused = FusedFunction(expr);
+  if (knobs.contains("simd_math") && knobs.at("simd_math") == "avx512") {
+    // ke_log -> ke_log_v16, whose 16-lane calls go to its AVX-512 variant (math prelude).
+    for (size_t at = fused.find(kLogCall); at != std::string::npos; at = fused.find(kLogCall, at)) {
+      fused.replace(at, std::string(kLogCall).size(), "ke_log_v16(");
+    }
+    what += " ke_log calls the explicit AVX-512 variant ke_log_v16 (vgetexpps/vgetmantps).";
+  }
   const std::string kernel =
       "// ---- kernel --------------------------------------------------------------------\n" +
-      FusedFunction(expr) + "\n" + MapRangeFunction(expr, vectorized, unroll, lanes, simdlen) + "\n" +
+      fused + "\n" + MapRangeFunction(expr, vectorized, unroll, lanes, simdlen) + "\n" +
       EntryFunction(expr, threaded, block);
   const std::string prelude = MathPreludeFor(kernel);
   return GeneratedHeader(Name(), what, knobs, abi) + "\n" + GeneratedIncludes() + "\n" +
