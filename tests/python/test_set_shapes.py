@@ -4,12 +4,14 @@ writes (fixtures, manifest "set_shapes", size tensors); docs/abi.md."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import torch
 from safetensors.torch import load_file
 
 from conftest import TEST_PROBLEMS_DIR, WorkerProcess, load_params
+from kernelevolve_worker.session import WorkerSession
 
 
 def test_jagged_inputs_of_other_lengths_per_seed_are_accepted(worker: WorkerProcess, tmp_path: Path) -> None:
@@ -49,3 +51,57 @@ def test_bounded_output_crosses_at_its_bound_with_a_size_tensor(worker: WorkerPr
         assert tensors["output.0.size"].tolist() == [unique.numel()]
         assert shapes["output.0"] == [unique.numel()]
         assert shapes["output.0.size"] == [1]
+
+
+# A unique kernel for the Triton runner (the ABI of docs/abi.md; torch ops stand in for
+# device code: under TRITON_INTERPRET=1 no kernel origin is checked). DEDUP False keeps
+# repeats: its size tensor is wrong.
+UNIQUE_CANDIDATE = '''
+import torch
+
+def kernelevolve_entry(inputs, outputs):
+    ids = inputs[0]
+    values = torch.sort(ids).values
+    distinct = torch.unique_consecutive(values) if DEDUP else values
+    outputs[0][:distinct.numel()] = distinct
+    outputs[1].copy_(torch.searchsorted(distinct, ids))
+    outputs[2][0] = distinct.numel()
+'''
+
+
+def _runner_result(tmp_path: Path, dedup: bool) -> dict:
+    result = WorkerSession().load_problem({
+        "path": str(TEST_PROBLEMS_DIR / "unique_bounded.py"), "seeds": [0, 1, 2],
+        "fixtures_dir": str(tmp_path / "fx"), "threads": 1,
+        "baseline": {"warmup_seconds": 0.0, "min_time_seconds": 0.0, "min_repetitions": 2, "max_repetitions": 3}})
+    candidate = tmp_path / "unique_candidate.py"
+    candidate.write_text(f"DEDUP = {dedup}\n" + UNIQUE_CANDIDATE, encoding="utf-8")
+    saved = os.environ.get("TRITON_INTERPRET")
+    if not torch.cuda.is_available():
+        os.environ["TRITON_INTERPRET"] = "1"  # inherited by the runner process
+    try:
+        runner = WorkerProcess()
+    finally:
+        if saved is None:
+            os.environ.pop("TRITON_INTERPRET", None)
+        else:
+            os.environ["TRITON_INTERPRET"] = saved
+    try:
+        runner.call("gpu_prepare", {"manifest_path": result["manifest_path"], "compile": False})
+        return runner.call("gpu_run", {"candidate_path": str(candidate), "warmup_seconds": 0.0,
+                                       "min_time_seconds": 0.0, "min_repetitions": 2, "max_repetitions": 3,
+                                       "rounds": 1})
+    finally:
+        runner.close()
+
+
+def test_triton_runner_compares_a_bounded_output_on_its_reported_prefix(tmp_path: Path) -> None:
+    result = _runner_result(tmp_path, dedup=True)
+    assert result["status"] == "ok", result
+    assert len(result["checks"]) == 9 and all(c["passed"] for c in result["checks"])  # 3 outputs x 3 seeds
+
+
+def test_triton_runner_fails_a_bounded_output_with_a_wrong_size(tmp_path: Path) -> None:
+    result = _runner_result(tmp_path, dedup=False)
+    assert result["status"] == "incorrect", result
+    assert "output.0 seed" in result["message"] and "shape" in result["message"], result["message"]

@@ -114,3 +114,27 @@ def shape_map(specs: list[dict[str, Any]], sizes: list[tuple[str, torch.Tensor]]
     shapes = {s["name"]: list(s["shape"]) for s in specs}
     shapes.update({name: [t.numel()] for name, t in sizes})
     return shapes
+
+
+def output_buffers(specs: list[dict[str, Any]], refs: list[torch.Tensor]) -> list[torch.Tensor]:
+    """Uninitialized output buffers for one call, on the references' device: a bounded
+    output (its spec has "size_output") at its bound shape, every other one shaped as
+    its reference ``refs[i]`` (the manifest's ABI outputs, in order)."""
+    return [torch.empty(spec["shape"], dtype=ref.dtype, device=ref.device) if "size_output" in spec
+            else torch.empty_like(ref) for spec, ref in zip(specs, refs)]
+
+
+def trim_outputs(specs: list[dict[str, Any]], outs: list[torch.Tensor], refs: list[torch.Tensor]) -> list[torch.Tensor]:
+    """``outs`` made comparable with ``refs``: a bounded output whose size tensor equals
+    the reference's is cut to its first refs[i].numel() elements in the reference's shape
+    (docs/abi.md); others, and a bounded one with a wrong size (its comparison then
+    fails on the shape, as does its size tensor), are returned as they are."""
+    names = [s["name"] for s in specs]
+    result = list(outs)
+    for i, spec in enumerate(specs):
+        if "size_output" not in spec:
+            continue
+        j = names.index(spec["size_output"])
+        if torch.equal(outs[j].cpu(), refs[j].cpu()) and refs[i].numel() <= outs[i].numel():
+            result[i] = outs[i].reshape(-1)[:refs[i].numel()].reshape(refs[i].shape)
+    return result
