@@ -7,13 +7,19 @@
 namespace kernelevolve::operators::codegen {
 namespace {
 
-/// Statement(s) folding weight row `row` (scaled by `w`) into the output row `y`, per mode.
-std::string Accumulate(const EmbeddingBagSpec& s) {
+/// The loop folding row `r` (scaled by `wt` with per-sample weights) into the output
+/// row `y`: `init` writes the bag's first row, otherwise it accumulates.
+std::string Fold(const EmbeddingBagSpec& s, bool init) {
   const std::string value = s.per_sample_weights >= 0 ? "wt * r[d]" : "r[d]";
-  if (s.mode == EmbeddingBagSpec::Mode::kMax) {
-    return "#pragma omp simd\n        for (int64_t d = 0; d < dim; ++d) y[d] = first || r[d] > y[d] || r[d] != r[d] ? r[d] : y[d];\n";
+  std::string body;
+  if (init) {
+    body = "y[d] = " + value + ";";
+  } else if (s.mode == EmbeddingBagSpec::Mode::kMax) {
+    body = "y[d] = (r[d] > y[d] || r[d] != r[d]) ? r[d] : y[d];";
+  } else {
+    body = "y[d] += " + value + ";";
   }
-  return fmt::format("#pragma omp simd\n        for (int64_t d = 0; d < dim; ++d) y[d] = first ? {0} : y[d] + {0};\n", value);
+  return "#pragma omp simd\n      for (int64_t d = 0; d < dim; ++d) " + body + "\n";
 }
 
 }  // namespace
@@ -56,7 +62,10 @@ std::string PrintEmbeddingBagCpp(const EmbeddingBagSpec& s, const EmbeddingBagSc
   out += s.include_last_offset ? "    const int64_t end = off[b + 1];\n"
                                : "    const int64_t end = b + 1 < bags ? off[b + 1] : n;\n";
   out += "    float* y = yall + b * dim;\n"
-         "    bool first = true;\n"
+         "    if (start >= end) {  // an empty bag gives 0 in every mode\n"
+         "      for (int64_t d = 0; d < dim; ++d) y[d] = 0.0f;\n"
+         "      continue;\n"
+         "    }\n"
          "    for (int64_t i = start; i < end; ++i) {\n";
   if (k.prefetch > 0) {
     out += fmt::format(
@@ -67,13 +76,11 @@ std::string PrintEmbeddingBagCpp(const EmbeddingBagSpec& s, const EmbeddingBagSc
   }
   out += "      const float* r = w + idx[i] * dim;\n";
   if (s.per_sample_weights >= 0) out += "      const float wt = pw[i];\n";
-  out += "      {\n        " + Accumulate(s) + "      }\n      first = false;\n    }\n";
-  out += "    if (first) {  // an empty bag gives 0 in every mode\n"
-         "      for (int64_t d = 0; d < dim; ++d) y[d] = 0.0f;\n"
-         "    }\n";
+  out += "      if (i == start) {\n  " + Fold(s, true) + "        continue;\n      }\n";
+  out += "  " + Fold(s, false) + "    }\n";
   if (s.mode == EmbeddingBagSpec::Mode::kMean) {
-    out += "    else {\n      const float inv = 1.0f / static_cast<float>(end - start);\n"
-           "#pragma omp simd\n      for (int64_t d = 0; d < dim; ++d) y[d] = y[d] * inv;\n    }\n";
+    out += "    const float inv = 1.0f / static_cast<float>(end - start);\n"
+           "#pragma omp simd\n    for (int64_t d = 0; d < dim; ++d) y[d] = y[d] * inv;\n";
   }
   out += "  }\n  return 0;\n}\n";
   return out;
