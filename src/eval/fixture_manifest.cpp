@@ -52,6 +52,50 @@ json SpecToJson(const core::TensorSpec& spec) {
           {"dtype", core::DTypeName(spec.dtype)}};
 }
 
+/// Index of the output named `name`, or throws.
+int OutputIndex(const FixtureManifest& m, const std::string& name, const std::string& where) {
+  for (std::size_t i = 0; i < m.outputs.size(); ++i) {
+    if (m.outputs[i].name == name) return static_cast<int>(i);
+  }
+  throw core::InvalidInputError(where + ": size_output '" + name + "' is not an output");
+}
+
+/// Reads "size_output" of every output and "set_shapes"; checks them against the specs.
+void ReadShapeEntries(const json& doc, FixtureManifest& m, const std::string& where) {
+  const json outputs = doc.at("outputs");
+  for (std::size_t i = 0; i < m.outputs.size(); ++i) {
+    int index = -1;
+    if (outputs[i].contains("size_output")) {
+      index = OutputIndex(m, outputs[i].at("size_output").get<std::string>(), where);
+      const auto& size = m.outputs[static_cast<std::size_t>(index)];
+      if (size.dtype != core::DType::kInt64 || size.shape != std::vector<int64_t>{static_cast<int64_t>(m.outputs[i].shape.size())}) {
+        throw core::InvalidInputError(where + ": size_output of '" + m.outputs[i].name + "' must be int64[" +
+                                      std::to_string(m.outputs[i].shape.size()) + "]");
+      }
+    }
+    m.size_output.push_back(index);
+  }
+  if (!doc.contains("set_shapes")) return;
+  for (const auto& entry : doc.at("set_shapes")) {
+    std::map<std::string, std::vector<int64_t>> shapes;
+    for (const auto& [name, shape] : entry.items()) shapes[name] = shape.get<std::vector<int64_t>>();
+    for (const auto* list : {&m.inputs, &m.outputs}) {
+      for (const auto& spec : *list) {
+        auto it = shapes.find(spec.name);
+        if (it == shapes.end()) throw core::InvalidInputError(where + ": set_shapes lacks '" + spec.name + "'");
+        if (it->second.size() != spec.shape.size()) {
+          throw core::InvalidInputError(where + ": set_shapes gives '" + spec.name +
+                                        "' another number of dimensions than its spec");
+        }
+        for (int64_t d : it->second) {
+          if (d < 0) throw core::InvalidInputError(where + ": set_shapes '" + spec.name + "': negative dimension");
+        }
+      }
+    }
+    m.set_shapes.push_back(std::move(shapes));
+  }
+}
+
 FixtureManifest ManifestFromJson(const json& doc, const fs::path& dir, const std::string& where) {
   FixtureManifest m;
   m.problem = doc.value("problem", "");
@@ -66,6 +110,7 @@ FixtureManifest ManifestFromJson(const json& doc, const fs::path& dir, const std
   for (const auto& e : doc.value("edge_skipped", json::array())) {
     m.edge_skipped.emplace_back(e.at("name").get<std::string>(), e.value("reason", ""));
   }
+  ReadShapeEntries(doc, m, where);
   if (doc.contains("tolerance")) {
     for (const auto& [name, tol] : doc.at("tolerance").items()) {
       core::Tolerance t;
@@ -81,6 +126,24 @@ FixtureManifest ManifestFromJson(const json& doc, const fs::path& dir, const std
 }
 
 }  // namespace
+
+std::vector<core::TensorSpec> FixtureManifest::InputsOf(std::size_t file) const {
+  std::vector<core::TensorSpec> specs = inputs;
+  if (file < set_shapes.size()) {
+    for (auto& spec : specs) spec.shape = set_shapes[file].at(spec.name);
+  }
+  return specs;
+}
+
+std::vector<core::TensorSpec> FixtureManifest::OutputsOf(std::size_t file) const {
+  std::vector<core::TensorSpec> specs = outputs;
+  if (file < set_shapes.size()) {
+    for (std::size_t i = 0; i < specs.size(); ++i) {
+      if (size_output[i] < 0) specs[i].shape = set_shapes[file].at(specs[i].name);
+    }
+  }
+  return specs;
+}
 
 core::Tolerance FixtureManifest::ToleranceFor(core::DType dtype) const {
   auto it = tolerance_overrides.find(dtype);
@@ -107,13 +170,22 @@ FixtureManifest ReadFixtureManifest(const fs::path& path) {
   }
   if (m.files.empty()) throw core::InvalidInputError(where + ": 'files' is empty; regenerate the fixtures");
   if (m.outputs.empty()) throw core::InvalidInputError(where + ": 'outputs' is empty");
+  if (!m.set_shapes.empty() && m.set_shapes.size() != m.files.size()) {
+    throw core::InvalidInputError(where + ": 'set_shapes' has " + std::to_string(m.set_shapes.size()) +
+                                  " entries but 'files' has " + std::to_string(m.files.size()));
+  }
   return m;
 }
 
 json FixtureManifestToJson(const FixtureManifest& m, const fs::path& manifest_dir) {
   json inputs = json::array(), outputs = json::array(), files = json::array();
   for (const auto& s : m.inputs) inputs.push_back(SpecToJson(s));
-  for (const auto& s : m.outputs) outputs.push_back(SpecToJson(s));
+  for (std::size_t i = 0; i < m.outputs.size(); ++i) {
+    outputs.push_back(SpecToJson(m.outputs[i]));
+    if (i < m.size_output.size() && m.size_output[i] >= 0) {
+      outputs.back()["size_output"] = m.outputs[static_cast<std::size_t>(m.size_output[i])].name;
+    }
+  }
   auto relative = [&](const fs::path& f) {
     auto rel = f.lexically_relative(manifest_dir);
     bool inside = !rel.empty() && rel.begin()->string() != "..";
@@ -134,6 +206,7 @@ json FixtureManifestToJson(const FixtureManifest& m, const fs::path& manifest_di
     for (const auto& [name, reason] : m.edge_skipped) skipped.push_back({{"name", name}, {"reason", reason}});
     doc["edge_skipped"] = skipped;
   }
+  if (!m.set_shapes.empty()) doc["set_shapes"] = m.set_shapes;
   if (!m.tolerance_overrides.empty()) {
     json tol = json::object();
     for (const auto& [dtype, t] : m.tolerance_overrides) {

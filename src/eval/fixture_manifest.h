@@ -25,7 +25,13 @@ namespace kernelevolve::eval {
 ///    "tolerance": {"float32": {"atol": 1e-4, "rtol": 1e-4}},   // optional overrides
 ///    "edge_cases": [{"name": "large", "file": "edge_large.safetensors",
 ///                    "description": "float inputs scaled by 10000"}],  // optional
-///    "edge_skipped": [{"name": "zeros", "reason": "..."}]}            // optional
+///    "edge_skipped": [{"name": "zeros", "reason": "..."}],            // optional
+///    "set_shapes": [{"input.0": [517], "output.0": [8, 64], ...}, ...]}  // optional
+/// "set_shapes" (one object per file, same order as "files") is written when the seeds
+/// give tensors of different sizes or an output is bounded; "inputs" and "outputs" then
+/// hold the first seed's shapes. A bounded output (data-dependent shape, docs/abi.md) has
+/// "shape" = its bound and "size_output": "output.<k>.size", the int64 [ndim] output the
+/// kernel fills with the actual shape; set_shapes holds the actual shape per file.
 /// Other keys (source_path, overrides) are ignored by the harness. Edge-case sets are
 /// the first seed's inputs pushed to extreme values (worker/kernelevolve_worker/edge_cases.py);
 /// each is checked once, never used for timing.
@@ -45,6 +51,20 @@ struct FixtureManifest {
   std::vector<EdgeCaseFixture> edge_cases;
   /// Edge-case sets the worker did not write, with why: (name, reason).
   std::vector<std::pair<std::string, std::string>> edge_skipped;
+  /// Per file (files order): ABI name -> shape on that file; empty when every file has
+  /// the shapes of `inputs` and `outputs`.
+  std::vector<std::map<std::string, std::vector<int64_t>>> set_shapes;
+  /// Per output (outputs order): index in `outputs` of its size tensor when the output is
+  /// bounded, else -1.
+  std::vector<int> size_output;
+
+  /// Inputs as given to the kernel on file `file` (shapes from set_shapes when present).
+  std::vector<core::TensorSpec> InputsOf(std::size_t file) const;
+  /// Output buffers on file `file`: a bounded output at its bound, others at that file's
+  /// shapes.
+  std::vector<core::TensorSpec> OutputsOf(std::size_t file) const;
+  /// True when some file has other shapes than the first, or an output is bounded.
+  bool ShapesVary() const { return !set_shapes.empty(); }
 
   /// The override for `dtype`, else eval::DefaultTolerance(dtype).
   core::Tolerance ToleranceFor(core::DType dtype) const;
@@ -52,7 +72,9 @@ struct FixtureManifest {
 
 /// Reads and validates `path`. Throws IoError (unreadable) or InvalidInputError naming
 /// the file and field (malformed JSON, missing field, unknown role or dtype, negative
-/// dimension, seeds and files of different lengths, no outputs).
+/// dimension, seeds and files of different lengths, no outputs, set_shapes of another
+/// length than files or naming a shape with another number of dimensions, a size_output
+/// that is not an int64 [ndim] output).
 FixtureManifest ReadFixtureManifest(const std::filesystem::path& path);
 
 /// The manifest as JSON; `files` are written relative to `manifest_dir` when inside it.

@@ -102,6 +102,8 @@ BAD_CASES = [
     ("reference_raises.py", "the reference raised RuntimeError"),
     ("too_big.py", "more than the memory budget of 11.7 GB"),
     ("complex_input.py", "input.0 has dtype complex64, which the kernel ABI does not carry"),
+    ("seed_changes_dtype.py", "seed 1 gives other tensors, dtypes or numbers of dimensions than the first seed"),
+    ("output_bound_too_small.py", "output 0 on seed 0 has shape [8], outside its OUTPUT_BOUNDS entry [3]"),
 ]
 
 

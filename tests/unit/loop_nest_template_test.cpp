@@ -54,6 +54,8 @@ const std::vector<std::string>& CaseNames() {
       // heavy ops
       "mm", "bmm", "linear", "conv1d", "conv2d_stride_dilation", "conv2d_grouped", "conv_transpose2d",
       "max_pool2d_indices", "avg_pool2d_pad", "adaptive_avg_pool2d", "mm_relu_mm",
+      // searches in sorted tensors, int64 hashing
+      "bucketize_ties", "searchsorted_sides", "int_hash",
   };
   return names;
 }

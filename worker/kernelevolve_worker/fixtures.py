@@ -10,7 +10,9 @@ Layout of ``fixtures_dir``::
                             "files" (relative names), "overrides",
                             "tolerance" (only when the problem declares TOLERANCE),
                             "edge_cases" [{"name", "file", "description"}],
-                            "edge_skipped" [{"name", "reason"}]}
+                            "edge_skipped" [{"name", "reason"}],
+                            "set_shapes" [{ABI name: shape}] (one per file, only when
+                            the seeds' shapes differ or an output is bounded: set_shapes.py)}
 
 Files are written to a temporary name in the same folder and renamed into place
 (os.replace), so a reader never sees a half-written file.

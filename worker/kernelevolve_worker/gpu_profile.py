@@ -101,14 +101,17 @@ def ncu_method(params: dict[str, Any]) -> dict[str, Any]:
 
 
 def load_seed0(manifest_path: str, device: torch.device) -> tuple[list[torch.Tensor], list[torch.Tensor]]:
-    """Seed 0's ABI inputs and empty outputs (shaped as the references), on ``device``,
-    in manifest order, as GpuRunner.prepare loads them."""
+    """Seed 0's ABI inputs and empty outputs (shaped as the references; a bounded output
+    at its bound, set_shapes.output_buffers), on ``device``, in manifest order, as
+    GpuRunner.prepare loads them."""
     from safetensors.torch import load_file
     path = Path(manifest_path)
     manifest = json.loads(path.read_text(encoding="utf-8"))
     tensors = load_file(str(path.parent / manifest["files"][0]), device=str(device))
     inputs = [tensors[t["name"]].contiguous() for t in manifest["inputs"]]
-    outputs = [torch.empty_like(tensors[t["name"]].contiguous()) for t in manifest["outputs"]]
+    refs = [tensors[t["name"]] for t in manifest["outputs"]]
+    outputs = [torch.empty(t["shape"], dtype=r.dtype, device=r.device) if "size_output" in t
+               else torch.empty_like(r.contiguous()) for t, r in zip(manifest["outputs"], refs)]
     return inputs, outputs
 
 

@@ -28,7 +28,7 @@ from typing import Any, Callable
 
 import torch
 
-from . import gpu_peaks, gpu_profile
+from . import gpu_peaks, gpu_profile, set_shapes
 from . import problem_loader as loader
 from .gpu_checks import compare, fill_poison, same_bits
 from .gpu_timing import Clock, TimingConfig, time_interleaved
@@ -276,7 +276,7 @@ class GpuRunner:
         """Runs the candidate on one input set (seed k, or edge case ``edge`` with k = 0)
         with poisoned outputs; returns (checks, cheat)."""
         inputs = [t.clone() for t in pristine]
-        outs = [torch.empty_like(ref) for ref in refs]
+        outs = set_shapes.output_buffers(self.manifest["outputs"], refs)
         for o in outs:
             fill_poison(o)
         self.clock.synchronize()
@@ -290,11 +290,13 @@ class GpuRunner:
         for spec, a, b in zip(self.manifest["inputs"], inputs, pristine):
             if not same_bits(a, b):
                 return [], f"mutated input {spec['name']} ({when})"
+        snapshot = set_shapes.trim_outputs(self.manifest["outputs"], snapshot, refs)
         checks = [compare(s, ref, k, n, overrides) for s, ref, n in zip(snapshot, refs, names)]
         for c in checks:
             c["edge_case"] = edge
         if not all(c["passed"] for c in checks):
-            late = [compare(o, ref, k, n, overrides) for o, ref, n in zip(outs, refs, names)]
+            late_outs = set_shapes.trim_outputs(self.manifest["outputs"], outs, refs)
+            late = [compare(o, ref, k, n, overrides) for o, ref, n in zip(late_outs, refs, names)]
             if all(c["passed"] for c in late):
                 return checks, ("outputs were complete only after a device-wide synchronize: work left "
                                 f"running on another stream after return ({when})")
@@ -305,9 +307,10 @@ class GpuRunner:
         """Why an output wrong on edge case ``edge`` is a result reused from an earlier
         call (it equals the reference of a seed or of another edge case), else ""."""
         inputs = [t.clone() for t in pristine]
-        outs = [torch.empty_like(ref) for ref in refs]
+        outs = set_shapes.output_buffers(self.manifest["outputs"], refs)
         entry(inputs, outs)
         self.clock.synchronize()
+        outs = set_shapes.trim_outputs(self.manifest["outputs"], outs, refs)
         earlier = [(f"seed {k}", o) for k, o in enumerate(self.outputs)]
         earlier += [(f"edge case '{n}'", o) for n, _, _, o in self.edges if n != edge]
         for i, (out, ref) in enumerate(zip(outs, refs)):
@@ -334,7 +337,7 @@ class GpuRunner:
             report["note"] = "not checked: no source beside the shared object to read the __global__ names from"
             return report, ""
         inputs = [t.clone() for t in self.inputs[0]]
-        outs = [torch.empty_like(ref) for ref in self.outputs[0]]
+        outs = set_shapes.output_buffers(self.manifest["outputs"], self.outputs[0])
         launched = profile_launches(lambda: entry(inputs, outs), self.clock.synchronize)
         verdict = foreign_kernels(launched, names, exact)
         report.update(checked=True, own=verdict.own, allowed=[f"{r}: {n}" for n, r in verdict.allowed],
@@ -381,8 +384,8 @@ class GpuRunner:
         if not measure:
             return
         inputs = [t.clone() for t in self.inputs[0]]
-        outs = [torch.empty_like(ref) for ref in self.outputs[0]]
-        shapes = [(ref.shape, ref.dtype) for ref in self.outputs[0]]
+        outs = set_shapes.output_buffers(self.manifest["outputs"], self.outputs[0])
+        shapes = [(o.shape, o.dtype) for o in outs]
         fns = {"candidate": lambda: entry(inputs, outs),
                "candidate_dropin": lambda: entry(inputs, [torch.empty(s, dtype=d, device=self.device)
                                                           for s, d in shapes])}

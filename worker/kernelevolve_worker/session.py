@@ -19,6 +19,7 @@ import torch
 from . import problem_loader as loader
 from .baseline import BaselineConfig, time_model
 from . import edge_cases as edges
+from . import set_shapes as shapes
 from .fixtures import build_manifest, write_fixture_file, write_manifest, write_seed_file
 from .graph_capture import capture_graph
 from .memory_check import check_memory
@@ -46,13 +47,6 @@ def _seeds_param(params: dict[str, Any]) -> list[int]:
     if len(set(seeds)) != len(seeds):
         raise ProtocolError(f"load_problem: param 'seeds' has duplicates: {seeds!r}")
     return list(seeds)
-
-
-def _same_specs(first: list[dict[str, Any]], other: list[dict[str, Any]], seed: int, path: str) -> None:
-    """Raises ProblemError when seed ``seed`` gives other shapes/dtypes than seed 0."""
-    if first != other:
-        raise ProblemError(f"{path}: seed {seed} gives tensors of other shapes or dtypes than the "
-                           f"first seed ({other} vs {first}); get_inputs() must not depend on the seed's shapes")
 
 
 def _edge_failure(exc: ProblemError, path: str) -> str:
@@ -125,6 +119,7 @@ class WorkerSession:
         loader.apply_overrides(module, overrides, path)
         tolerance = loader.problem_tolerance(module, path)
         edge_names = edges.problem_edge_cases(module, path)  # a malformed EDGE_CASES fails before any work
+        bounds = shapes.problem_output_bounds(module, path)
         memory = check_memory(module, path, len(seeds), budget)
         torch.set_num_threads(threads)
         model = loader.build_model(module, path)
@@ -139,17 +134,20 @@ class WorkerSession:
         output_specs: list[dict[str, Any]] = []
         files: list[str] = []
         first_inputs: list[torch.Tensor] = []
+        set_shapes: list[dict[str, list[int]]] = []
         for seed in seeds:
             inputs = loader.make_inputs(module, seed, path)
             outputs = ref.run(inputs, path)
+            sizes = shapes.size_tensors(outputs, bounds, f"seed {seed}", path)
             named = [(f"input.{i}", t) for i, t in enumerate(inputs)] + params
             specs_in = [loader.tensor_spec(n, "input" if n.startswith("input.") else "parameter", t) for n, t in named]
             specs_out = [loader.tensor_spec(f"output.{i}", "output", t) for i, t in enumerate(outputs)]
             if not files:
                 input_specs, output_specs, first_inputs = specs_in, specs_out, inputs
             else:
-                _same_specs(input_specs + output_specs, specs_in + specs_out, seed, path)
-            named += [(f"output.{i}", t) for i, t in enumerate(outputs)]
+                shapes.check_same_layout(input_specs + output_specs, specs_in + specs_out, seed, path)
+            set_shapes.append(shapes.shape_map(specs_in + specs_out, sizes))
+            named += [(f"output.{i}", t) for i, t in enumerate(outputs)] + sizes
             try:
                 files.append(str(write_seed_file(fixtures_dir, seed, named)))
             except OSError as exc:
@@ -157,9 +155,12 @@ class WorkerSession:
             del inputs, outputs, named
 
         edge_written, edge_skipped = self._write_edge_cases(module, model, path, edge_names, first_inputs,
-                                                            params, output_specs, fixtures_dir, ref)
+                                                            params, output_specs, bounds, fixtures_dir, ref)
         stem = Path(path).stem
-        manifest = build_manifest(stem, Path(path), input_specs, output_specs, seeds, overrides, tolerance)
+        abi_outputs = shapes.abi_output_specs(output_specs, bounds)
+        manifest = build_manifest(stem, Path(path), input_specs, abi_outputs, seeds, overrides, tolerance)
+        if bounds or any(s != set_shapes[0] for s in set_shapes):
+            manifest["set_shapes"] = set_shapes
         manifest.update(edges.manifest_entries(edge_written, edge_skipped))
         try:
             manifest_path = write_manifest(fixtures_dir, manifest)
@@ -170,7 +171,7 @@ class WorkerSession:
         samples = self._time(ref.timed_model(), ref.inputs(first_inputs), baseline, path)
         ref.close()
         result = {
-            "name": stem, "inputs": input_specs, "outputs": output_specs,
+            "name": stem, "inputs": input_specs, "outputs": abi_outputs,
             "graph": graph, "graph_error": graph_error,
             "fixtures_dir": str(fixtures_dir.resolve()), "manifest_path": str(manifest_path),
             "fixture_files": files, "seeds": seeds, "baseline_samples_us": samples,
@@ -182,10 +183,12 @@ class WorkerSession:
     @staticmethod
     def _write_edge_cases(module: Any, model: torch.nn.Module, path: str, names: list[str],
                           inputs: list[torch.Tensor], params: list[tuple[str, torch.Tensor]],
-                          output_specs: list[dict[str, Any]], fixtures_dir: Path,
+                          output_specs: list[dict[str, Any]], bounds: dict[int, list[int]], fixtures_dir: Path,
                           ref: ReferenceRunner) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
         """Writes one fixture file per edge-case set in ``names`` (edge_cases.problem_edge_cases),
         built from ``inputs`` (the first seed's); ``ref`` runs forward() (reference_device.py).
+        A set whose outputs differ from the first seed's in shape is skipped; bounded
+        outputs (``bounds``, set_shapes.py) get their size tensors.
 
         Returns:
             ([(name, file name)] written, [(name, reason)] skipped).
@@ -219,6 +222,7 @@ class WorkerSession:
             outputs = edges.float64_reference(model, edge, outputs)
             named = [(f"input.{i}", t) for i, t in enumerate(edge)] + params
             named += [(f"output.{i}", t) for i, t in enumerate(outputs)]
+            named += shapes.size_tensors(outputs, bounds, f"edge case '{name}'", path)
             file_name = edges.edge_file_name(name)
             try:
                 write_fixture_file(fixtures_dir, file_name, named, {"edge_case": name})

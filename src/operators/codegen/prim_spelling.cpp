@@ -29,6 +29,14 @@ struct Row {
 
 // clang-format off
 const std::vector<Row> kTable = {
+    // Integers wrap modulo 2^bits as in PyTorch (two's complement): through uint64_t in
+    // C++, where signed overflow is undefined (int64 hashing multiplies past 2^63).
+    {Prim::kAdd, On::kInt, "static_cast<{T}>(static_cast<uint64_t>({0}) + static_cast<uint64_t>({1}))", "",
+     "({0} + {1})"},
+    {Prim::kSub, On::kInt, "static_cast<{T}>(static_cast<uint64_t>({0}) - static_cast<uint64_t>({1}))", "",
+     "({0} - {1})"},
+    {Prim::kMul, On::kInt, "static_cast<{T}>(static_cast<uint64_t>({0}) * static_cast<uint64_t>({1}))", "",
+     "({0} * {1})"},
     {Prim::kAdd, On::kAny, "({0} + {1})", "", "({0} + {1})"},
     {Prim::kSub, On::kAny, "({0} - {1})", "", "({0} - {1})"},
     {Prim::kMul, On::kAny, "({0} * {1})", "", "({0} * {1})"},
@@ -119,7 +127,7 @@ const std::vector<Row> kTable = {
     {Prim::kBitOr, On::kInt, "({0} | {1})", "", "({0} | {1})"},
     {Prim::kBitXor, On::kInt, "({0} ^ {1})", "", "({0} ^ {1})"},
     {Prim::kBitNot, On::kInt, "static_cast<{T}>(~{0})", "", "(~{0})"},
-    {Prim::kShiftLeft, On::kInt, "static_cast<{T}>({0} << {1})", "", "({0} << {1})"},
+    {Prim::kShiftLeft, On::kInt, "static_cast<{T}>(static_cast<uint64_t>({0}) << {1})", "", "({0} << {1})"},
     {Prim::kShiftRight, On::kInt, "static_cast<{T}>({0} >> {1})", "", "({0} >> {1})"},
     {Prim::kWhere, On::kAny, "({0} ? {1} : {2})", "", "tl.where({0}, {1}, {2})"},
     {Prim::kCast, On::kAny, "static_cast<{T}>({0})", "", "{0}.to({T})"},

@@ -91,6 +91,7 @@ const std::vector<LoweringRule>& LayoutRules();       // lower_core_layout.cpp
 const std::vector<LoweringRule>& ReductionRules();    // lower_core_reduce.cpp
 const std::vector<LoweringRule>& HeavyRules();        // lower_core_heavy.cpp
 const std::vector<LoweringRule>& KeptRules();         // lower_core_kept.cpp
+const std::vector<LoweringRule>& SearchRules();       // lower_core_search.cpp
 
 // Shared building blocks of the rules.
 /// Reduction of `x` (a def) over `dims` (normalized, sorted, unique) to `out_shape`

@@ -18,7 +18,7 @@ using core::DType;
 const std::map<std::string, const LoweringRule*>& RuleIndex() {
   static const std::map<std::string, const LoweringRule*> index = [] {
     std::map<std::string, const LoweringRule*> m;
-    for (const auto* table : {&ElementwiseRules(), &LayoutRules(), &ReductionRules(), &HeavyRules(), &KeptRules()}) {
+    for (const auto* table : {&ElementwiseRules(), &LayoutRules(), &ReductionRules(), &HeavyRules(), &KeptRules(), &SearchRules()}) {
       for (const LoweringRule& r : *table) m.emplace(r.target, &r);
     }
     return m;
@@ -137,6 +137,12 @@ Expr CoreLowerer::Operand(const core::OpNode& node, const std::string& name,
     const int t = Tensor(node, name);
     if (t < 0) return Constant(0, dtype);
     return Cast(ReadBroadcast(t, out_shape), dtype);
+  }
+  // An integer scalar of an integer op stays exact: through a double, int64 constants
+  // above 2^53 (hash multipliers such as 0x7F51AFD7ED558CCD) would lose their low bits.
+  const nlohmann::json v = Value(node, name);
+  if (v.is_number_integer() && !core::IsFloatingPoint(dtype) && dtype != DType::kBool) {
+    return Int(v.get<int64_t>(), dtype);
   }
   return Constant(Number(node, name), dtype);
 }

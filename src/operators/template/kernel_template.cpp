@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "operators/families/embedding_bag/embedding_bag_template.h"
 #include "operators/families/loop_nest/loop_nest_template.h"
 #include "operators/template/pointwise_template.h"
 #include "operators/template/rowwise_template.h"
@@ -66,6 +67,8 @@ TemplateMatch MatchTemplate(const core::Problem& problem, int threads, int vecto
   if (scan && scan->tmpl) return std::move(*scan);
   const bool multithread = threads > 1;
   // Specialized templates first, in order; the general rowwise template last.
+  // A pooled embedding lookup: its own family, whose kernel reads sizes at run time.
+  if (auto match = families::MatchEmbeddingBag(graph, multithread)) return std::move(*match);
   if (auto match = MatchSoftmaxLastDim(graph, multithread)) return std::move(*match);
   if (auto match = MatchPointwise(graph, multithread, vector_lanes)) return std::move(*match);
   TemplateMatch rowwise = MatchRowwiseTemplate(graph, multithread);

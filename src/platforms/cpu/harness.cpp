@@ -73,6 +73,12 @@ constexpr auto kSettleTime = std::chrono::milliseconds(20);
 
 using Clock = std::chrono::steady_clock;
 
+/// True when `a` and `b` list tensors of the same shapes, in order.
+bool SameShapes(const std::vector<core::TensorSpec>& a, const std::vector<core::TensorSpec>& b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(),
+                    [](const core::TensorSpec& x, const core::TensorSpec& y) { return x.shape == y.shape; });
+}
+
 /// Everything the checks need, read before the system-call filter is installed.
 struct CheckContext {
   eval::FixtureManifest manifest;
@@ -81,22 +87,28 @@ struct CheckContext {
   std::vector<TensorSet> edge_inputs; // one per edge case, each at its own address
   std::vector<TensorSet> input_sets;  // one per seed, loaded with that seed's inputs
   std::vector<int> set_content;       // which seed each input set currently holds
-  TensorSet outputs;
+  std::vector<TensorSet> output_sets; // one per seed, shaped as that seed's outputs (bounded ones at their bound)
+  std::vector<int> timed_seeds;       // seeds whose buffers are shaped as seed set 0's: the timing loop's refreshes
   ThreadCounter threads;
   int allowed_threads = -1;           // after the first checked call (OpenMP pool)
 
   explicit CheckContext(eval::FixtureManifest m)
-      : manifest(std::move(m)), seeds(LoadSeedFixtures(manifest)), edges(LoadEdgeCaseFixtures(manifest)),
-        outputs(manifest.outputs) {
+      : manifest(std::move(m)), seeds(LoadSeedFixtures(manifest)), edges(LoadEdgeCaseFixtures(manifest)) {
     input_sets.reserve(seeds.size());
+    output_sets.reserve(seeds.size());
     set_content.resize(seeds.size());
     for (std::size_t k = 0; k < seeds.size(); ++k) {
-      input_sets.emplace_back(manifest.inputs);
+      input_sets.emplace_back(manifest.InputsOf(k));
+      output_sets.emplace_back(manifest.OutputsOf(k));
       LoadInputs(static_cast<int>(k), static_cast<int>(k));
+      if (SameShapes(manifest.InputsOf(k), manifest.InputsOf(0)) &&
+          SameShapes(manifest.OutputsOf(k), manifest.OutputsOf(0))) {
+        timed_seeds.push_back(static_cast<int>(k));
+      }
     }
     edge_inputs.reserve(edges.size());
     for (const auto& edge : edges) {
-      edge_inputs.emplace_back(manifest.inputs);
+      edge_inputs.emplace_back(manifest.InputsOf(0));
       for (int i = 0; i < edge_inputs.back().Count(); ++i) edge_inputs.back().CopyFrom(i, edge.inputs[static_cast<std::size_t>(i)]);
     }
   }
@@ -121,9 +133,10 @@ std::optional<std::string> CallSideEffects(const CheckContext& ctx, const Tensor
 /// Output checks of one call on `seed`: constant output, then tolerance, then (when out
 /// of tolerance) a result reused from another seed. Returns a rejection reason, or
 /// fills `checks` and `first_incorrect`.
-std::optional<std::string> CheckOutputs(const CheckContext& ctx, const std::vector<eval::HostTensor>& outputs,
+std::optional<std::string> CheckOutputs(const CheckContext& ctx, const std::vector<eval::HostTensor>& raw,
                                         int seed, std::vector<core::OutputCheck>* checks,
                                         std::string* first_incorrect) {
+  const std::vector<eval::HostTensor> outputs = TrimBoundedOutputs(ctx.manifest, raw, ctx.seeds[seed]);
   for (std::size_t i = 0; i < outputs.size(); ++i) {
     const auto& spec = ctx.manifest.outputs[i];
     const auto& reference = ctx.seeds[seed].references[i];
@@ -134,7 +147,9 @@ std::optional<std::string> CheckOutputs(const CheckContext& ctx, const std::vect
     check.output = spec.name;
     if (!check.passed) {
       if (auto reason = StaleResultReason(outputs[i], static_cast<int>(i), seed, ctx.seeds, tolerance)) return reason;
-      if (first_incorrect->empty()) *first_incorrect = MismatchMessage(check, fmt::format("seed {}", ctx.seeds[seed].seed), spec.NumElements());
+      if (first_incorrect->empty()) {
+        *first_incorrect = MismatchMessage(check, fmt::format("seed {}", ctx.seeds[seed].seed), reference.NumElements());
+      }
     }
     if (checks) checks->push_back(std::move(check));
   }
@@ -150,27 +165,28 @@ struct SeedOutcome {
 SeedOutcome CheckSeed(EntryFn entry, CheckContext& ctx, int k, std::vector<core::OutputCheck>* checks) {
   SeedOutcome outcome;
   TensorSet& inputs = ctx.input_sets[k];
-  ctx.outputs.FillPoison();
+  TensorSet& out = ctx.output_sets[k];
+  out.FillPoison();
   auto reject = [&](std::string reason) {
     outcome.failure = Verdict(core::Status::kRejectedByCheck, std::move(reason));
     return outcome;
   };
 
-  auto error = CallEntry(entry, inputs, ctx.outputs.Views(), ctx.outputs.Count());
+  auto error = CallEntry(entry, inputs, out.Views(), out.Count());
   const auto returned = Clock::now();
   std::vector<eval::HostTensor> snapshot;
-  for (int i = 0; i < ctx.outputs.Count(); ++i) snapshot.push_back(ctx.outputs.ToHost(i));
+  for (int i = 0; i < out.Count(); ++i) snapshot.push_back(out.ToHost(i));
   if (auto reason = CallSideEffects(ctx, inputs, k)) return reject(*reason);
   if (error) {
     outcome.failure = Verdict(core::Status::kRuntimeError, *error + " on seed " + std::to_string(ctx.seeds[k].seed));
     return outcome;
   }
-  if (auto reason = ctx.outputs.CheckCanaries()) return reject(*reason);
+  if (auto reason = out.CheckCanaries()) return reject(*reason);
 
   std::this_thread::sleep_until(returned + kSettleTime);
-  for (int i = 0; i < ctx.outputs.Count(); ++i) {
-    if (!ctx.outputs.Equals(i, snapshot[static_cast<std::size_t>(i)])) {
-      return reject(ctx.outputs.Spec(i).name +
+  for (int i = 0; i < out.Count(); ++i) {
+    if (!out.Equals(i, snapshot[static_cast<std::size_t>(i)])) {
+      return reject(out.Spec(i).name +
                     " changed after the kernel returned: work was left running in another thread");
     }
   }
@@ -187,8 +203,8 @@ SeedOutcome CheckSeed(EntryFn entry, CheckContext& ctx, int k, std::vector<core:
 
 /// When output `index`, wrong on edge case `e`, is the reference of a seed or of an
 /// earlier edge case: the reason naming both; else nullopt.
-std::optional<std::string> EdgeStaleResult(const CheckContext& ctx, int e, int index) {
-  const eval::HostTensor output = ctx.outputs.ToHost(index);
+std::optional<std::string> EdgeStaleResult(const CheckContext& ctx, int e, int index,
+                                           const eval::HostTensor& output) {
   const core::Tolerance tolerance = ctx.manifest.ToleranceFor(output.dtype);
   const std::string& name = ctx.manifest.edge_cases[static_cast<std::size_t>(e)].name;
   auto reused = [&](const SeedFixture& other) {
@@ -220,13 +236,14 @@ SeedOutcome CheckEdgeCases(EntryFn entry, CheckContext& ctx, std::vector<core::O
     const eval::EdgeCaseFixture& edge = ctx.manifest.edge_cases[e];
     const std::string where = fmt::format("edge case '{}' ({})", edge.name, edge.description);
     TensorSet& inputs = ctx.edge_inputs[e];
-    ctx.outputs.FillPoison();
-    auto error = CallEntry(entry, inputs, ctx.outputs.Views(), ctx.outputs.Count());
+    TensorSet& out = ctx.output_sets[0];  // edge sets are built from the first seed's inputs
+    out.FillPoison();
+    auto error = CallEntry(entry, inputs, out.Views(), out.Count());
     std::optional<std::string> reason;
     if (auto path = FileOpenAttempt()) reason = "tried to open a file: '" + *path + "'";
     if (!reason) reason = MutatedInputReason(inputs, ctx.edges[e]);
     if (!reason) reason = inputs.CheckCanaries();
-    if (!reason) reason = ctx.outputs.CheckCanaries();
+    if (!reason) reason = out.CheckCanaries();
     if (reason) {
       outcome.failure = Verdict(core::Status::kRejectedByCheck, *reason + " on " + where);
       return outcome;
@@ -235,18 +252,22 @@ SeedOutcome CheckEdgeCases(EntryFn entry, CheckContext& ctx, std::vector<core::O
       outcome.failure = Verdict(core::Status::kRuntimeError, *error + " on " + where);
       return outcome;
     }
-    for (int i = 0; i < ctx.outputs.Count(); ++i) {
+    std::vector<eval::HostTensor> raw;
+    for (int i = 0; i < out.Count(); ++i) raw.push_back(out.ToHost(i));
+    const std::vector<eval::HostTensor> host = TrimBoundedOutputs(ctx.manifest, std::move(raw), ctx.edges[e]);
+    for (int i = 0; i < out.Count(); ++i) {
       const auto& spec = ctx.manifest.outputs[static_cast<std::size_t>(i)];
-      core::OutputCheck check = eval::CompareTensors(ctx.outputs.ToHost(i), ctx.edges[e].references[static_cast<std::size_t>(i)],
+      const auto& reference = ctx.edges[e].references[static_cast<std::size_t>(i)];
+      core::OutputCheck check = eval::CompareTensors(host[static_cast<std::size_t>(i)], reference,
                                                      ctx.manifest.ToleranceFor(spec.dtype));
       check.output = spec.name;
       check.edge_case = edge.name;
       if (!check.passed) {
-        if (auto stale = EdgeStaleResult(ctx, static_cast<int>(e), i)) {
+        if (auto stale = EdgeStaleResult(ctx, static_cast<int>(e), i, host[static_cast<std::size_t>(i)])) {
           outcome.failure = Verdict(core::Status::kRejectedByCheck, *stale);
           return outcome;
         }
-        if (outcome.first_incorrect.empty()) outcome.first_incorrect = MismatchMessage(check, where, spec.NumElements());
+        if (outcome.first_incorrect.empty()) outcome.first_incorrect = MismatchMessage(check, where, reference.NumElements());
       }
       checks->push_back(std::move(check));
     }
@@ -256,20 +277,26 @@ SeedOutcome CheckEdgeCases(EntryFn entry, CheckContext& ctx, std::vector<core::O
 }
 
 /// The timing loop's view of the fixtures: the input set it times on (set 0) and the
-/// checks of verified timed calls.
+/// checks of verified timed calls. Refreshes cycle through the seeds whose buffers have
+/// set 0's shapes (all seeds when shapes do not vary; only seed 0 itself when no other
+/// seed has its shapes, so the reload check is then a reload of the same values).
 class HarnessVerifier : public CallVerifier {
  public:
   explicit HarnessVerifier(CheckContext& ctx) : ctx_(ctx) {}
   TensorSet& Inputs() override { return ctx_.input_sets[kSet]; }
   void Refresh() override {
-    ctx_.LoadInputs(kSet, (ctx_.set_content[kSet] + 1) % static_cast<int>(ctx_.seeds.size()));
+    const auto& order = ctx_.timed_seeds;
+    const auto at = std::find(order.begin(), order.end(), ctx_.set_content[kSet]);
+    const std::size_t next = at == order.end() ? 0 : static_cast<std::size_t>(at - order.begin() + 1) % order.size();
+    ctx_.LoadInputs(kSet, order[next]);
   }
   std::optional<std::string> Verify(const DLTensor* outputs) override {
     const int seed = ctx_.set_content[kSet];
     if (auto reason = CallSideEffects(ctx_, ctx_.input_sets[kSet], seed)) return reason;
-    if (auto reason = ctx_.outputs.CheckCanaries()) return reason;
+    const TensorSet& out = ctx_.output_sets[kSet];
+    if (auto reason = out.CheckCanaries()) return reason;
     std::vector<eval::HostTensor> host;
-    for (int i = 0; i < ctx_.outputs.Count(); ++i) host.push_back(ViewToHost(ctx_.outputs.Spec(i), outputs[i]));
+    for (int i = 0; i < out.Count(); ++i) host.push_back(ViewToHost(out.Spec(i), outputs[i]));
     std::string incorrect;
     if (auto reason = CheckOutputs(ctx_, host, seed, nullptr, &incorrect)) return reason;
     if (!incorrect.empty()) return "wrong result on a verified timed call (the kernel computes less when timed): " + incorrect;
@@ -413,7 +440,7 @@ RunResult RunHarness(const HarnessOptions& options) {
                       options.max_repetitions, options.max_time_seconds};
   HarnessVerifier verifier(ctx);
   result.probe_before_us = RunFmaProbeUs(options.probe_threads);
-  TimingOutcome timing = TimeKernel(entry, verifier, ctx.outputs, budget, flusher.get());
+  TimingOutcome timing = TimeKernel(entry, verifier, ctx.output_sets[0], budget, flusher.get());
   result.probe_after_us = RunFmaProbeUs(options.probe_threads);
   if (timing.error || timing.rejection) {
     result.status = timing.error ? core::Status::kRuntimeError : core::Status::kRejectedByCheck;

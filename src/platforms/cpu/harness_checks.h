@@ -61,6 +61,16 @@ std::optional<std::string> StaleResultReason(const eval::HostTensor& output, int
 /// `fixture.inputs`; nullopt when all are intact.
 std::optional<std::string> MutatedInputReason(const TensorSet& inputs, const SeedFixture& fixture);
 
+/// The outputs of one call made comparable with `fixture.references`: a bounded output
+/// (manifest.size_output[i] >= 0) whose size tensor in `outputs` equals the reference's
+/// is cut to its first NumElements(reference) elements and given the reference's shape
+/// (the kernel writes it dense in its actual shape, docs/abi.md); every other output,
+/// and a bounded one whose reported size is wrong (it then fails its comparison with a
+/// shape mismatch, and so does its size tensor), is returned as is.
+std::vector<eval::HostTensor> TrimBoundedOutputs(const eval::FixtureManifest& manifest,
+                                                 std::vector<eval::HostTensor> outputs,
+                                                 const SeedFixture& fixture);
+
 /// Output `i` of `views` (shaped by `specs`) copied into a HostTensor.
 eval::HostTensor ViewToHost(const core::TensorSpec& spec, const DLTensor& view);
 

@@ -146,6 +146,20 @@ def cases():
         "bmm_transposed_a": (Fn(lambda s, a, b: torch.bmm(a.transpose(1, 2), b)), [r(3, 300, 19), r(3, 300, 23)]),
         "matmul_broadcast": (Fn(lambda s, a, b: torch.matmul(a, b)), [r(2, 1, 9, 40), r(3, 40, 11)]),
         "linear_3d": (Fn(lambda s, x: s.mods[0](x), nn.Linear(40, 11)), [r(2, 9, 40)]),
+        # ---- searches in sorted tensors (lower_core_search.cpp): ties on both sides,
+        # values below, between and above the boundaries, NaN, a batched sequence ----
+        "bucketize_ties": (Fn(lambda s, x, b: (torch.bucketize(x, b), torch.bucketize(x, b, right=True))),
+                           [torch.cat([torch.round(2 * r(4, 6)) / 2, torch.tensor([[float("nan")] * 6])]),
+                            torch.tensor([-1.0, -0.5, 0.0, 0.0, 0.5, 1.0])]),
+        "searchsorted_sides": (Fn(lambda s, seq, v, rows, w: (torch.searchsorted(seq, v),
+                                                               torch.searchsorted(seq, v, side="right"),
+                                                               torch.searchsorted(rows, w, right=True))),
+                               [torch.tensor([0, 2, 2, 2, 5, 7]), ints(-1, 9, 3, 5),
+                                torch.sort(torch.round(2 * r(3, 6)) / 2, dim=1).values, torch.round(2 * r(3, 4)) / 2]),
+        # ---- int64 hashing: multiplies that wrap past 2^63, shifts of negatives, xor, mod ----
+        "int_hash": (Fn(lambda s, x: (torch.remainder((x ^ ((x >> 33) & (2**31 - 1))) * 0x7F51AFD7ED558CCD, 1000003),
+                                      (x << 6) + 0x9E3779B9 - x * x)),
+                     [torch.randint(-(1 << 62), 1 << 62, (4, 6), dtype=torch.int64)]),
     }
 
 

@@ -1,0 +1,42 @@
+// Family "embedding_bag": a graph that is one pooled embedding lookup
+// (aten._embedding_bag: sum, mean or max; offsets with or without the last offset;
+// per-sample weights; empty bags). Its kernel reads every size from the tensors at run
+// time (codegen/cpp/embedding_bag_cpp.h), so it serves problems whose numbers of
+// indices differ between input sets. Memory-bound: one weight row (dim x 4 bytes) read
+// per index; the knobs are the ones that matter for a gather (threads, bags per chunk,
+// prefetch distance).
+#pragma once
+
+#include <optional>
+
+#include "core/op_graph.h"
+#include "operators/codegen/cpp/embedding_bag_cpp.h"
+#include "operators/template/kernel_template.h"
+
+namespace kernelevolve::operators::families {
+
+class EmbeddingBagTemplate : public templates::KernelTemplate {
+ public:
+  EmbeddingBagTemplate(codegen::EmbeddingBagSpec spec, bool multithread);
+
+  std::string Name() const override { return "embedding_bag"; }
+  const templates::KnobSpace& Space() const override { return space_; }
+  /// 1 thread without prefetch first; then all threads (16 bags a chunk) without and
+  /// with a prefetch distance of 8 indices.
+  std::vector<nlohmann::json> Drafts() const override;
+  std::string Summary(const nlohmann::json& knobs) const override;
+  std::string Generate(const nlohmann::json& knobs) const override;
+
+ private:
+  codegen::EmbeddingBagSpec spec_;
+  bool multithread_;
+  templates::KnobSpace space_;
+};
+
+/// The embedding_bag template when `graph`'s only call is aten._embedding_bag.default
+/// (or aten._embedding_bag_forward_only.default) on ABI inputs, its one output being the
+/// pooled rows (getitem 0), float32 weights, no padding_idx and no scale_grad_by_freq
+/// relevance (forward only); nullopt otherwise (the other families are tried).
+std::optional<templates::TemplateMatch> MatchEmbeddingBag(const core::OpGraph& graph, bool multithread);
+
+}  // namespace kernelevolve::operators::families
