@@ -1,9 +1,13 @@
 #include "cli/queue_setup.h"
 
+#include <cmath>
+
 #include <fmt/format.h>
 
+#include "cli/interrupt.h"
 #include "core/error.h"
 #include "exec/queue_blobs.h"
+#include "exec/queue_protocol.h"
 #include "exec/redis_connection.h"
 
 namespace kernelevolve::cli {
@@ -15,8 +19,24 @@ void ValidateQueueFlags(const OptimizeOptions& o) {
     throw core::InvalidInputError(fmt::format(
         "--queue with --target {}: queue workers serve --target cpu only so far (docs/scale.md)", o.target));
   }
-  if (o.queue_timeout_seconds <= 0) throw core::InvalidInputError("--queue-timeout must be positive");
+  // A config file or resume can bring a value the flag's validator never saw.
+  if (!std::isfinite(o.queue_timeout_seconds) || o.queue_timeout_seconds <= 0) {
+    throw core::InvalidInputError("--queue-timeout must be a positive number of seconds");
+  }
   exec::RedisConnection::Connect(url);  // unreachable: exit 2 before the problem loads
+}
+
+int LiveQueueWorkers(const std::string& queue, const std::string& target, double recent_seconds) {
+  exec::RedisConnection redis = exec::RedisConnection::Connect(exec::ParseRedisUrl(queue));
+  const exec::RedisReply r = redis.Command({"XINFO", "CONSUMERS", exec::JobStreamKey(target), exec::kWorkerGroup});
+  if (r.kind != exec::RedisReply::Kind::kArray) return 0;  // no stream or group yet: no worker ever came
+  int live = 0;
+  for (const exec::RedisReply& consumer : r.elements) {  // [name, N, pending, N, idle, ms, ...]
+    for (size_t i = 0; i + 1 < consumer.elements.size(); i += 2) {
+      if (consumer.elements[i].text == "idle" && consumer.elements[i + 1].integer < recent_seconds * 1000) ++live;
+    }
+  }
+  return live;
 }
 
 std::unique_ptr<exec::QueueEvaluator> MakeQueueEvaluator(const OptimizeOptions& o, const core::Problem& problem,
@@ -38,6 +58,7 @@ std::unique_ptr<exec::QueueEvaluator> MakeQueueEvaluator(const OptimizeOptions& 
   q.eager_max_time_seconds = o.max_time_seconds;
   q.eager_flush_cache = o.cache_flush;
   q.result_timeout_seconds = o.queue_timeout_seconds;
+  q.interrupt = InterruptFlag();  // SIGTERM with no worker: stop now, not after --queue-timeout
   return std::make_unique<exec::QueueEvaluator>(std::move(q));
 }
 
