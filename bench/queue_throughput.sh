@@ -64,7 +64,11 @@ run() {
   local extra=()
   if ((workers > 0)); then
     extra=(--queue "$URL" --problems-at-once 0)
-    sleep 3  # the workers join the group (bench counts live workers for --problems-at-once 0)
+    # Until every worker has joined the group (bench counts live workers for --problems-at-once 0).
+    for _ in $(seq 120); do
+      (( $(redis-cli -p "$PORT" XINFO CONSUMERS ke:jobs:cpu workers 2>/dev/null | grep -c '^name$') >= workers )) && break
+      sleep 0.5
+    done
   fi
   local load_before start end
   load_before=$(cut -d' ' -f1 /proc/loadavg)

@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "exec/queue_blobs.h"
 #include "exec/queue_protocol.h"
+#include "exec/queue_worker.h"
 #include "exec/redis_connection.h"
 
 namespace kernelevolve::cli {
@@ -26,16 +27,14 @@ void ValidateQueueFlags(const OptimizeOptions& o) {
   exec::RedisConnection::Connect(url);  // unreachable: exit 2 before the problem loads
 }
 
-int LiveQueueWorkers(const std::string& queue, const std::string& target, double recent_seconds) {
+int LiveQueueWorkers(const std::string& queue, const std::string& target) {
   exec::RedisConnection redis = exec::RedisConnection::Connect(exec::ParseRedisUrl(queue));
-  const exec::RedisReply r = redis.Command({"XINFO", "CONSUMERS", exec::JobStreamKey(target), exec::kWorkerGroup});
-  if (r.kind != exec::RedisReply::Kind::kArray) return 0;  // no stream or group yet: no worker ever came
+  // Not the group's consumers: Redis 7.0 does not refresh a consumer's idle time on a
+  // blocking read that returns nothing, and a dead worker's consumer stays in the group.
+  const std::string list = redis.CommandOk({"CLIENT", "LIST"}).text;  // one line per connection
+  const std::string wanted = " name=" + exec::WorkerConnectionName(target, "");
   int live = 0;
-  for (const exec::RedisReply& consumer : r.elements) {  // [name, N, pending, N, idle, ms, ...]
-    for (size_t i = 0; i + 1 < consumer.elements.size(); i += 2) {
-      if (consumer.elements[i].text == "idle" && consumer.elements[i + 1].integer < recent_seconds * 1000) ++live;
-    }
-  }
+  for (size_t at = list.find(wanted); at != std::string::npos; at = list.find(wanted, at + 1)) ++live;
   return live;
 }
 

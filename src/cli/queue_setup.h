@@ -22,10 +22,9 @@ void ValidateQueueFlags(const OptimizeOptions& o);
 std::unique_ptr<exec::QueueEvaluator> MakeQueueEvaluator(const OptimizeOptions& o, const core::Problem& problem,
                                                          const platforms::RunOptions& run_options);
 
-/// Workers serving `target` jobs on `queue` now: consumers of the job stream's group
-/// that talked to Redis within the last `recent_seconds` (a live worker reads every
-/// second). 0 when the group does not exist yet. Throws core::InvalidInputError when
-/// Redis cannot be reached, core::IoError when it fails.
-int LiveQueueWorkers(const std::string& queue, const std::string& target, double recent_seconds = 30);
+/// Workers serving `target` jobs on `queue` now: the connections named
+/// exec::WorkerConnectionName(target, ...) in CLIENT LIST (each worker names its own).
+/// Throws core::InvalidInputError when Redis cannot be reached, core::IoError when it fails.
+int LiveQueueWorkers(const std::string& queue, const std::string& target);
 
 }  // namespace kernelevolve::cli

@@ -86,6 +86,14 @@ core::Evaluation Refusal(const std::string& worker_name, const std::string& why)
 
 }  // namespace
 
+std::string WorkerConnectionName(const std::string& target, const std::string& name) {
+  std::string text = "ke-worker:" + target + ":" + name;
+  for (char& c : text) {
+    if (c == ' ' || c == '\n' || c == '\t') c = '_';  // CLIENT SETNAME refuses spaces
+  }
+  return text;
+}
+
 QueueWorker::QueueWorker(QueueWorkerOptions options, platforms::Platform& platform)
     : options_(std::move(options)),
       platform_(platform),
@@ -96,6 +104,7 @@ QueueWorker::QueueWorker(QueueWorkerOptions options, platforms::Platform& platfo
   machine.compiler = platform_.Machine().compiler;
   identity_ = nlohmann::json{{"worker", options_.name}, {"machine", core::MachineToJson(machine)}}.dump();
   EnsureWorkerGroup(redis_, stream_);
+  redis_.Command({"CLIENT", "SETNAME", WorkerConnectionName(options_.target, options_.name)});
 }
 
 QueueWorker::~QueueWorker() = default;
@@ -142,6 +151,7 @@ bool QueueWorker::Reconnect(const std::string& why, const std::atomic<bool>* sto
     try {
       redis_ = RedisConnection::Connect(options_.url, 5, 30);
       EnsureWorkerGroup(redis_, stream_);  // a restarted server without persistence lost it
+      redis_.Command({"CLIENT", "SETNAME", WorkerConnectionName(options_.target, options_.name)});
       if (!options_.quiet) {
         fmt::print(stderr, "worker {}: reconnected to {} after {:.1f} s\n", options_.name, options_.url.text,
                    std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count());

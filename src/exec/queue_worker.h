@@ -35,6 +35,13 @@ struct QueueWorkerOptions {
 /// One worker process: one job at a time, so a candidate and its paired eager timing
 /// always run on this machine, one after the other (LocalEvaluator, as without a queue).
 /// Problems stay loaded (a Python worker each, the two most recent) between jobs.
+/// The Redis connection name (CLIENT SETNAME) of a worker named `name` serving `target`:
+/// "ke-worker:<target>:<name>", spaces replaced by '_'. A worker names its connection so;
+/// `bench --problems-at-once 0` counts the connections whose name starts with
+/// WorkerConnectionName(target, "") in CLIENT LIST as the live workers (a dead worker's
+/// connection is gone; a consumer of the group stays after its worker died).
+std::string WorkerConnectionName(const std::string& target, const std::string& name);
+
 /// Longest wait between two reconnection attempts to a lost Redis, seconds.
 inline constexpr double kMaxReconnectWaitSeconds = 30;
 
