@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <fstream>
 #include <iostream>
+#include <mutex>
+#include <optional>
+#include <thread>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -28,19 +31,6 @@ namespace kernelevolve::cli {
 namespace {
 
 namespace fs = std::filesystem;
-
-/// Sends std::cout to a file while alive (optimize's summary table of each problem).
-class RedirectCout {
- public:
-  explicit RedirectCout(const fs::path& path) : file_(path), old_(std::cout.rdbuf(file_.rdbuf())) {}
-  ~RedirectCout() { std::cout.rdbuf(old_); }
-  RedirectCout(const RedirectCout&) = delete;
-  RedirectCout& operator=(const RedirectCout&) = delete;
-
- private:
-  std::ofstream file_;
-  std::streambuf* old_;
-};
 
 OptimizeOptions OptimizeFor(const BenchOptions& b, const fs::path& problem, const fs::path& out) {
   OptimizeOptions o;
@@ -80,8 +70,10 @@ report::BenchEntry RunOne(const BenchOptions& b, const fs::path& problem, const 
   entry.run_dir = run_dir;
   try {
     fs::create_directories(run_dir);
-    RedirectCout redirect(run_dir / "summary.txt");
-    entry.exit_code = RunOptimize(OptimizeFor(b, problem, run_dir));
+    std::ofstream summary(run_dir / "summary.txt");  // optimize's console summary, per problem
+    OptimizeOptions o = OptimizeFor(b, problem, run_dir);
+    o.summary_out = &summary;
+    entry.exit_code = RunOptimize(o);
   } catch (const std::exception& e) {
     const bool bad_input = dynamic_cast<const core::InvalidInputError*>(&e) != nullptr ||
                            dynamic_cast<const store::NotAStoreError*>(&e) != nullptr;
@@ -100,6 +92,22 @@ report::BenchEntry RunOne(const BenchOptions& b, const fs::path& problem, const 
     entry.message = "no result.json written";
   }
   return entry;
+}
+
+/// How many problems run at once: --problems-at-once, or with 0 the queue's live
+/// workers (at least 1; 1 without --queue). More than 1 without --queue is refused.
+int ProblemsAtOnce(const BenchOptions& b) {
+  if (b.problems_at_once < 0) throw core::InvalidInputError("--problems-at-once must be 0 (automatic) or positive");
+  if (b.queue.empty()) {
+    if (b.problems_at_once > 1) {
+      throw core::InvalidInputError(fmt::format(
+          "--problems-at-once {} needs --queue: problems evaluated on this machine at once would disturb each "
+          "other's timings", b.problems_at_once));
+    }
+    return 1;
+  }
+  if (b.problems_at_once > 0) return b.problems_at_once;
+  return std::max(1, LiveQueueWorkers(b.queue, b.target));
 }
 
 std::string ProgressLine(size_t index, size_t total, const report::BenchEntry& e, size_t name_width) {
@@ -138,6 +146,7 @@ nlohmann::json BenchDocument(const BenchOptions& b, const core::MachineContext& 
           {"budget", b.budget},
           {"policy", b.policy},
           {"jobs", b.jobs},
+          {"problems_at_once", b.problems_at_once},  // issue 22: 0 = automatic
           {"queue", b.queue},  // issue 22: "" when evaluated locally
           {"seed", b.seed},
           {"sets", b.sets},
@@ -177,6 +186,9 @@ void AddBenchCommand(CLI::App& app, BenchOptions& o) {
   cmd->add_option("--set", o.sets, "override a module-level constant, NAME=VALUE, for every problem (repeatable)");
   AddSharedSearchFlags(*cmd, o);  // --threads ... --profile-timeout, as `optimize` has them
   cmd->add_option("--jobs", o.jobs, "candidates in flight per problem")->default_val(1);
+  cmd->add_option("--problems-at-once", o.problems_at_once,
+                  "problems run at the same time, with --queue only (0: one per live queue worker; 1 without --queue)")
+      ->default_val(0);
   cmd->add_option("--queue", o.queue, "evaluate candidates on `kernelevolve worker`s through a Redis stream: redis://HOST:PORT[/DB] (docs/scale.md)");
   cmd->add_option("--confirm-rounds", o.confirm_rounds, "interleaved eager/kernel rounds per problem's best (0: skip)")
       ->default_val(8);
@@ -207,6 +219,7 @@ int RunBench(const BenchOptions& options) {
   const std::vector<fs::path> problems = SuiteProblems(b.suite_dir);
   ValidateLlmFlags(OptimizeFor(b, problems.front(), b.out_dir));  // issue 21: models, keys, prompts before any work
   ValidateQueueFlags(OptimizeFor(b, problems.front(), b.out_dir));  // issue 22: --queue parses and Redis answers
+  const int at_once_requested = ProblemsAtOnce(b);  // issue 22: several problems at once with --queue only
   // Issue 6: per-problem sizes (checked against the suite before any work).
   const ProblemSizes sizes = b.sizes_file.empty() ? ProblemSizes{} : LoadProblemSizes(b.sizes_file, problems);
   if (b.out_dir.empty()) b.out_dir = fs::path("runs") / fmt::format("bench-{}", UtcStamp());
@@ -228,32 +241,61 @@ int RunBench(const BenchOptions& options) {
   // CPU peaks for the roofline (optimize then reads the cache); GPU targets measure their own.
   if (b.target == "cpu") AttachMachinePeaks(machine, b.cache_dir, b.remeasure_machine, b.quiet);
   if (!b.quiet) {
-    fmt::print(stderr, "bench: {} problems from {}, budget {} each, results in {}\n", problems.size(),
-               b.suite_dir.string(), b.budget, b.out_dir.string());
+    fmt::print(stderr, "bench: {} problems from {}, budget {} each, {} at a time, results in {}\n", problems.size(),
+               b.suite_dir.string(), b.budget, std::min<size_t>(at_once_requested, problems.size()),
+               b.out_dir.string());
   }
   size_t name_width = 16;  // progress lines align on the suite's longest problem name
   for (const auto& p : problems) name_width = std::max(name_width, p.stem().string().size());
-  std::vector<report::BenchEntry> entries;
+  // Issue 22: several problems at once with queue workers; results kept in suite order.
+  std::vector<std::optional<report::BenchEntry>> slots(problems.size());
+  std::vector<report::BenchEntry> entries;  // the finished ones, in suite order
+  std::mutex mutex;                         // guards slots, entries, next, finished, cost, machine
+  size_t next = 0;
+  size_t finished = 0;
   double llm_cost_usd = 0;  // issue 21: the suite's LLM spending so far
-  for (size_t i = 0; i < problems.size() && !Interrupted(); ++i) {
-    BenchOptions per_problem = b;
-    if (auto it = sizes.find(problems[i].stem().string()); it != sizes.end()) {
-      per_problem.sets = MergeSets(b.sets, it->second);
-    }
-    entries.push_back(RunOne(per_problem, problems[i], b.out_dir / problems[i].stem()));
-    FillMachineFromResult(machine, entries.back().run_dir / "result.json");
-    std::string line = ProgressLine(i, problems.size(), entries.back(), name_width);
+  auto record = [&](size_t i, report::BenchEntry entry) {
+    std::lock_guard<std::mutex> lock(mutex);
+    slots[i] = std::move(entry);
+    const report::BenchEntry& e = *slots[i];
+    FillMachineFromResult(machine, e.run_dir / "result.json");
+    std::string line = ProgressLine(finished++, problems.size(), e, name_width);
     if (!b.llm.empty()) {
-      const double cost = LlmCostOfRun(entries.back().run_dir / "result.json");
+      const double cost = LlmCostOfRun(e.run_dir / "result.json");
       llm_cost_usd += cost;
       line += fmt::format(" | llm ${:.4f}, ${:.4f} so far", cost, llm_cost_usd);
     }
     if (!b.quiet) fmt::print(stderr, "{}\n", line);
+    entries.clear();
+    for (const auto& slot : slots) if (slot) entries.push_back(*slot);
     const report::BenchTotals totals = report::SummarizeBench(entries);
     report::WriteJsonAtomic(b.out_dir / "bench.json",
                             BenchDocument(b, machine, entries, problems.size(), Interrupted()));
     report::WriteTextAtomic(b.out_dir / "bench.txt",
                             "machine: " + core::MachineSummary(machine) + "\n" + report::BenchTable(entries, totals));
+  };
+  auto serve = [&] {
+    while (true) {
+      size_t i = 0;
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (next >= problems.size() || Interrupted()) return;
+        i = next++;
+      }
+      BenchOptions per_problem = b;
+      if (auto it = sizes.find(problems[i].stem().string()); it != sizes.end()) {
+        per_problem.sets = MergeSets(b.sets, it->second);
+      }
+      record(i, RunOne(per_problem, problems[i], b.out_dir / problems[i].stem()));
+    }
+  };
+  const int at_once = std::min<int>(at_once_requested, static_cast<int>(problems.size()));
+  if (at_once <= 1) {
+    serve();
+  } else {
+    std::vector<std::thread> threads;
+    for (int k = 0; k < at_once; ++k) threads.emplace_back(serve);
+    for (auto& t : threads) t.join();
   }
   const report::BenchTotals totals = report::SummarizeBench(entries);
   report::WriteJsonAtomic(b.out_dir / "bench.json", BenchDocument(b, machine, entries, problems.size(), Interrupted()));

@@ -27,6 +27,7 @@ struct BenchOptions : LlmFlags {
   int seeds = 3;
   int drafts = 0;
   int jobs = 1;
+  int problems_at_once = 0;           // --problems-at-once: 0 = automatic (the queue's live workers, else 1)
   std::string queue;  // --queue redis://HOST:PORT[/DB] (issue 22)
   uint64_t seed = 0;
   std::string policy = "greedy";
@@ -56,7 +57,10 @@ void AddBenchCommand(CLI::App& app, BenchOptions& options);
 std::vector<std::filesystem::path> SuiteProblems(const std::filesystem::path& dir);
 
 /// Runs `kernelevolve optimize` on every problem of the suite in OUT/<problem>/ (its
-/// console summary in OUT/<problem>/summary.txt), never stopping at a problem that fails
+/// console summary in OUT/<problem>/summary.txt), --problems-at-once of them at a time
+/// (only with --queue: several at once on this CPU would disturb each other's timings;
+/// the loads and confirmations that time on this machine still take turns), in one
+/// process whose Python workers serve problem after problem, never stopping at a problem that fails
 /// to load, is unsupported or makes kernelevolve fail (recorded as such), with one line
 /// per problem on stderr (with --llm: that problem's LLM cost and the suite's so far). After each problem OUT/bench.json and OUT/bench.txt are
 /// rewritten, so Ctrl-C (which stops the problem in flight as optimize does) leaves

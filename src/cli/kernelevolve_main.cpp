@@ -12,6 +12,7 @@
 #include "cli/config_file.h"
 #include "cli/eval_command.h"
 #include "cli/kb_command.h"
+#include "cli/number_flags.h"
 #include "cli/ops_command.h"
 #include "cli/optimize_command.h"
 #include "cli/report_command.h"
@@ -66,7 +67,7 @@ void AddOptimize(CLI::App& app, OptimizeOptions& o) {
   cmd->add_option("--queue", o.queue, "evaluate candidates on `kernelevolve worker`s through a Redis stream: redis://HOST:PORT[/DB] (docs/scale.md)");
   cmd->add_option("--queue-timeout", o.queue_timeout_seconds, "with --queue: seconds one job may wait for its result")
       ->default_val(3600)
-      ->check(CLI::PositiveNumber);
+      ->check(kernelevolve::cli::PositiveSeconds());  // NaN refused here (issue 22: it was stored as null)
   cmd->add_option("--ucb-c", o.ucb_c, "exploration weight of ucb1 and mcts")->default_val(1.4142135623730951);
   cmd->add_option("--islands", o.islands, "islands of the evolutionary policy")->default_val(2);
   cmd->add_option("--migration-interval", o.migration_interval, "evolutionary: generations between migrations of the best")->default_val(5);

@@ -2,6 +2,7 @@
 
 #include <iostream>
 #include <memory>
+#include <mutex>
 #include <optional>
 
 #include <fmt/format.h>
@@ -69,7 +70,7 @@ int RunOptimize(const OptimizeOptions& options_in) {
     s.stop_reason = *why;
     store.FinishRun(run_id, s.status, s.stop_reason);
     report::WriteJsonAtomic(o.out_dir / "result.json", report::ResultJson(s));
-    std::cout << report::SummaryTable(s);
+    (o.summary_out ? *o.summary_out : std::cout) << report::SummaryTable(s);
     std::cerr << "kernelevolve: " << *why << "; the PyTorch reference stays the answer\n";
     return 1;
   }
@@ -88,15 +89,16 @@ int RunOptimize(const OptimizeOptions& options_in) {
   std::unique_ptr<exec::QueueEvaluator> queue = MakeQueueEvaluator(o, problem, run_options);
   exec::Evaluator& search_evaluator = queue ? static_cast<exec::Evaluator&>(*queue) : evaluator;
   if (queue && !o.quiet) {
-    fmt::print(stderr, "evaluating through the queue {} ({} jobs in flight; start `kernelevolve worker --queue {}`)\n",
-               o.queue, o.jobs, o.queue);
+    fmt::print(stderr, "evaluating through the queue {} ({} job{} in flight; start `kernelevolve worker --queue {}`)\n",
+               o.queue, o.jobs, o.jobs == 1 ? "" : "s", o.queue);
   }
   auto policy = search::MakePolicy(o.policy, MakePolicyOptions(o));
   search::SearchOptions sopts = MakeSearchOptions(o);
   sopts.interrupt = InterruptFlag();
   // Knowledge base (issue 8): start from prior kernels; never fails the run.
   KnowledgeSession knowledge = StartKnowledge(
-      {o.kb_path, o.no_kb, o.cache_dir, o.quiet, o.target, s.machine.cpu_model, s.machine.isa.level}, problem);
+      // A resumed run seeded its prior kernel when it started: no second warm-start line.
+      {o.kb_path, o.no_kb, o.cache_dir, o.quiet || o.resume, o.target, s.machine.cpu_model, s.machine.isa.level}, problem);
   sopts.seed_candidates = knowledge.plan.seeds;
   sopts.experiences = knowledge.plan.notes;
   report::ConsoleProgress progress(o.budget, o.time_limit_seconds);
@@ -120,6 +122,12 @@ int RunOptimize(const OptimizeOptions& options_in) {
     fmt::print(stderr, "resumed run {}: {} nodes from the store, {} pending candidates re-queued\n",
                run_id, outcome.resumed_evaluations, outcome.requeued);
   }
+  if (outcome.stop_reason == "exhausted" && llm_op && !llm_op->last_failure().empty()) {
+    // Issue 22: nothing left to evaluate because the LLM server never answered: say so
+    // (even with --quiet), not a silent "exhausted".
+    outcome.stop_reason = "llm_unreachable";
+    fmt::print(stderr, "error: {}\n", llm_op->last_failure());
+  }
   if (!o.quiet) fmt::print(stderr, "search stopped: {}\n", outcome.stop_reason);
   if (llm_op && !o.quiet) fmt::print(stderr, "{}\n", LlmCostLine(*llm_op));
 
@@ -136,6 +144,8 @@ int RunOptimize(const OptimizeOptions& options_in) {
     if (o.confirm_rounds > 0 && !Interrupted()) {
       if (!o.quiet) fmt::print(stderr, "confirming node {} against eager: {} interleaved rounds...\n",
                                s.best->id, o.confirm_rounds);
+      // bench --problems-at-once: one confirmation on this machine at a time.
+      std::lock_guard<std::mutex> timing(OrchestratorTimingMutex());
       s.confirmation = exec::ConfirmSpeedup(time_baseline, platform, problem, s.best->candidate,
                                             run_options, o.confirm_rounds);
     }
@@ -167,11 +177,12 @@ int RunOptimize(const OptimizeOptions& options_in) {
     }
   }
   report::WriteJsonAtomic(o.out_dir / "result.json", result);
-  std::cout << report::SummaryTable(s);
-  if (gpu) for (const auto& line : ProfileSummaryLines(baseline_profile, profiles)) std::cout << line << "\n";
-  std::cout << fmt::format("run directory: {}\n", o.out_dir.string());
+  std::ostream& out = o.summary_out ? *o.summary_out : std::cout;
+  out << report::SummaryTable(s);
+  if (gpu) for (const auto& line : ProfileSummaryLines(baseline_profile, profiles)) out << line << "\n";
+  out << fmt::format("run directory: {}\n", o.out_dir.string());
   if (interrupted) {
-    std::cout << fmt::format("interrupted: continue with `kernelevolve resume {}`\n", o.out_dir.string());
+    out << fmt::format("interrupted: continue with `kernelevolve resume {}`\n", o.out_dir.string());
     return 128 + InterruptSignal();
   }
   return s.status == "ok" ? 0 : 1;

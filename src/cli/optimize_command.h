@@ -2,6 +2,7 @@
 #pragma once
 
 #include <filesystem>
+#include <ostream>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -14,6 +15,9 @@ namespace kernelevolve::cli {
 /// Every flag of `optimize`; the LLM operator's come from LlmFlags (cli/llm_flags.h).
 struct OptimizeOptions : LlmFlags {
   std::filesystem::path problem_path;
+  /// Where the summary table and the closing lines go (not a flag): null is std::cout;
+  /// bench gives each problem's OUT/<problem>/summary.txt (several problems run at once).
+  std::ostream* summary_out = nullptr;
   std::string target = "cpu";
   std::string nvcc;                   // --nvcc for --target cuda; "": $CUDACXX, else nvcc on PATH
   int budget = 40;                    // evaluations

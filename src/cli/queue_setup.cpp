@@ -1,9 +1,14 @@
 #include "cli/queue_setup.h"
 
+#include <cmath>
+
 #include <fmt/format.h>
 
+#include "cli/interrupt.h"
 #include "core/error.h"
 #include "exec/queue_blobs.h"
+#include "exec/queue_protocol.h"
+#include "exec/queue_worker.h"
 #include "exec/redis_connection.h"
 
 namespace kernelevolve::cli {
@@ -15,8 +20,22 @@ void ValidateQueueFlags(const OptimizeOptions& o) {
     throw core::InvalidInputError(fmt::format(
         "--queue with --target {}: queue workers serve --target cpu only so far (docs/scale.md)", o.target));
   }
-  if (o.queue_timeout_seconds <= 0) throw core::InvalidInputError("--queue-timeout must be positive");
+  // A config file or resume can bring a value the flag's validator never saw.
+  if (!std::isfinite(o.queue_timeout_seconds) || o.queue_timeout_seconds <= 0) {
+    throw core::InvalidInputError("--queue-timeout must be a positive number of seconds");
+  }
   exec::RedisConnection::Connect(url);  // unreachable: exit 2 before the problem loads
+}
+
+int LiveQueueWorkers(const std::string& queue, const std::string& target) {
+  exec::RedisConnection redis = exec::RedisConnection::Connect(exec::ParseRedisUrl(queue));
+  // Not the group's consumers: Redis 7.0 does not refresh a consumer's idle time on a
+  // blocking read that returns nothing, and a dead worker's consumer stays in the group.
+  const std::string list = redis.CommandOk({"CLIENT", "LIST"}).text;  // one line per connection
+  const std::string wanted = " name=" + exec::WorkerConnectionName(target, "");
+  int live = 0;
+  for (size_t at = list.find(wanted); at != std::string::npos; at = list.find(wanted, at + 1)) ++live;
+  return live;
 }
 
 std::unique_ptr<exec::QueueEvaluator> MakeQueueEvaluator(const OptimizeOptions& o, const core::Problem& problem,
@@ -38,6 +57,7 @@ std::unique_ptr<exec::QueueEvaluator> MakeQueueEvaluator(const OptimizeOptions& 
   q.eager_max_time_seconds = o.max_time_seconds;
   q.eager_flush_cache = o.cache_flush;
   q.result_timeout_seconds = o.queue_timeout_seconds;
+  q.interrupt = InterruptFlag();  // SIGTERM with no worker: stop now, not after --queue-timeout
   return std::make_unique<exec::QueueEvaluator>(std::move(q));
 }
 

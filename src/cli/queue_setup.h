@@ -22,4 +22,9 @@ void ValidateQueueFlags(const OptimizeOptions& o);
 std::unique_ptr<exec::QueueEvaluator> MakeQueueEvaluator(const OptimizeOptions& o, const core::Problem& problem,
                                                          const platforms::RunOptions& run_options);
 
+/// Workers serving `target` jobs on `queue` now: the connections named
+/// exec::WorkerConnectionName(target, ...) in CLIENT LIST (each worker names its own).
+/// Throws core::InvalidInputError when Redis cannot be reached, core::IoError when it fails.
+int LiveQueueWorkers(const std::string& queue, const std::string& target);
+
 }  // namespace kernelevolve::cli

@@ -23,6 +23,11 @@ void AddResumeCommand(CLI::App& app, ResumeOptions& o) {
 int RunResume(const ResumeOptions& options) {
   const fs::path db = options.run_dir / "kernelevolve.db";
   if (!fs::is_regular_file(db)) {
+    // Issue 22: a run that is still loading its problem has no store yet but holds the
+    // lock; name its holder (RunDirectoryBusyError) rather than "no kernelevolve.db".
+    if (fs::is_regular_file(options.run_dir / store::kRunLockFileName)) {
+      store::RunDirectoryLock probe = store::RunDirectoryLock::Acquire(options.run_dir, "resume");
+    }
     throw core::InvalidInputError(fmt::format(
         "{}: no kernelevolve.db here; give the --out directory of a `kernelevolve optimize` run",
         options.run_dir.string()));

@@ -1,8 +1,11 @@
 #include "cli/run_setup.h"
 
+#include <cctype>
 #include <chrono>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <mutex>
 #include <thread>
 
 #include <fmt/format.h>
@@ -65,6 +68,12 @@ void ReportProblemError(const OptimizeOptions& o, report::RunSummary& s, const s
   std::cerr << "error: " << message << " (details: " << log.string() << ")\n";
 }
 
+/// `text` with A-Z lowered.
+std::string ToLowerAscii(std::string text) {
+  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text;
+}
+
 }  // namespace
 
 double UnixNow() {
@@ -82,6 +91,13 @@ void CreateRunDirectory(const fs::path& out_dir) {
 
 store::RunDirectoryLock ValidateRunOptions(OptimizeOptions& o) {
   ValidateTarget(o.target);  // issue 6: cpu | triton | cuda
+  if (const char* mode = std::getenv("KE_FIXTURES"); mode != nullptr && o.target == "cpu" &&
+      ToLowerAscii(mode) == "device") {
+    // Issue 22: the problem worker then writes no fixture file; the CPU harness needs them.
+    throw core::InvalidInputError(
+        "KE_FIXTURES=device keeps fixtures on the GPU for --target triton and cuda; the CPU harness reads fixture "
+        "files: unset KE_FIXTURES for --target cpu");
+  }
   if (!o.resume && !fs::is_regular_file(o.problem_path)) {
     throw core::InvalidInputError(fmt::format(
         "{}: {}", o.problem_path.string(),
@@ -223,8 +239,15 @@ std::optional<PreparedRun> PrepareRun(const OptimizeOptions& o) {
   r.summary.database_path = o.out_dir / "kernelevolve.db";
   r.overrides = ParseOverrides(o.sets);
   r.summary.overrides = r.overrides;
-  r.worker = std::make_unique<problem::WorkerClient>(MakeWorkerOptions(o));
-  std::optional<core::Problem> loaded = LoadRunProblem(*r.worker, o, r.overrides, r.summary);
+  // Issue 22: a worker left by the previous problem of this process (bench, compare)
+  // serves this one: no second torch import.
+  r.worker = problem::WorkerPool::Shared().Take(MakeWorkerOptions(o));
+  std::optional<core::Problem> loaded;
+  {
+    // bench --problems-at-once: loads (reference runs, eager timing) one at a time here.
+    std::lock_guard<std::mutex> timing(OrchestratorTimingMutex());
+    loaded = LoadRunProblem(*r.worker, o, r.overrides, r.summary);
+  }
   if (!loaded) return std::nullopt;
   r.problem = std::move(*loaded);
   if (!r.gpu) r.cpu = std::make_unique<platforms::cpu::CpuPlatform>(o.cache_dir / "cpu", HarnessPath(), "g++");
@@ -238,6 +261,11 @@ std::optional<PreparedRun> PrepareRun(const OptimizeOptions& o) {
   }
   r.summary.work = eval::EstimateWork(r.problem);
   return r;
+}
+
+std::mutex& OrchestratorTimingMutex() {
+  static std::mutex mutex;
+  return mutex;
 }
 
 std::string KernelSourceExtension(const std::string& target) {

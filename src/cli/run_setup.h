@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,6 +20,7 @@
 #include "platforms/platform.h"
 #include "platforms/triton/triton_platform.h"
 #include "problem/worker_client.h"
+#include "problem/worker_pool.h"
 #include "report/run_summary.h"
 #include "store/run_lock.h"
 
@@ -74,7 +76,7 @@ exec::BaselineTimer MakeBaselineTimer(problem::WorkerClient& worker, const Optim
 struct PreparedRun {
   report::RunSummary summary;
   std::map<std::string, std::string> overrides;               // --set, parsed
-  std::unique_ptr<problem::WorkerClient> worker;
+  problem::PooledWorker worker;  // issue 22: from WorkerPool::Shared(), given back when the run ends
   std::unique_ptr<platforms::triton::TritonPlatform> gpu;     // GPU targets
   std::unique_ptr<platforms::cpu::CpuPlatform> cpu;           // --target cpu
   core::Problem problem;
@@ -91,6 +93,11 @@ struct PreparedRun {
 /// when the problem file is at fault (result.json and the log say why; exit 2).
 /// Throws InvalidInputError for bad flags or files.
 std::optional<PreparedRun> PrepareRun(const OptimizeOptions& o);
+
+/// Held while this process times on its own CPU for a run (loading a problem: reference
+/// runs and eager timing; the final confirmation), so that runs of one process that
+/// overlap (bench --problems-at-once with --queue) never time at the same time.
+std::mutex& OrchestratorTimingMutex();
 
 /// The file extension of a kernel for `target`: ".cpp" (cpu), ".py" (triton), ".cu"
 /// (cuda), as the platforms build them.

@@ -1,5 +1,6 @@
 #include "cli/worker_command.h"
 
+#include <cmath>
 #include <cstdlib>
 
 #include <CLI/CLI.hpp>
@@ -7,6 +8,7 @@
 
 #include "cli/gpu_target.h"
 #include "cli/interrupt.h"
+#include "cli/number_flags.h"
 #include "cli/paths.h"
 #include "core/error.h"
 #include "exec/queue_worker.h"
@@ -29,7 +31,7 @@ void AddWorkerCommand(CLI::App& app, WorkerCommandOptions& o) {
                   "seconds a job may sit unrenewed in a worker's hands before another worker takes it over "
                   "(a live worker renews every lease/3)")
       ->default_val(60)
-      ->check(CLI::PositiveNumber);
+      ->check(PositiveSeconds());  // NaN and 0 refused in one short line (issue 22)
   cmd->add_option("--max-jobs", o.max_jobs, "exit after this many jobs (0: no limit)")->default_val(0);
   cmd->add_option("--idle-exit", o.idle_exit_seconds, "exit after this many seconds without a job (0: never)")
       ->default_val(0);
@@ -43,6 +45,13 @@ int RunWorker(const WorkerCommandOptions& options) {
     throw core::InvalidInputError(fmt::format(
         "worker --target {}: queue workers serve --target cpu only so far (docs/scale.md); run GPU targets "
         "without --queue", o.target));
+  }
+  if (!std::isfinite(o.lease_seconds) || o.lease_seconds <= 0) {  // when called other than by the CLI
+    throw core::InvalidInputError("--lease must be a positive number of seconds");
+  }
+  if (const char* mode = std::getenv("KE_FIXTURES"); mode != nullptr && std::string(mode) == "device") {
+    throw core::InvalidInputError("worker: KE_FIXTURES=device is for GPU targets; queue workers serve --target cpu, "
+                                  "whose harness reads fixture files: unset KE_FIXTURES");
   }
   if (o.max_jobs < 0) throw core::InvalidInputError("--max-jobs must be 0 (no limit) or positive");
   if (o.idle_exit_seconds < 0) throw core::InvalidInputError("--idle-exit must be 0 (never) or positive");

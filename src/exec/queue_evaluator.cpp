@@ -73,11 +73,19 @@ core::Evaluation QueueEvaluator::Evaluate(const core::Candidate& candidate) {
   job.eager_min_time_seconds = options_.eager_min_time_seconds;
   job.eager_max_time_seconds = options_.eager_max_time_seconds;
   job.eager_flush_cache = options_.eager_flush_cache;
-  redis.CommandOk({"XADD", JobStreamKey(options_.target), "*", "job_id", job.job_id, "job", JobToJson(job).dump()});
+  const std::string entry_id =
+      redis.CommandOk({"XADD", JobStreamKey(options_.target), "*", "job_id", job.job_id, "job", JobToJson(job).dump()})
+          .text;
 
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(options_.result_timeout_seconds);
   std::string last_id = "0-0";
   while (std::chrono::steady_clock::now() < deadline) {
+    if (options_.interrupt != nullptr && options_.interrupt->load()) {
+      // Deleted while pending in a worker's hands: that worker still answers it (unread);
+      // not yet taken: no worker ever sees it.
+      redis.Command({"XDEL", JobStreamKey(options_.target), entry_id});
+      throw EvaluationInterrupted();
+    }
     RedisReply reply = redis.CommandOk({"XREAD", "COUNT", "100", "BLOCK", "1000", "STREAMS", result_stream_, last_id});
     const std::vector<RedisReply>* entries = StreamEntries(reply);
     if (entries == nullptr) continue;

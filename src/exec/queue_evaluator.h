@@ -23,6 +23,8 @@ struct QueueEvaluatorOptions {
   double eager_max_time_seconds = 2.0;
   bool eager_flush_cache = false;
   double result_timeout_seconds = 3600;   // one job's wait for its result at most
+  /// Set by SIGINT/SIGTERM (cli::InterruptFlag); checked every second of a wait. null: none.
+  const std::atomic<bool>* interrupt = nullptr;
 };
 
 /// Each Evaluate puts one job on JobStreamKey(target) and waits for the result with its
@@ -39,7 +41,8 @@ class QueueEvaluator : public Evaluator {
   explicit QueueEvaluator(QueueEvaluatorOptions options);
   /// Blocks until a worker posts the result. No result within result_timeout_seconds:
   /// an Evaluation with Status::kWorkerLost saying so. Throws core::IoError when Redis
-  /// itself fails.
+  /// itself fails, EvaluationInterrupted within a second of options.interrupt being set
+  /// (the job is deleted from the stream first, so no worker starts it afterwards).
   core::Evaluation Evaluate(const core::Candidate& candidate) override;
   /// The result stream of this evaluator (ResultStreamKey of its run key).
   const std::string& result_stream() const { return result_stream_; }

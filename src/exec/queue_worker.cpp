@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
@@ -85,6 +86,14 @@ core::Evaluation Refusal(const std::string& worker_name, const std::string& why)
 
 }  // namespace
 
+std::string WorkerConnectionName(const std::string& target, const std::string& name) {
+  std::string text = "ke-worker:" + target + ":" + name;
+  for (char& c : text) {
+    if (c == ' ' || c == '\n' || c == '\t') c = '_';  // CLIENT SETNAME refuses spaces
+  }
+  return text;
+}
+
 QueueWorker::QueueWorker(QueueWorkerOptions options, platforms::Platform& platform)
     : options_(std::move(options)),
       platform_(platform),
@@ -95,6 +104,7 @@ QueueWorker::QueueWorker(QueueWorkerOptions options, platforms::Platform& platfo
   machine.compiler = platform_.Machine().compiler;
   identity_ = nlohmann::json{{"worker", options_.name}, {"machine", core::MachineToJson(machine)}}.dump();
   EnsureWorkerGroup(redis_, stream_);
+  redis_.Command({"CLIENT", "SETNAME", WorkerConnectionName(options_.target, options_.name)});
 }
 
 QueueWorker::~QueueWorker() = default;
@@ -130,19 +140,66 @@ void QueueWorker::Finish(const std::string& message_id) {
   redis_.CommandOk({"XDEL", stream_, message_id});
 }
 
+bool QueueWorker::Reconnect(const std::string& why, const std::atomic<bool>* stop) {
+  if (!options_.quiet) {
+    fmt::print(stderr, "worker {}: lost Redis {} ({}); reconnecting with backoff\n", options_.name, options_.url.text,
+               why);
+  }
+  double wait = 0.5;
+  const auto since = std::chrono::steady_clock::now();
+  while (stop == nullptr || !stop->load()) {
+    try {
+      redis_ = RedisConnection::Connect(options_.url, 5, 30);
+      EnsureWorkerGroup(redis_, stream_);  // a restarted server without persistence lost it
+      redis_.Command({"CLIENT", "SETNAME", WorkerConnectionName(options_.target, options_.name)});
+      if (!options_.quiet) {
+        fmt::print(stderr, "worker {}: reconnected to {} after {:.1f} s\n", options_.name, options_.url.text,
+                   std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count());
+      }
+      return true;
+    } catch (const core::Error& e) {
+      if (!options_.quiet) {
+        fmt::print(stderr, "worker {}: Redis {} still unreachable ({}); next try in {:.1f} s\n", options_.name,
+                   options_.url.text, e.what(), wait);
+      }
+    }
+    // Sleep in short steps so SIGTERM still stops the worker promptly.
+    const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(wait);
+    while (std::chrono::steady_clock::now() < until && (stop == nullptr || !stop->load())) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    wait = std::min(wait * 2, kMaxReconnectWaitSeconds);
+  }
+  return false;
+}
+
 int QueueWorker::Run(const std::atomic<bool>* stop) {
   int answered = 0;
   auto last_job = std::chrono::steady_clock::now();
   while (stop == nullptr || !stop->load()) {
     if (options_.max_jobs > 0 && answered >= options_.max_jobs) break;
-    std::optional<Message> message = ClaimStale();
-    if (!message) message = ReadNew();
+    std::optional<Message> message;
+    try {
+      message = ClaimStale();
+      if (!message) message = ReadNew();
+    } catch (const core::IoError& e) {
+      // Issue 22: Redis restarted or the network dropped: reconnect, do not exit.
+      if (!Reconnect(e.what(), stop)) break;
+      continue;
+    }
     if (!message) {
       const double idle = std::chrono::duration<double>(std::chrono::steady_clock::now() - last_job).count();
       if (options_.idle_exit_seconds > 0 && idle > options_.idle_exit_seconds) break;
       continue;
     }
-    Handle(*message);
+    try {
+      Handle(*message);
+    } catch (const core::IoError& e) {
+      // The answer could not be posted: the job stays pending here and another worker
+      // (or this one) runs it again after the lease (a Redis that restarted lost it).
+      if (!Reconnect(e.what(), stop)) break;
+      continue;
+    }
     ++answered;
     last_job = std::chrono::steady_clock::now();
   }
@@ -240,7 +297,7 @@ QueueWorker::LoadedProblem& QueueWorker::Load(const QueueJob& job) {
     it->second.last_used = ++uses_;
     return it->second;
   }
-  constexpr size_t kMaxLoaded = 2;  // each holds a Python process with torch imported
+  constexpr size_t kMaxLoaded = 2;  // each holds a Python process (pooled: evicted ones serve the next)
   while (loaded_.size() >= kMaxLoaded) {
     auto oldest = loaded_.begin();
     for (auto i = loaded_.begin(); i != loaded_.end(); ++i) {
@@ -254,7 +311,7 @@ QueueWorker::LoadedProblem& QueueWorker::Load(const QueueJob& job) {
   wopts.threads = job.problem.threads;
   wopts.omp_wait_policy = job.problem.omp_wait_policy;
   LoadedProblem entry;
-  entry.python = std::make_unique<problem::WorkerClient>(wopts);
+  entry.python = problem::WorkerPool::Shared().Take(wopts);  // an evicted problem's worker, if any
   problem::LoadOptions lopts;
   lopts.problem_path = problem_file;
   lopts.overrides = job.problem.overrides;

@@ -16,6 +16,7 @@
 #include "exec/redis_url.h"
 #include "platforms/platform.h"
 #include "problem/worker_client.h"
+#include "problem/worker_pool.h"
 
 namespace kernelevolve::exec {
 
@@ -34,6 +35,16 @@ struct QueueWorkerOptions {
 /// One worker process: one job at a time, so a candidate and its paired eager timing
 /// always run on this machine, one after the other (LocalEvaluator, as without a queue).
 /// Problems stay loaded (a Python worker each, the two most recent) between jobs.
+/// The Redis connection name (CLIENT SETNAME) of a worker named `name` serving `target`:
+/// "ke-worker:<target>:<name>", spaces replaced by '_'. A worker names its connection so;
+/// `bench --problems-at-once 0` counts the connections whose name starts with
+/// WorkerConnectionName(target, "") in CLIENT LIST as the live workers (a dead worker's
+/// connection is gone; a consumer of the group stays after its worker died).
+std::string WorkerConnectionName(const std::string& target, const std::string& name);
+
+/// Longest wait between two reconnection attempts to a lost Redis, seconds.
+inline constexpr double kMaxReconnectWaitSeconds = 30;
+
 class QueueWorker {
  public:
   /// `platform` (this machine's, for options.target) must outlive the worker. Connects
@@ -43,7 +54,10 @@ class QueueWorker {
   ~QueueWorker();
   /// Serves jobs until `stop` is set (checked between jobs and every second while
   /// waiting), max_jobs are done or idle_exit_seconds pass without one. Returns the
-  /// number of jobs answered. Throws core::IoError when Redis fails.
+  /// number of jobs answered. When Redis fails (restart, network) it logs the loss on
+  /// stderr and reconnects with exponential backoff (0.5 s doubling up to
+  /// kMaxReconnectWaitSeconds), re-creating the consumer group, until it succeeds or
+  /// `stop` is set; a job whose answer could not be posted is run again after its lease.
   int Run(const std::atomic<bool>* stop);
   /// {"worker": name, "machine": core::MachineToJson(...)}: what every result records.
   const std::string& Identity() const { return identity_; }
@@ -54,7 +68,7 @@ class QueueWorker {
     std::string payload;  // the job's JSON ("" when the entry was deleted)
   };
   struct LoadedProblem {
-    std::unique_ptr<problem::WorkerClient> python;
+    problem::PooledWorker python;  // back to WorkerPool::Shared() when the problem is dropped
     std::unique_ptr<core::Problem> problem;
     std::map<std::string, std::unique_ptr<LocalEvaluator>> evaluators;  // by run options
     int64_t last_used = 0;
@@ -65,6 +79,8 @@ class QueueWorker {
   core::Evaluation Evaluate(const QueueJob& job);
   LoadedProblem& Load(const QueueJob& job);
   void Finish(const std::string& message_id);
+  /// Reconnects after `why` (a failed command), backing off; false when `stop` was set first.
+  bool Reconnect(const std::string& why, const std::atomic<bool>* stop);
 
   QueueWorkerOptions options_;
   platforms::Platform& platform_;

@@ -178,6 +178,11 @@ nlohmann::json WorkerClient::Call(const std::string& method, const nlohmann::jso
   }
 }
 
+void WorkerClient::RedirectLog(const std::filesystem::path& log_path, double timeout_seconds) {
+  Call("redirect_log", {{"path", std::filesystem::absolute(log_path).string()}}, timeout_seconds);
+  options_.log_path = log_path;
+}
+
 void WorkerClient::Kill() {
   if (pid_ > 0) {
     int status = 0;

@@ -44,6 +44,10 @@ struct WorkerOptions {
   std::filesystem::path log_path = "/dev/null";
   int threads = 1;  // OMP/MKL thread count in the worker's environment
   std::string omp_wait_policy;  // OMP_WAIT_POLICY for eager PyTorch; "" = OpenMP default
+  /// What the worker is used as ("" the problem worker, "gpu_runner"): WorkerPool hands
+  /// a worker back to the same role first (a GPU runner keeps its CUDA context and its
+  /// torch.compile models). Not part of the process's environment.
+  std::string role;
 };
 
 class WorkerClient {
@@ -60,9 +64,19 @@ class WorkerClient {
   nlohmann::json Call(const std::string& method, const nlohmann::json& params,
                       double timeout_seconds);
 
+  /// Points the worker's stderr (its log) at `log_path` from now on (appending), for a
+  /// worker that serves another run (WorkerPool). Throws WorkerLostError when the worker
+  /// is dead or does not answer within timeout_seconds, WorkerError when it cannot open
+  /// the file; the old log stays in use then.
+  void RedirectLog(const std::filesystem::path& log_path, double timeout_seconds);
+
   /// Asks the worker to exit, then kills it if it does not within 2 s.
   void Shutdown();
   bool Alive() const { return pid_ > 0; }
+  /// Sets options().role (WorkerPool, when a pooled worker changes hands).
+  void SetRole(std::string role) { options_.role = std::move(role); }
+  /// The worker's process id, -1 once it is gone.
+  pid_t pid() const { return pid_; }
   const WorkerOptions& options() const { return options_; }
 
  private:

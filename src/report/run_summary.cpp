@@ -55,6 +55,7 @@ std::string StopReasonText(const std::string& reason) {
   if (reason == "target_reached") return "target speedup reached";
   if (reason == "interrupted") return "interrupted (resumable)";
   if (reason == "cost_cap") return "LLM cost cap (--max-cost) reached";
+  if (reason == "llm_unreachable") return "the LLM server did not answer (see the error line and the llm_calls table)";
   return reason;
 }
 

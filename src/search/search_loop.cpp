@@ -239,7 +239,11 @@ SearchOutcome SearchLoop::Run() {
       if (!stop) stop = "exhausted";
       break;
     }
-    Complete(pool.WaitAny());
+    try {
+      Complete(pool.WaitAny());
+    } catch (const exec::EvaluationInterrupted&) {
+      stop = "interrupted";  // issue 22: a queued job given up on SIGINT/SIGTERM; dropped below
+    }
   }
   pool_ = nullptr;
   DropLeftovers();

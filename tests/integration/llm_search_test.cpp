@@ -268,5 +268,19 @@ TEST_F(LlmSearchTest, UnknownModelAndMissingKeyEndTheRunWithTheFix) {
   EXPECT_FALSE(fs::exists(Db()));  // refused before any work
 }
 
+TEST_F(LlmSearchTest, UnreachableServerEndsTheRunWithAnErrorNamingTheUrl) {
+  // Issue 22: connection refused on every attempt used to end the run "exhausted" with
+  // no word about the server. Port 1 on the loopback: nothing listens there.
+  const Result r = Optimize("OPENAI_API_KEY=test-key",
+                            "problems/level1/relu.py --budget 2 --drafts 1 --llm openai:test-model "
+                            "--llm-base-url http://127.0.0.1:1/v1 --llm-retries 2 --llm-timeout 5");
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.err.find("error: the LLM server http://127.0.0.1:1/v1"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("did not answer"), std::string::npos) << r.err;
+  EXPECT_EQ(ResultJson()["stop_reason"], "llm_unreachable");
+  EXPECT_EQ(Query(Db(), "SELECT stop_reason FROM runs")[0][0], "llm_unreachable");
+  EXPECT_GE(std::stoi(Query(Db(), "SELECT COUNT(*) FROM llm_calls WHERE outcome = 'failed'")[0][0]), 1);
+}
+
 }  // namespace
 }  // namespace kernelevolve

@@ -7,6 +7,7 @@ elsewhere; scripts/gpu_check.sh runs them on the GPU machine.
 
 from __future__ import annotations
 
+import json
 import os
 import textwrap
 from pathlib import Path
@@ -232,3 +233,71 @@ def test_illegal_address_is_a_sticky_cuda_error(softmax_manifest: str, tmp_path:
     after = fresh_worker.request("gpu_run", {"candidate_path": _candidate(tmp_path, "after", SOFTMAX_OK)})
     assert after["ok"] is False
     assert "sticky CUDA error" in after["error"]["message"]
+
+
+def test_second_prepare_of_the_same_problem_reuses_its_baseline_models(runner: RunnerProcess,
+                                                                        softmax_manifest: str) -> None:
+    # Issue 22: a pooled runner serves the same problem again (compare, bench): no second
+    # import and torch.compile of the model.
+    again = runner.worker.call("gpu_prepare", {"manifest_path": softmax_manifest, "compile": False})
+    assert again["seeds"] == 2
+    assert any("reused from an earlier gpu_prepare" in note for note in again["notes"]), again["notes"]
+    timed = runner.worker.call("gpu_time_baselines", {"min_time_seconds": 0.01, "min_repetitions": 2,
+                                                      "max_repetitions": 5, "rounds": 1})
+    assert timed["samples_us"]["eager"]
+
+
+def test_release_frees_the_prepared_problem_until_the_next_prepare(runner: RunnerProcess,
+                                                                   softmax_manifest: str) -> None:
+    assert "gpu_fixtures" in runner.worker.call("release")["released"]
+    response = runner.worker.request("gpu_time_baselines", {"min_time_seconds": 0.01})
+    assert response["ok"] is False and "no problem prepared" in response["error"]["message"]
+    again = runner.worker.call("gpu_prepare", {"manifest_path": softmax_manifest, "compile": False})
+    assert again["seeds"] == 2  # serves the next run (the fixture stays prepared for later tests)
+
+
+def test_device_fixtures_write_no_file_and_match_the_files_bit_for_bit(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    # Issue 22: KE_FIXTURES=device (KernelBench's several-GB inputs): the problem worker
+    # writes the manifest only; the runner draws every set again on its device.
+    from kernelevolve_worker import device_fixtures
+    params = {"path": str(PROBLEMS_DIR / "softmax.py"), "overrides": {"batch_size": "6", "dim": "50"},
+              "seeds": [0, 1], "threads": 1, "baseline": FAST_BASELINE}
+    files = WorkerSession().load_problem(dict(params, fixtures_dir=str(tmp_path / "files")))
+    monkeypatch.setenv("KE_FIXTURES", "device")
+    memory = WorkerSession().load_problem(dict(params, fixtures_dir=str(tmp_path / "device")))
+    assert memory["fixtures"] == "device" and memory["fixture_files"] == []
+    assert sorted(p.name for p in (tmp_path / "device").iterdir()) == ["manifest.json"]
+    assert memory["inputs"] == files["inputs"] and memory["outputs"] == files["outputs"]
+    manifest = json.loads((tmp_path / "device" / "manifest.json").read_text())
+    assert device_fixtures.on_device(manifest)
+    assert [e["name"] for e in manifest["edge_cases"]] == [
+        e["name"] for e in json.loads((tmp_path / "files" / "manifest.json").read_text())["edge_cases"]]
+    monkeypatch.setenv("TRITON_INTERPRET", "1")  # the runner on CPU tensors (a GPU when there is one)
+    from_files, from_seeds = GpuRunner(), GpuRunner()
+    from_files.prepare({"manifest_path": files["manifest_path"], "compile": False})
+    prepared = from_seeds.prepare({"manifest_path": str(tmp_path / "device" / "manifest.json"), "compile": False})
+    assert any("drawn on the device" in n for n in prepared["notes"])
+    assert len(from_seeds.edges) == len(from_files.edges) > 0
+    inputs = list(zip(from_files.inputs, from_seeds.inputs)) + [(a[2], b[2]) for a, b in
+                                                                  zip(from_files.edges, from_seeds.edges)]
+    outputs = list(zip(from_files.outputs, from_seeds.outputs)) + [(a[3], b[3]) for a, b in
+                                                                    zip(from_files.edges, from_seeds.edges)]
+    for ours, theirs in inputs:  # drawn from the same seeds: the same bits
+        for a, b in zip(ours, theirs):
+            assert b.device == from_seeds.device and a.dtype == b.dtype and torch.equal(a.cpu(), b.cpu())
+    for ours, theirs in outputs:  # the reference on the runner's device: bit for bit on the CPU
+        for a, b in zip(ours, theirs):
+            assert a.dtype == b.dtype
+            if HAS_GPU:
+                torch.testing.assert_close(b.cpu(), a.cpu(), rtol=1e-5, atol=1e-6)
+            else:
+                assert torch.equal(a.cpu(), b.cpu())
+
+
+def test_unknown_fixtures_mode_is_a_protocol_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("KE_FIXTURES", "ram")
+    with pytest.raises(Exception, match="KE_FIXTURES='ram': expected 'files' or 'device'"):
+        WorkerSession().load_problem({"path": str(PROBLEMS_DIR / "relu.py"), "seeds": [0], "threads": 1,
+                                      "fixtures_dir": str(tmp_path), "baseline": FAST_BASELINE,
+                                      "overrides": {"batch_size": "2", "dim": "8"}})

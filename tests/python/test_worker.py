@@ -209,3 +209,35 @@ def test_complex_intermediate_loads_with_its_dtype_in_the_graph(worker: WorkerPr
     assert [s["dtype"] for s in result["inputs"] + result["outputs"]] == ["float32", "float32"]
     complex_nodes = [n for n in result["graph"]["nodes"] if n["dtype"] == "complex64"]
     assert [(n["name"], n["target"]) for n in complex_nodes] == [("_fft_r2c", "aten._fft_r2c.default")]
+
+
+def test_redirect_log_sends_later_prints_to_the_new_file(fresh_worker: WorkerProcess, tmp_path: Path) -> None:
+    # Issue 22: a pooled worker serves the next run, whose log is another file.
+    log = tmp_path / "logs" / "next_run.log"
+    log.parent.mkdir()
+    result = fresh_worker.call("redirect_log", {"path": str(log)})
+    assert result["path"] == str(log) and result["pid"] == fresh_worker.proc.pid
+    loaded = fresh_worker.call("load_problem", load_params(BAD_PROBLEMS_DIR / "prints_to_stdout.py", tmp_path))
+    assert loaded["outputs"][0]["shape"] == [4, 8]  # the protocol stream is intact
+    text = log.read_text()
+    assert "hello from import" in text and "raw write to fd 1" in text
+    assert "hello from import" not in fresh_worker.stderr_text()
+
+
+def test_redirect_log_to_an_unwritable_path_is_a_protocol_error(worker: WorkerProcess, tmp_path: Path) -> None:
+    response = worker.request("redirect_log", {"path": str(tmp_path / "no" / "such" / "dir" / "w.log")})
+    assert response["ok"] is False and response["error"]["kind"] == "protocol_error"
+    assert "cannot open" in response["error"]["message"]
+    assert worker.call("hello")["pid"] == worker.proc.pid  # still serving, old log kept
+
+
+def test_release_forgets_the_problem_and_the_worker_serves_the_next(worker: WorkerProcess, tmp_path: Path) -> None:
+    # Issue 22: a pooled worker frees the finished run's problem before it idles.
+    worker.call("load_problem", load_params(PROBLEMS_DIR / "relu.py", tmp_path / "a"))
+    assert worker.call("release")["released"] == ["problem"]
+    response = worker.request("time_baseline", FAST_BASELINE)
+    assert response["ok"] is False and "no problem loaded" in response["error"]["message"]
+    assert worker.call("release")["released"] == []
+    result = worker.call("load_problem", load_params(PROBLEMS_DIR / "softmax.py", tmp_path / "b"))
+    assert result["name"] == "softmax"
+    assert worker.call("time_baseline", FAST_BASELINE)["samples_us"]

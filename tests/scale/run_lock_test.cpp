@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include <iostream>
+
 #include "scale_test_util.h"
 #include "store/run_lock.h"
 
@@ -78,6 +80,16 @@ TEST(RunLockTest, SecondOptimizeResumeAndBenchOnALiveRunAreRefusedThenResumeFini
   const std::string second_log = ReadFile(dir / "second.log");
   EXPECT_NE(second_log.find(fmt::format("in use by pid {} on ", first)), std::string::npos) << second_log;
   EXPECT_NE(second_log.find("optimize problems/level1/softmax.py"), std::string::npos) << second_log;
+  // A resume in the same first seconds (no store yet) names the holder too; it used to
+  // say "no kernelevolve.db here".
+  const bool store_yet = fs::exists(db);
+  const pid_t early_resume = Spawn({"resume", run.string(), "--quiet"}, dir / "early_resume.log");
+  EXPECT_EQ(WaitExit(early_resume), 2);
+  const std::string early_log = ReadFile(dir / "early_resume.log");
+  EXPECT_NE(early_log.find(fmt::format("the run directory is in use by pid {}", first)), std::string::npos)
+      << early_log;
+  EXPECT_EQ(early_log.find("no kernelevolve.db"), std::string::npos) << early_log;
+  if (store_yet) std::cerr << "note: the store existed before the early resume; the no-store path was not exercised\n";
   // Once nodes are in the store: resume and bench on the same folder are refused too.
   ASSERT_TRUE(WaitFor([&] { return QueryInt(db, "SELECT COUNT(*) FROM nodes") >= 2; }, 180))
       << ReadFile(dir / "first.log");

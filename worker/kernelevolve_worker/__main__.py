@@ -39,13 +39,22 @@ def main() -> int:
     session = WorkerSession()
     methods = {
         "hello": session.hello,
+        "redirect_log": session.redirect_log,
         "load_problem": session.load_problem,
         "time_baseline": session.time_baseline,
     }
     # GPU runner methods (gpu_*): served by a separate worker process that the C++
     # side restarts after a crash, timeout or sticky CUDA error (gpu_runner.py).
     from .gpu_runner import GpuRunner
-    methods.update(GpuRunner().methods())
+    runner = GpuRunner()
+    methods.update(runner.methods())
+
+    def release(params: dict) -> dict:
+        """Frees the finished run's problem in both roles (issue 22: a pooled worker
+        idles, then serves another run). Returns {"released": [what was freed]}."""
+        return {"released": session.release() + runner.release()}
+
+    methods["release"] = release
     stdin = sys.stdin.buffer
     while True:
         line = stdin.readline()

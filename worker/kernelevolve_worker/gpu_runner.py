@@ -29,7 +29,9 @@ from typing import Any, Callable
 import torch
 
 from . import gpu_peaks, gpu_profile, set_shapes
+from . import device_fixtures
 from . import problem_loader as loader
+from .compile_cache import CompiledBaselines, baseline_key
 from .gpu_checks import compare, fill_poison, same_bits
 from .gpu_timing import Clock, TimingConfig, time_interleaved
 from .protocol import ProblemError, ProtocolError, WorkerError, get_param
@@ -81,6 +83,9 @@ class GpuRunner:
         self.compiled: Callable[..., Any] | None = None
         self.notes: list[str] = []
         self.poisoned = ""
+        # Issue 22: eager and torch.compile models of recent problems, reused by a later
+        # gpu_prepare of the same problem and sizes (compile_cache.py).
+        self.baselines = CompiledBaselines()
 
     def methods(self) -> dict[str, Callable[[dict[str, Any]], dict[str, Any]]]:
         """The protocol methods this runner serves."""
@@ -90,6 +95,20 @@ class GpuRunner:
                 "gpu_profile_baseline": lambda p: gpu_profile.profile_baseline(self, p),
                 "gpu_ncu": gpu_profile.ncu_method,
                 "gpu_matmul_peak": gpu_peaks.matmul_peak}  # issue 6: roofline compute peak
+
+    def release(self) -> list[str]:
+        """Frees the prepared problem's fixtures and models (the compiled-baseline cache
+        keeps its models for a later gpu_prepare of the same problem) and returns the
+        device's cached blocks to the driver. Returns ["gpu_fixtures"] when a problem
+        was prepared, else []. A poisoned runner stays poisoned."""
+        if not self.inputs and self.eager is None:
+            return []
+        self.inputs, self.outputs, self.edges, self.notes = [], [], [], []
+        self.eager = self.compiled = None
+        self.clock = None
+        if torch.cuda.is_available() and not self.poisoned:
+            torch.cuda.empty_cache()
+        return ["gpu_fixtures"]
 
     def hello(self, params: dict[str, Any]) -> dict[str, Any]:
         """{"cuda", "interpret", "device_name", "capability", "sm_count", "l2_bytes",
@@ -158,11 +177,15 @@ class GpuRunner:
                 raise ProtocolError(f"{method}: cannot load {path.parent / file}: {exc}") from exc
             return [tensors[n].contiguous() for n in in_names], [tensors[n].contiguous() for n in out_names]
 
-        for file in self.manifest["files"]:
+        if device_fixtures.on_device(self.manifest):
+            # Issue 22: no files; every set drawn again from its seed on the device.
+            self.inputs, self.outputs, self.edges = device_fixtures.generate(self.manifest, self.device)
+            self.notes.append("fixtures drawn on the device from their seeds (KE_FIXTURES=device; no files)")
+        for file in [] if device_fixtures.on_device(self.manifest) else self.manifest["files"]:
             ins, outs = load(file)
             self.inputs.append(ins)
             self.outputs.append(outs)
-        for edge in self.manifest.get("edge_cases", []):
+        for edge in [] if device_fixtures.on_device(self.manifest) else self.manifest.get("edge_cases", []):
             ins, outs = load(edge["file"])
             self.edges.append((edge["name"], edge.get("description", ""), ins, outs))
         self.clock = Clock(self.device)
@@ -174,6 +197,14 @@ class GpuRunner:
 
     def _build_baselines(self, want_compile: bool) -> None:
         source = self.manifest.get("source_path", "")
+        key = baseline_key(source, self.manifest.get("overrides", {}), self.manifest["inputs"],
+                           self.manifest.get("seeds", []), str(self.device))
+        cached = self.baselines.get(key)
+        if cached is not None and (cached[1] is not None or not want_compile):
+            self.eager, self.compiled = cached[0], cached[1] if want_compile else None
+            self.notes.append("eager and torch.compile models reused from an earlier gpu_prepare of this problem "
+                              "and sizes in this runner")
+            return
         try:
             module = loader.import_problem(source)
             loader.apply_overrides(module, self.manifest.get("overrides", {}), source)
@@ -196,6 +227,7 @@ class GpuRunner:
                 self.compiled = compiled
             except Exception as exc:  # inductor failures are the baseline's, not ours
                 self.notes.append(f"no torch.compile baseline: {loader.exception_line(exc)}")
+        self.baselines.put(key, self.eager, self.compiled)
 
     def _require_prepared(self, method: str) -> None:
         self._require_device(method)

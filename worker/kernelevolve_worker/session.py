@@ -1,6 +1,7 @@
 """The worker's state (the problem loaded last) and the methods it serves.
 
-Methods: hello, load_problem, time_baseline, shutdown (see protocol.py for framing).
+Methods: hello, redirect_log, load_problem, time_baseline, release (with the GPU
+runner's, __main__.py), shutdown (see protocol.py for framing).
 Each method takes the request's params and returns the result object, or raises a
 WorkerError subclass that the loop answers as ``ok: false``.
 """
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import os
 import platform
+import sys
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,7 +22,8 @@ from . import problem_loader as loader
 from .baseline import BaselineConfig, time_model
 from . import edge_cases as edges
 from . import set_shapes as shapes
-from .fixtures import build_manifest, write_fixture_file, write_manifest, write_seed_file
+from . import device_fixtures
+from .fixtures import build_manifest, seed_file_name, write_fixture_file, write_manifest, write_seed_file
 from .graph_capture import capture_graph
 from .memory_check import check_memory
 from .protocol import ProblemError, ProtocolError, get_param
@@ -75,6 +78,35 @@ class WorkerSession:
         return {"torch_version": torch.__version__, "python_version": platform.python_version(),
                 "pid": os.getpid(), "num_threads": torch.get_num_threads()}
 
+    def redirect_log(self, params: dict[str, Any]) -> dict[str, Any]:
+        """Points this process's stderr (fd 2, where fd 1 writes went too) at another
+        file, appending: a pooled worker starts serving another run (issue 22).
+
+        Params: path (str, the log file; created when missing).
+        Returns: {"path": the path, "pid": this process's id}.
+        Raises:
+            ProtocolError: missing path, or the file cannot be opened (the old log stays).
+        """
+        path = get_param(params, "redirect_log", "path", str)
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        except OSError as exc:
+            raise ProtocolError(f"redirect_log: cannot open {path}: {exc}") from exc
+        sys.stderr.flush()
+        os.dup2(fd, 2)
+        os.dup2(fd, 1)  # fd 1 was pointed at stderr at start (__main__._claim_stdout)
+        os.close(fd)
+        return {"path": path, "pid": os.getpid()}
+
+    def release(self) -> list[str]:
+        """Forgets the problem loaded last (its module, model and inputs). Returns
+        ["problem"] when one was loaded, else []."""
+        if self.loaded is None:
+            return []
+        loader.forget_problem(self.loaded.module)
+        self.loaded = None
+        return ["problem"]
+
     def load_problem(self, params: dict[str, Any]) -> dict[str, Any]:
         """Imports the problem, applies overrides, checks memory, writes fixtures,
         captures the graph and times the eager baseline.
@@ -120,6 +152,10 @@ class WorkerSession:
         tolerance = loader.problem_tolerance(module, path)
         edge_names = edges.problem_edge_cases(module, path)  # a malformed EDGE_CASES fails before any work
         bounds = shapes.problem_output_bounds(module, path)
+        try:
+            on_device = device_fixtures.requested_mode() == device_fixtures.DEVICE_MODE
+        except ValueError as exc:
+            raise ProtocolError(f"load_problem: {exc}") from exc
         memory = check_memory(module, path, len(seeds), budget)
         torch.set_num_threads(threads)
         model = loader.build_model(module, path)
@@ -148,6 +184,10 @@ class WorkerSession:
                 shapes.check_same_layout(input_specs + output_specs, specs_in + specs_out, seed, path)
             set_shapes.append(shapes.shape_map(specs_in + specs_out, sizes))
             named += [(f"output.{i}", t) for i, t in enumerate(outputs)] + sizes
+            if on_device:  # KE_FIXTURES=device: the GPU runner draws them again (device_fixtures.py)
+                files.append(str(fixtures_dir / seed_file_name(seed)))
+                del inputs, outputs, named
+                continue
             try:
                 files.append(str(write_seed_file(fixtures_dir, seed, named)))
             except OSError as exc:
@@ -155,13 +195,16 @@ class WorkerSession:
             del inputs, outputs, named
 
         edge_written, edge_skipped = self._write_edge_cases(module, model, path, edge_names, first_inputs,
-                                                            params, output_specs, bounds, fixtures_dir, ref)
+                                                            params, output_specs, bounds, fixtures_dir, ref,
+                                                            write=not on_device)
         stem = Path(path).stem
         abi_outputs = shapes.abi_output_specs(output_specs, bounds)
         manifest = build_manifest(stem, Path(path), input_specs, abi_outputs, seeds, overrides, tolerance)
         if bounds or any(s != set_shapes[0] for s in set_shapes):
             manifest["set_shapes"] = set_shapes
         manifest.update(edges.manifest_entries(edge_written, edge_skipped))
+        if on_device:
+            manifest["fixtures"] = device_fixtures.DEVICE_MODE
         try:
             manifest_path = write_manifest(fixtures_dir, manifest)
         except OSError as exc:
@@ -174,7 +217,8 @@ class WorkerSession:
             "name": stem, "inputs": input_specs, "outputs": abi_outputs,
             "graph": graph, "graph_error": graph_error,
             "fixtures_dir": str(fixtures_dir.resolve()), "manifest_path": str(manifest_path),
-            "fixture_files": files, "seeds": seeds, "baseline_samples_us": samples,
+            "fixture_files": [] if on_device else files, "seeds": seeds, "baseline_samples_us": samples,
+            "fixtures": device_fixtures.DEVICE_MODE if on_device else "files",
             "threads": threads, "torch_version": torch.__version__, "memory_check": memory,
             "reference_device": "cpu" if ref.device is None else str(ref.device), "reference_note": ref.note,
         }
@@ -184,14 +228,17 @@ class WorkerSession:
     def _write_edge_cases(module: Any, model: torch.nn.Module, path: str, names: list[str],
                           inputs: list[torch.Tensor], params: list[tuple[str, torch.Tensor]],
                           output_specs: list[dict[str, Any]], bounds: dict[int, list[int]], fixtures_dir: Path,
-                          ref: ReferenceRunner) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+                          ref: ReferenceRunner, write: bool = True) -> tuple[list[tuple[str, str]],
+                                                                            list[tuple[str, str]]]:
         """Writes one fixture file per edge-case set in ``names`` (edge_cases.problem_edge_cases),
         built from ``inputs`` (the first seed's); ``ref`` runs forward() (reference_device.py).
         A set whose outputs differ from the first seed's in shape is skipped; bounded
         outputs (``bounds``, set_shapes.py) get their size tensors.
 
         Returns:
-            ([(name, file name)] written, [(name, reason)] skipped).
+            ([(name, file name)] written, [(name, reason)] skipped). With ``write`` False
+            (KE_FIXTURES=device) nothing is written and "written" lists the sets the
+            GPU runner is to draw again.
         Raises:
             ProblemError: INPUT_DOMAIN is malformed.
             ProtocolError: a file cannot be written.
@@ -224,6 +271,9 @@ class WorkerSession:
             named += [(f"output.{i}", t) for i, t in enumerate(outputs)]
             named += shapes.size_tensors(outputs, bounds, f"edge case '{name}'", path)
             file_name = edges.edge_file_name(name)
+            if not write:
+                written.append((name, file_name))
+                continue
             try:
                 write_fixture_file(fixtures_dir, file_name, named, {"edge_case": name})
             except OSError as exc:

@@ -180,10 +180,14 @@ std::optional<core::Candidate> LlmOperator::ProposeOne(const OperatorContext& co
       throw core::InvalidInputError(result.error);
     }
     if (result.status == CallStatus::kFailed) {
+      // Issue 22: kept for the run's end, where "exhausted" alone hid an unreachable server.
+      last_failure_ = fmt::format("the LLM server {} ({}) did not answer: {}",
+                                  provider.BuildRequest(chat).url, provider.Id(), result.error);
       store_.RecordLlmCall(rec);
       bandit_.RecordNothing(arm);
       return std::nullopt;  // retries are used up: the network or the server is not fit now
     }
+    last_failure_.clear();  // the server answered
     ParsedResponse parsed = ParseResponse(result.response.text, parent_source, protocol_);
     std::string hash = parsed.ok ? core::ContentHash(parsed.source) : "";
     if (parsed.ok && ((context.seen_hashes && context.seen_hashes->count(hash)) || produced.count(hash))) {

@@ -95,6 +95,10 @@ class LlmOperator : public UniversalOperator {
   int calls() const { return calls_; }
   /// The detail of the cost-cap stop ("" when not reached).
   const std::string& cap_message() const { return cap_message_; }
+  /// Why the last LLM call failed after its retries (connection refused, timeouts, 5xx),
+  /// naming the server's URL and the model; "" when the last call got an answer. A run
+  /// that ends "exhausted" with this set ended because the server did not answer.
+  const std::string& last_failure() const { return last_failure_; }
 
  private:
   std::optional<core::Candidate> ProposeOne(const OperatorContext& context, int draft_index,
@@ -121,6 +125,7 @@ class LlmOperator : public UniversalOperator {
   int last_deep_search_ = -1;       // evaluations_ at the last deep search
   double best_fitness_ = 0;
   std::string cap_message_;
+  std::string last_failure_;
 };
 
 }  // namespace kernelevolve::operators::llm

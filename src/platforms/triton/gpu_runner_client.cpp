@@ -29,6 +29,7 @@ GpuDeviceInfo DeviceInfoFromJson(const nlohmann::json& doc) {
 GpuRunnerClient::GpuRunnerClient(problem::WorkerOptions options, double start_timeout_seconds)
     : options_(std::move(options)), start_timeout_seconds_(start_timeout_seconds) {
   if (options_.python.empty()) options_.python = problem::DefaultPython();  // named in errors below
+  options_.role = "gpu_runner";  // issue 22: pooled runners go back to runs as runners first
   EnsureStarted();
   const nlohmann::json hello = client_->Call("gpu_hello", nlohmann::json::object(), start_timeout_seconds_);
   device_ = DeviceInfoFromJson(hello);
@@ -49,7 +50,7 @@ GpuRunnerClient::GpuRunnerClient(problem::WorkerOptions options, double start_ti
 
 void GpuRunnerClient::EnsureStarted() {
   if (client_ && client_->Alive()) return;
-  client_ = std::make_unique<problem::WorkerClient>(options_);
+  client_ = problem::WorkerPool::Shared().Take(options_);
   ++starts_;
   prepared_ = false;
 }

@@ -12,6 +12,7 @@
 
 #include "core/timing.h"
 #include "problem/worker_client.h"
+#include "problem/worker_pool.h"
 
 namespace kernelevolve::platforms::triton {
 
@@ -88,7 +89,9 @@ class GpuRunnerClient {
 
   problem::WorkerOptions options_;
   double start_timeout_seconds_;
-  std::unique_ptr<problem::WorkerClient> client_;
+  // Issue 22: from WorkerPool::Shared(); a healthy runner serves the next problem of
+  // this process, one restarted after a crash or a sticky CUDA error is dead and dropped.
+  problem::PooledWorker client_;
   GpuDeviceInfo device_;
   std::filesystem::path manifest_path_;
   bool compile_baseline_ = true;
