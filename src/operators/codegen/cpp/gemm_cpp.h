@@ -2,7 +2,7 @@
 // register-tiled float32 GEMM after K. Goto and R. van de Geijn, "Anatomy of
 // High-Performance Matrix Multiplication", ACM TOMS 34(3), 2008, and F. Van Zee and
 // R. van de Geijn, "BLIS: A Framework for Rapidly Instantiating BLAS Functionality",
-// ACM TOMS 41(3), 2015: a KC x N panel of B is packed into NR-column slivers, an
+// ACM TOMS 41(3), 2015: a KC x NC chunk of B is packed into NR-column slivers, an
 // MC x KC block of A into MR-row slivers, and an MR x NR micro-kernel accumulates in
 // vector registers (GCC vector extensions, one vector = the machine's lanes, so the
 // same text compiles to AVX2, AVX-512 or SSE2). Threads take (MC-row block,
@@ -31,8 +31,9 @@ struct GemmTile {
 /// `tile`, as C++17 text for the generated translation unit (needs <cstdint>,
 /// <cstring>, <memory>, <algorithm>, <type_traits>). ke_gemm takes a B packer
 /// (ke_gemm_strided_b, or conv_cpp.h's im2col packer) and an epilogue functor applied
-/// to every value as the last K panel's micro-tile is stored; the packed B panel is a
-/// per-thread buffer reused across calls.
+/// to every value as the last K panel's micro-tile is stored. Threads take (MC-row
+/// block, NC-column chunk) tasks, each running all K panels with its own packed A
+/// block and B chunk in a per-thread buffer reused across calls.
 std::string GemmHelpersCpp(const GemmTile& tile);
 
 /// Statements writing `c` into t<out_id> (dense row-major, batch..., M, N) from
