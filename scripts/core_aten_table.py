@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-FOLDERS = ["level1", "level2", "core_ops", "chains", "gpu_gemm"]
+FOLDERS = ["level1", "level2", "core_ops", "chains", "gpu_gemm", "matmul", "conv", "pool"]
 
 # Why an overload without a lowering has none (by operator name).
 NOT_LOWERED = {

@@ -13,9 +13,11 @@
 #include "core/error.h"
 #include "core/op_graph.h"
 #include "eval/safetensors.h"
+#include "operators/codegen/cpp/loop_nest_cpp.h"
 #include "operators/codegen/prim_spelling.h"
 #include "operators/families/loop_nest/loop_nest_template.h"
 #include "operators/ir/contraction.h"
+#include "operators/ir/convolution.h"
 #include "operators/ir/expr.h"
 #include "operators/ir/kernel_plan.h"
 #include "operators/ir/lower_core.h"
@@ -56,6 +58,11 @@ const std::vector<std::string>& CaseNames() {
       "max_pool2d_indices", "avg_pool2d_pad", "adaptive_avg_pool2d", "mm_relu_mm",
       // searches in sorted tensors, int64 hashing
       "bucketize_ties", "searchsorted_sides", "int_hash",
+      // fused epilogues, convolutions as implicit GEMMs (the tiled draft runs them)
+      "linear_gelu_residual_clamp", "addmm_sigmoid", "conv2d_3x3_bias_relu", "conv2d_1x1_nobias",
+      "conv2d_grouped_strided_padded", "conv2d_depthwise_unbatched", "conv1d_strided_silu", "conv3d_padded",
+      // pooling windows (the row-blocked draft runs them)
+      "max_pool2d_dilated_ceil", "avg_pool2d_ceil_include_pad", "max_pool1d_indices", "conv2d_depthwise",
   };
   return names;
 }
@@ -84,14 +91,23 @@ TEST(LoopNestLowering, EveryCaseLowersToALoopNestProgram) {
     EXPECT_EQ(match.tmpl->Name(), "loop_nest") << name;
     EXPECT_TRUE(match.unsupported.empty()) << name << ": a match carries no reason, got " << match.unsupported;
     // Baseline, all threads, all threads + vectorized prelude + omp simd (and that
-    // with the tiled GEMM main loop when the program has a matrix product).
+    // with the tiled GEMM main loop when the program has a matrix product or a
+    // convolution, and / or the row-blocked reductions when it has a reduction other
+    // than those with an output dim of more than one element).
     const auto* loop_nest = dynamic_cast<const families::LoopNestTemplate*>(match.tmpl.get());
     ASSERT_NE(loop_nest, nullptr) << name;
-    bool contraction = false;
+    bool contraction = false, row_blockable = false;
     for (int id : loop_nest->Plan().kernels) {
-      contraction |= ir::MatchContraction(loop_nest->Plan().program, loop_nest->Plan().program.defs[id]).has_value();
+      const auto& def = loop_nest->Plan().program.defs[id];
+      const bool heavy = ir::MatchContraction(loop_nest->Plan().program, def).has_value() ||
+                         ir::MatchConvolution(loop_nest->Plan().program, def).has_value();
+      contraction |= heavy;
+      row_blockable |= !heavy && codegen::ReduceLoopApplies(def);
     }
-    EXPECT_EQ(match.tmpl->Drafts().size(), contraction ? 4u : 3u) << name;
+    EXPECT_EQ(match.tmpl->Drafts().size(), contraction || row_blockable ? 4u : 3u) << name;
+    const auto space = match.tmpl->Space().Canonical(nlohmann::json::object());
+    EXPECT_EQ(space.contains("main_loop"), contraction) << name;
+    EXPECT_EQ(space.contains("reduce_loop"), row_blockable) << name;
   }
 }
 
@@ -565,6 +581,199 @@ TEST(LoopNestContraction, EveryTileAndPanelDepthMatchesEager) {
       names.push_back(name);
       knobs_of.push_back(k);
       sources.push_back(match.tmpl->Generate(k));
+    }
+  }
+  const auto kernels = CompileAll(sources);
+  ASSERT_EQ(kernels.size(), sources.size());
+  for (size_t j = 0; j < sources.size(); ++j) {
+    SCOPED_TRACE(names[j] + " " + knobs_of[j].dump());
+    RunAndCompare(names[j], *kernels[j], sources[j]);
+  }
+}
+
+// ---- fused epilogues (codegen/cpp/gemm_cpp.h) ------------------------------------
+
+TEST(LoopNestEpilogue, ElementWiseConsumersRunInTheMainLoopsStore) {
+  // Each case's product has one element-wise consumer (bias, activation, residual,
+  // clamp): under main_loop = tiled it becomes the GEMM's epilogue and the product
+  // gets no buffer; under "loops" it stays a kernel of its own.
+  for (const std::string& name : {"linear_gelu_residual_clamp", "addmm_sigmoid", "conv2d_3x3_bias_relu",
+                                  "conv1d_strided_silu", "mm_relu_mm", "mm_odd_transposed_relu"}) {
+    SCOPED_TRACE(name);
+    const auto match = families::MatchLoopNest(CaseGraph(name), /*multithread=*/true);
+    ASSERT_TRUE(match.tmpl != nullptr) << match.unsupported;
+    const std::string tiled = match.tmpl->Generate({{"main_loop", "tiled"}});
+    EXPECT_NE(tiled.find("epilogue t"), std::string::npos) << tiled;
+    EXPECT_NE(tiled.find("ke_epi"), std::string::npos);
+    EXPECT_EQ(match.tmpl->Generate({{"main_loop", "loops"}}).find("ke_epi"), std::string::npos);
+  }
+  // A product that is itself the output has nothing to fuse.
+  const auto mm = families::MatchLoopNest(CaseGraph("mm"), /*multithread=*/true);
+  ASSERT_TRUE(mm.tmpl != nullptr);
+  const std::string plain = mm.tmpl->Generate({{"main_loop", "tiled"}});
+  EXPECT_NE(plain.find("ke_gemm_identity{}"), std::string::npos);
+  EXPECT_EQ(plain.find("ke_epi"), std::string::npos);
+}
+
+TEST(LoopNestEpilogue, AccumulatorKnobOnlyWhereItActs) {
+  // mm's only float32 sum is the product: the tiled GEMM accumulates in float32
+  // whatever the knob says, so the knob exists only under main_loop = loops.
+  const auto mm = families::MatchLoopNest(CaseGraph("mm"), /*multithread=*/true);
+  ASSERT_TRUE(mm.tmpl != nullptr);
+  EXPECT_FALSE(mm.tmpl->Space().Canonical({{"main_loop", "tiled"}}).contains("accumulator"));
+  EXPECT_EQ(mm.tmpl->Space().Canonical({{"main_loop", "loops"}}).at("accumulator"), "double");
+  // A program without a product keeps it unconditionally.
+  const auto ln = families::MatchLoopNest(CaseGraph("layer_norm"), /*multithread=*/true);
+  ASSERT_TRUE(ln.tmpl != nullptr);
+  EXPECT_FALSE(ln.tmpl->Space().Canonical(nlohmann::json::object()).contains("main_loop"));
+  EXPECT_EQ(ln.tmpl->Space().Canonical(nlohmann::json::object()).at("accumulator"), "double");
+}
+
+// ---- convolutions as implicit GEMMs (ir/convolution.h, codegen/cpp/conv_cpp.h) ----
+
+/// The convolutions of a case's planned kernels.
+std::vector<ir::Convolution> CaseConvolutions(const std::string& name) {
+  const ir::KernelPlan plan = CasePlan(name);
+  std::vector<ir::Convolution> out;
+  for (int id : plan.kernels) {
+    if (auto c = ir::MatchConvolution(plan.program, plan.program.defs[static_cast<size_t>(id)])) out.push_back(*c);
+  }
+  return out;
+}
+
+TEST(LoopNestConvolution, MatcherReadsStridePaddingDilationAndGroups) {
+  // nn.Conv2d(6, 9, (3, 2), stride=(2, 1), padding=(1, 2), dilation=(1, 2), groups=3) on [3, 6, 10, 17].
+  auto g = CaseConvolutions("conv2d_grouped_strided_padded");
+  ASSERT_EQ(g.size(), 1u);
+  EXPECT_TRUE(g[0].batched);
+  EXPECT_EQ(std::make_tuple(g[0].images, g[0].cin, g[0].cout, g[0].groups), std::make_tuple(3, 6, 9, 3));
+  EXPECT_EQ(g[0].kernel, (std::vector<int64_t>{3, 2}));
+  EXPECT_EQ(g[0].stride, (std::vector<int64_t>{2, 1}));
+  EXPECT_EQ(g[0].pad, (std::vector<int64_t>{1, 2}));
+  EXPECT_EQ(g[0].dilation, (std::vector<int64_t>{1, 2}));
+  EXPECT_EQ(g[0].in, (std::vector<int64_t>{10, 17}));
+  EXPECT_EQ(g[0].out, (std::vector<int64_t>{5, 19}));  // (10 + 2 - 3) / 2 + 1, 17 + 4 - 2 - 1 + 1
+  EXPECT_EQ(std::make_tuple(g[0].Depth(), g[0].OutPositions()), std::make_tuple(2 * 3 * 2, 5 * 19));
+  // Depthwise: groups = channels.
+  auto dw = CaseConvolutions("conv2d_depthwise");
+  ASSERT_EQ(dw.size(), 1u);
+  EXPECT_TRUE(dw[0].batched);
+  EXPECT_EQ(std::make_tuple(dw[0].groups, dw[0].CinPerGroup(), dw[0].CoutPerGroup()), std::make_tuple(4, 1, 2));
+  // An unbatched input is captured as unsqueeze, convolution, squeeze: the input is
+  // read through the unsqueeze's index map, so the term is not the lowering's own
+  // and the convolution stays a loop nest (correct: EveryCaseMatchesEagerOnEveryDraft).
+  EXPECT_TRUE(CaseConvolutions("conv2d_depthwise_unbatched").empty());
+  // 1-d and 3-d.
+  auto c1 = CaseConvolutions("conv1d_strided_silu");
+  ASSERT_EQ(c1.size(), 1u);
+  EXPECT_EQ(std::make_tuple(c1[0].stride[0], c1[0].pad[0], c1[0].out[0]), std::make_tuple(2, 2, 20));
+  auto c3 = CaseConvolutions("conv3d_padded");
+  ASSERT_EQ(c3.size(), 1u);
+  EXPECT_EQ(c3[0].stride, (std::vector<int64_t>{1, 2, 1}));
+  EXPECT_EQ(c3[0].pad, (std::vector<int64_t>{1, 1, 1}));
+  // Transposed convolutions and matrix products are not convolutions here.
+  EXPECT_TRUE(CaseConvolutions("conv_transpose2d").empty());
+  EXPECT_TRUE(CaseConvolutions("mm").empty());
+}
+
+TEST(LoopNestConvolution, EveryTileVectorWidthAndThreadCountMatchesEager) {
+  // Each convolution case under the implicit GEMM, with 8- and 16-lane vectors (the
+  // latter compiles to two AVX2 registers here: correctness, not speed), every tile,
+  // both panel depths, one thread and all (batch-parallel and tile-parallel paths).
+  const std::vector<std::string> cases = {"conv1d",
+                                          "conv2d_stride_dilation",
+                                          "conv2d_grouped",
+                                          "conv2d_3x3_bias_relu",
+                                          "conv2d_1x1_nobias",
+                                          "conv2d_grouped_strided_padded",
+                                          "conv2d_depthwise",
+                                          "conv1d_strided_silu",
+                                          "conv3d_padded"};
+  std::vector<std::string> names, sources;
+  std::vector<nlohmann::json> knobs_of;
+  for (const std::string& name : cases) {
+    for (int lanes : {8, 16}) {
+      const auto match = families::MatchLoopNest(CaseGraph(name), /*multithread=*/true, lanes);
+      ASSERT_TRUE(match.tmpl != nullptr) << match.unsupported;
+      if (!match.tmpl->Space().Canonical(nlohmann::json::object()).contains("main_loop")) {
+        ADD_FAILURE() << name << ": no convolution found";
+        break;
+      }
+      std::vector<nlohmann::json> settings = {{{"main_loop", "tiled"}, {"threads", "1"}}};
+      for (const char* tile : {"6x2", "4x3"}) {
+        settings.push_back({{"main_loop", "tiled"}, {"tile", tile}, {"kc", lanes == 8 ? 256 : 512}, {"threads", "all"}});
+      }
+      if (lanes == 16) settings.push_back({{"main_loop", "tiled"}, {"tile", "8x3"}, {"threads", "all"}});
+      for (const auto& k : settings) {
+        names.push_back(name);
+        knobs_of.push_back(k);
+        sources.push_back(match.tmpl->Generate(k));
+        EXPECT_NE(sources.back().find("implicit GEMM"), std::string::npos) << name;
+      }
+    }
+  }
+  const auto kernels = CompileAll(sources);
+  ASSERT_EQ(kernels.size(), sources.size());
+  for (size_t j = 0; j < sources.size(); ++j) {
+    SCOPED_TRACE(names[j] + " " + knobs_of[j].dump());
+    RunAndCompare(names[j], *kernels[j], sources[j]);
+  }
+}
+
+TEST(LoopNestContraction, FusedEpiloguesMatchEagerOnEveryTile) {
+  // The fused epilogue on edge tiles (M = 13, 14 rows; N = 19, 29 columns) and after
+  // a K of 300 (two panels at kc = 256: the epilogue runs on the last only).
+  const std::vector<std::string> cases = {"linear_gelu_residual_clamp", "addmm_sigmoid", "mm_relu_mm"};
+  std::vector<std::string> names, sources;
+  std::vector<nlohmann::json> knobs_of;
+  for (const std::string& name : cases) {
+    const auto match = families::MatchLoopNest(CaseGraph(name), /*multithread=*/true);
+    ASSERT_TRUE(match.tmpl != nullptr) << match.unsupported;
+    for (const char* tile : {"6x2", "4x3"}) {
+      for (const char* math : {"libm", "vectorized"}) {
+        const nlohmann::json k = {{"main_loop", "tiled"}, {"tile", tile}, {"math", math}, {"threads", "all"}};
+        names.push_back(name);
+        knobs_of.push_back(k);
+        sources.push_back(match.tmpl->Generate(k));
+      }
+    }
+  }
+  const auto kernels = CompileAll(sources);
+  ASSERT_EQ(kernels.size(), sources.size());
+  for (size_t j = 0; j < sources.size(); ++j) {
+    SCOPED_TRACE(names[j] + " " + knobs_of[j].dump());
+    RunAndCompare(names[j], *kernels[j], sources[j]);
+  }
+}
+
+// ---- row-blocked reductions: pooling (reduce_loop = "outer") ---------------------
+
+TEST(LoopNestPooling, RowBlockedWindowsMatchEager) {
+  // Max (values and argmax indices), average (padding counted or not, ceil_mode,
+  // dilation) and adaptive windows, and a reduction over a leading dim, with the
+  // reduced loops outside a vectorized block of outputs; rows of 5 to 13 outputs (one
+  // partial block) and one thread or all.
+  const std::vector<std::string> cases = {"max_pool2d_indices", "avg_pool2d_pad",          "adaptive_avg_pool2d",
+                                          "max_pool2d_dilated_ceil", "avg_pool2d_ceil_include_pad",
+                                          "max_pool1d_indices", "sum_dims_0_2", "argmax_ties", "softmax_dim0"};
+  std::vector<std::string> names, sources;
+  std::vector<nlohmann::json> knobs_of;
+  for (const std::string& name : cases) {
+    const auto match = families::MatchLoopNest(CaseGraph(name), /*multithread=*/true);
+    ASSERT_TRUE(match.tmpl != nullptr) << match.unsupported;
+    ASSERT_TRUE(match.tmpl->Space().Canonical(nlohmann::json::object()).contains("reduce_loop")) << name;
+    const bool sums = match.tmpl->Space().Canonical(nlohmann::json::object()).contains("accumulator");
+    for (nlohmann::json k : {nlohmann::json{{"reduce_loop", "outer"}, {"threads", "1"}},
+                             nlohmann::json{{"reduce_loop", "outer"}, {"threads", "all"}, {"simd", "on"},
+                                            {"math", "vectorized"}, {"accumulator", "float"}}}) {
+      if (!sums) k.erase("accumulator");  // max pooling sums nothing
+      names.push_back(name);
+      knobs_of.push_back(k);
+      sources.push_back(match.tmpl->Generate(k));
+      // With threads, a sum of fewer than 64 outputs splits its reduced loops instead.
+      if (k.at("threads") == "1") {
+        EXPECT_NE(sources.back().find("ke_j0 + ke_j"), std::string::npos) << name << ": no row-blocked reduction";
+      }
     }
   }
   const auto kernels = CompileAll(sources);

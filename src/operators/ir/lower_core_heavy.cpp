@@ -330,15 +330,19 @@ Outs AdaptiveMaxPool(CoreLowerer& l, const OpNode& n) {
 }
 
 const std::vector<LoweringRule> kRules = {
-    {"aten.mm.default", Mm, "reduce sum of products over k (loop nest)"},
-    {"aten.bmm.default", Mm, "reduce sum of products over k per batch (loop nest)"},
+    {"aten.mm.default", Mm, "reduce sum of products over k; CPU main_loop=tiled: packed GEMM, epilogue fused"},
+    {"aten.bmm.default", Mm,
+     "reduce sum of products over k per batch; CPU main_loop=tiled: packed GEMM per batch, epilogue fused"},
     {"aten.mv.default", Mm, "reduce sum of products over k (loop nest)"},
     {"aten.dot.default", Dot, "reduce sum of products"},
-    {"aten.addmm.default", AddMm, "reduce (mm), then beta self + alpha product"},
-    {"aten.baddbmm.default", AddMm, "reduce (bmm), then beta self + alpha product"},
+    {"aten.addmm.default", AddMm,
+     "reduce (mm), then beta self + alpha product; CPU main_loop=tiled: packed GEMM, that sum its fused epilogue"},
+    {"aten.baddbmm.default", AddMm,
+     "reduce (bmm), then beta self + alpha product; CPU main_loop=tiled: packed GEMM, that sum its fused epilogue"},
     {"aten.addmv.default", AddMm, "reduce (mv), then beta self + alpha product"},
     {"aten.convolution.default", Convolution,
-     "reduce over group channels and kernel positions, masked reads (any rank, transposed, groups)"},
+     "reduce over group channels and kernel positions, masked reads (any rank, transposed, groups); CPU "
+     "main_loop=tiled: implicit GEMM (not transposed; 1-3 spatial dims), epilogue fused"},
     {"aten.max_pool1d_with_indices.default", MaxPool, "reduce max and argmax over the window"},
     {"aten.max_pool2d_with_indices.default", MaxPool, "reduce max and argmax over the window"},
     {"aten.max_pool3d_with_indices.default", MaxPool, "reduce max and argmax over the window"},

@@ -14,6 +14,24 @@ typedef float ke_vf __attribute__((vector_size({2} * sizeof(float)), aligned(siz
 static constexpr int64_t KE_MR = {0}, KE_NV = {1}, KE_LANES = {2}, KE_NR = {1} * {2};
 static constexpr int64_t KE_KC = {3}, KE_MC = {4}, KE_NC = {5};
 
+// The epilogue of a product that has none: the value itself.
+struct ke_gemm_identity {{
+  float operator()(int64_t, int64_t, float v) const {{ return v; }}
+}};
+
+// A float buffer of at least `n` elements owned by the calling thread, reused by every
+// later call on that thread (a task's packed A block and B chunk: allocated once per
+// thread, not per product).
+static float* ke_gemm_scratch(size_t n) {{
+  static thread_local std::unique_ptr<float[]> buffer;
+  static thread_local size_t capacity = 0;
+  if (capacity < n) {{
+    buffer.reset(new float[n]);
+    capacity = n;
+  }}
+  return buffer.get();
+}}
+
 // Rows [0, mc) x depth [0, kc) of A (element strides am, ak) as MR-row slivers: for
 // each p, MR consecutive values (zeros past mc).
 static void ke_gemm_pack_a(const float* a, int64_t am, int64_t ak, int64_t mc, int64_t kc,
@@ -45,10 +63,23 @@ static void ke_gemm_pack_b(const float* b, int64_t bk, int64_t bn, int64_t kc, i
   }}
 }}
 
-// c[0..rows) x [0..cols) (row stride ldc) = (accumulate ? c : 0) + a_sliver * b_sliver.
+// B of a strided matrix: pack(p0, kc, j0, cols, dst) packs depth [p0, p0 + kc) x
+// columns [j0, j0 + cols) as one sliver.
+struct ke_gemm_strided_b {{
+  const float* b;
+  int64_t bk, bn;
+  void operator()(int64_t p0, int64_t kc, int64_t j0, int64_t cols, float* __restrict dst) const {{
+    ke_gemm_pack_b(b + p0 * bk + j0 * bn, bk, bn, kc, cols, dst);
+  }}
+}};
+
+// c[0..rows) x [0..cols) (row stride ldc) = (accumulate ? c : 0) + a_sliver * b_sliver;
+// on the last panel each value v is stored as epi(row0 + i, col0 + j, v) (the fused
+// epilogue: bias, activation, residual, clamp), while the tile is still in L1.
+template <class Epi>
 static inline void ke_gemm_micro(int64_t kc, const float* __restrict a, const float* __restrict b,
                                  float* __restrict c, int64_t ldc, int64_t rows, int64_t cols,
-                                 bool accumulate) {{
+                                 bool accumulate, bool last, int64_t row0, int64_t col0, const Epi& epi) {{
   ke_vf acc[KE_MR][KE_NV];
   for (int i = 0; i < KE_MR; ++i)
     for (int v = 0; v < KE_NV; ++v) acc[i][v] = ke_vf{{}};
@@ -60,7 +91,8 @@ static inline void ke_gemm_micro(int64_t kc, const float* __restrict a, const fl
       for (int v = 0; v < KE_NV; ++v) acc[i][v] += ai * bv[v];
     }}
   }}
-  if (rows == KE_MR && cols == KE_NR) {{
+  constexpr bool plain = std::is_same<Epi, ke_gemm_identity>::value;
+  if ((plain || !last) && rows == KE_MR && cols == KE_NR) {{
     for (int i = 0; i < KE_MR; ++i)
       for (int v = 0; v < KE_NV; ++v) {{
         ke_vf* dst = reinterpret_cast<ke_vf*>(c + i * ldc + v * KE_LANES);
@@ -70,41 +102,54 @@ static inline void ke_gemm_micro(int64_t kc, const float* __restrict a, const fl
   }}
   float tile[KE_MR][KE_NR];
   std::memcpy(tile, acc, sizeof(tile));
-  for (int64_t i = 0; i < rows; ++i)
-    for (int64_t j = 0; j < cols; ++j) c[i * ldc + j] = accumulate ? c[i * ldc + j] + tile[i][j] : tile[i][j];
+  for (int64_t i = 0; i < rows; ++i) {{
+    float* ci = c + i * ldc;
+    if (plain || !last) {{
+      for (int64_t j = 0; j < cols; ++j) ci[j] = accumulate ? ci[j] + tile[i][j] : tile[i][j];
+    }} else {{
+      const int64_t row = row0 + i;
+#pragma omp simd
+      for (int64_t j = 0; j < cols; ++j) ci[j] = epi(row, col0 + j, accumulate ? ci[j] + tile[i][j] : tile[i][j]);
+    }}
+  }}
 }}
 
-// c (m x n, row stride ldc) = A (m x k; strides am, ak) * B (k x n; strides bk, bn).
+// c (m x n, row stride ldc) = epi(A (m x k; strides am, ak) * B (k x n, packed by
+// pack_b: ke_gemm_strided_b, or a convolution's im2col packer)). Each task, an
+// (MC-row block, NC-column chunk), runs every K panel itself: it packs its A block and
+// its B chunk into its thread's buffer, then sweeps NR-column slivers (outer) and
+// MR-row slivers (inner), so the threads meet at one barrier per call, not two per
+// panel (on a busy 2-vCPU machine each barrier of spinning threads cost milliseconds).
+// The B chunk is packed once per row block: an overhead of 1 / (2 MC) of the FLOPs.
+template <class PackB, class Epi>
 static void ke_gemm(int64_t m, int64_t n, int64_t k, const float* a, int64_t am, int64_t ak,
-                    const float* b, int64_t bk, int64_t bn, float* c, int64_t ldc, bool parallel) {{
+                    const PackB& pack_b, float* c, int64_t ldc, bool parallel, const Epi& epi) {{
   if (m <= 0 || n <= 0) return;
   if (k <= 0) {{
-    for (int64_t i = 0; i < m; ++i) std::fill(c + i * ldc, c + i * ldc + n, 0.0f);
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) c[i * ldc + j] = epi(i, j, 0.0f);
     return;
   }}
-  const int64_t slivers = (n + KE_NR - 1) / KE_NR;
-  std::unique_ptr<float[]> bpack(new float[static_cast<size_t>(slivers * KE_NR * KE_KC)]);
-  float* const bp = bpack.get();
   const int64_t mblocks = (m + KE_MC - 1) / KE_MC, nchunks = (n + KE_NC - 1) / KE_NC;
-  for (int64_t p0 = 0; p0 < k; p0 += KE_KC) {{
-    const int64_t kc = k - p0 < KE_KC ? k - p0 : KE_KC;
-#pragma omp parallel for schedule(static) if (parallel)
-    for (int64_t s = 0; s < slivers; ++s) {{
-      const int64_t cols = n - s * KE_NR < KE_NR ? n - s * KE_NR : KE_NR;
-      ke_gemm_pack_b(b + p0 * bk + s * KE_NR * bn, bk, bn, kc, cols, bp + s * KE_NR * kc);
-    }}
-#pragma omp parallel for collapse(2) schedule(dynamic) if (parallel)
-    for (int64_t ib = 0; ib < mblocks; ++ib) {{
-      for (int64_t jb = 0; jb < nchunks; ++jb) {{
-        alignas(64) float apack[KE_MC * KE_KC];
-        const int64_t i0 = ib * KE_MC, mc = m - i0 < KE_MC ? m - i0 : KE_MC;
-        ke_gemm_pack_a(a + i0 * am + p0 * ak, am, ak, mc, kc, apack);
-        const int64_t j_end = (jb + 1) * KE_NC < n ? (jb + 1) * KE_NC : n;
-        for (int64_t j0 = jb * KE_NC; j0 < j_end; j0 += KE_NR) {{
-          const int64_t cols = n - j0 < KE_NR ? n - j0 : KE_NR;
+#pragma omp parallel for collapse(2) schedule(dynamic) if (parallel && mblocks * nchunks > 1)
+  for (int64_t ib = 0; ib < mblocks; ++ib) {{
+    for (int64_t jb = 0; jb < nchunks; ++jb) {{
+      float* const ap = ke_gemm_scratch(static_cast<size_t>((KE_MC + KE_NC) * KE_KC));
+      float* const bp = ap + KE_MC * KE_KC;
+      const int64_t i0 = ib * KE_MC, mc = m - i0 < KE_MC ? m - i0 : KE_MC;
+      const int64_t jc = jb * KE_NC, nc = n - jc < KE_NC ? n - jc : KE_NC;
+      for (int64_t p0 = 0; p0 < k; p0 += KE_KC) {{
+        const int64_t kc = k - p0 < KE_KC ? k - p0 : KE_KC;
+        const bool last = p0 + kc >= k;
+        ke_gemm_pack_a(a + i0 * am + p0 * ak, am, ak, mc, kc, ap);
+        for (int64_t j0 = 0; j0 < nc; j0 += KE_NR) {{
+          pack_b(p0, kc, jc + j0, nc - j0 < KE_NR ? nc - j0 : KE_NR, bp + j0 * kc);
+        }}
+        for (int64_t j0 = 0; j0 < nc; j0 += KE_NR) {{
+          const int64_t cols = nc - j0 < KE_NR ? nc - j0 : KE_NR;
           for (int64_t ir = 0; ir < mc; ir += KE_MR) {{
-            ke_gemm_micro(kc, apack + ir * kc, bp + (j0 / KE_NR) * KE_NR * kc, c + (i0 + ir) * ldc + j0, ldc,
-                          mc - ir < KE_MR ? mc - ir : KE_MR, cols, p0 > 0);
+            ke_gemm_micro(kc, ap + ir * kc, bp + j0 * kc, c + (i0 + ir) * ldc + jc + j0, ldc,
+                          mc - ir < KE_MR ? mc - ir : KE_MR, cols, p0 > 0, last, i0 + ir, jc + j0, epi);
           }}
         }}
       }}
@@ -123,6 +168,7 @@ std::string GemmHelpersCpp(const GemmTile& tile) {
 }
 
 std::string GemmCallCpp(const ir::Contraction& c, int out_id, bool parallel, const std::string& indent,
+                        const std::function<std::string(const std::string&)>& epilogue,
                         int64_t min_parallel_batches) {
   const int64_t batches = ir::Numel(c.batch);
   const bool batch_parallel = parallel && batches >= min_parallel_batches;
@@ -133,16 +179,33 @@ std::string GemmCallCpp(const ir::Contraction& c, int out_id, bool parallel, con
   in += "  ";
   // Each batch dim's index from the flat batch position, then the operands' offsets.
   std::string a_off = std::to_string(c.a_offset), b_off = std::to_string(c.b_offset);
+  std::vector<std::string> batch_index(c.batch.size());
   int64_t stride = 1;
   for (size_t d = c.batch.size(); d-- > 0;) {
     const std::string idx = fmt::format("(bi / {} % {})", stride, c.batch[d]);
+    batch_index[d] = idx;
     if (c.a_batch[d] != 0) a_off += fmt::format(" + {} * {}", idx, c.a_batch[d]);
     if (c.b_batch[d] != 0) b_off += fmt::format(" + {} * {}", idx, c.b_batch[d]);
     stride *= c.batch[d];
   }
-  out += fmt::format("{}ke_gemm({}, {}, {}, t{} + {}, {}, {}, t{} + {}, {}, {}, t{} + bi * {}, {}, {});\n", in, c.m,
-                     c.n, c.k, c.a, a_off, c.a_m, c.a_k, c.b, b_off, c.b_k, c.b_n, out_id, c.m * c.n, c.n,
-                     parallel && !batch_parallel ? "true" : "false");
+  out += fmt::format("{}const ke_gemm_strided_b ke_pack{{t{} + {}, {}, {}}};\n", in, c.b, b_off, c.b_k, c.b_n);
+  std::string epi = "ke_gemm_identity{}";
+  if (epilogue) {
+    // Output indices: batch..., row, col.
+    out += in + "const auto ke_epi = [&](int64_t ke_row, int64_t ke_col, float ke_acc) -> float {\n";
+    const std::string body_in = in + "  ";
+    for (size_t d = 0; d < c.batch.size(); ++d) {
+      out += fmt::format("{}[[maybe_unused]] const int64_t i{} = {};\n", body_in, d, batch_index[d]);
+    }
+    out += fmt::format("{}[[maybe_unused]] const int64_t i{} = ke_row;\n", body_in, c.batch.size());
+    out += fmt::format("{}[[maybe_unused]] const int64_t i{} = ke_col;\n", body_in, c.batch.size() + 1);
+    out += epilogue(body_in);
+    out += in + "};\n";
+    epi = "ke_epi";
+  }
+  out += fmt::format("{}ke_gemm({}, {}, {}, t{} + {}, {}, {}, ke_pack, t{} + bi * {}, {}, {}, {});\n", in, c.m,
+                     c.n, c.k, c.a, a_off, c.a_m, c.a_k, out_id, c.m * c.n, c.n,
+                     parallel && !batch_parallel ? "true" : "false", epi);
   out += indent + "}\n";
   return out;
 }

@@ -2,7 +2,7 @@
 // register-tiled float32 GEMM after K. Goto and R. van de Geijn, "Anatomy of
 // High-Performance Matrix Multiplication", ACM TOMS 34(3), 2008, and F. Van Zee and
 // R. van de Geijn, "BLIS: A Framework for Rapidly Instantiating BLAS Functionality",
-// ACM TOMS 41(3), 2015: a KC x N panel of B is packed into NR-column slivers, an
+// ACM TOMS 41(3), 2015: a KC x NC chunk of B is packed into NR-column slivers, an
 // MC x KC block of A into MR-row slivers, and an MR x NR micro-kernel accumulates in
 // vector registers (GCC vector extensions, one vector = the machine's lanes, so the
 // same text compiles to AVX2, AVX-512 or SSE2). Threads take (MC-row block,
@@ -10,6 +10,7 @@
 // broadcasts are read while packing).
 #pragma once
 
+#include <functional>
 #include <string>
 
 #include "operators/ir/contraction.h"
@@ -25,16 +26,26 @@ struct GemmTile {
   int NR() const { return nr_vectors * lanes; }
 };
 
-/// The helper functions (ke_gemm_pack_a, ke_gemm_pack_b, ke_gemm_micro, ke_gemm) for
+/// The helper functions (ke_gemm_scratch, ke_gemm_pack_a, ke_gemm_pack_b,
+/// ke_gemm_micro, ke_gemm) and functors (ke_gemm_identity, ke_gemm_strided_b) for
 /// `tile`, as C++17 text for the generated translation unit (needs <cstdint>,
-/// <cstring>, <memory>, <algorithm>).
+/// <cstring>, <memory>, <algorithm>, <type_traits>). ke_gemm takes a B packer
+/// (ke_gemm_strided_b, or conv_cpp.h's im2col packer) and an epilogue functor applied
+/// to every value as the last K panel's micro-tile is stored. Threads take (MC-row
+/// block, NC-column chunk) tasks, each running all K panels with its own packed A
+/// block and B chunk in a per-thread buffer reused across calls.
 std::string GemmHelpersCpp(const GemmTile& tile);
 
 /// Statements writing `c` into t<out_id> (dense row-major, batch..., M, N) from
 /// t<c.a> and t<c.b>, as printed by the loop-nest emitter (`indent` for each line).
-/// With `parallel`, OpenMP threads share the batch loop when it has at least
-/// `min_parallel_batches` entries, else each GEMM's tiles.
+/// `epilogue`, when set, prints the statements of the fused epilogue lambda's body:
+/// it sees the product's value `ke_acc` (float) and the output's index variables
+/// i0 .. i<rank-1> (int64_t) and ends in `return VALUE;` (float), the value stored;
+/// without it the product is stored as is. With `parallel`, OpenMP threads share the
+/// batch loop when it has at least `min_parallel_batches` entries, else each GEMM's
+/// tiles.
 std::string GemmCallCpp(const ir::Contraction& c, int out_id, bool parallel, const std::string& indent,
+                        const std::function<std::string(const std::string&)>& epilogue = nullptr,
                         int64_t min_parallel_batches = 8);
 
 }  // namespace kernelevolve::operators::codegen

@@ -2,11 +2,15 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <functional>
 #include <unordered_map>
 
 #include "core/error.h"
+#include "operators/codegen/cpp/conv_cpp.h"
 #include "operators/codegen/prim_spelling.h"
 #include "operators/ir/contraction.h"
+#include "operators/ir/convolution.h"
 #include "operators/ir/loop_ir.h"
 #include "operators/template/kernel_template.h"
 #include "operators/template/math_prelude.h"
@@ -29,6 +33,13 @@ class ExprPrinter {
   ExprPrinter(Language lang, const ir::TensorProgram& program, std::string& out)
       : lang_(lang), program_(program), out_(out) {}
 
+  /// Reads of `tensor` at the loop's own indices (ReadsOwnElement) print as `name`:
+  /// the value a fused epilogue receives from its producer.
+  void Replace(int tensor, std::string name) {
+    replaced_tensor_ = tensor;
+    replaced_name_ = std::move(name);
+  }
+
   /// Emits the statements computing `e` at `indent`; returns its name or literal.
   std::string Print(const Expr& e, const std::string& indent) {
     if (auto it = names_.find(e.get()); it != names_.end()) return it->second;
@@ -39,6 +50,7 @@ class ExprPrinter {
       case ExprKind::kVar:
         return fmt::format("i{}", e->var);
       case ExprKind::kLoad: {
+        if (e->tensor == replaced_tensor_) return replaced_name_;
         const TensorDef& src = program_.defs.at(static_cast<size_t>(e->tensor));
         const std::string offset = Print(ir::FlatOffset(e->args, src.shape), indent);
         const std::string read = fmt::format("t{}[{}]", e->tensor, offset);
@@ -72,7 +84,29 @@ class ExprPrinter {
   std::unordered_map<const ExprNode*, std::string> names_;
   std::vector<Expr> alive_;
   int next_ = 0;
+  int replaced_tensor_ = -1;
+  std::string replaced_name_;
 };
+
+/// True when two affine forms are the same function of the vars.
+bool SameAffine(const ir::Affine& a, const ir::Affine& b) {
+  if (a.constant != b.constant) return false;
+  const size_t n = std::max(a.coeff.size(), b.coeff.size());
+  for (size_t v = 0; v < n; ++v) {
+    if (a.Coeff(static_cast<int>(v)) != b.Coeff(static_cast<int>(v))) return false;
+  }
+  return true;
+}
+
+/// True when `load`, unmasked, reads the element of a dense tensor of `shape` whose
+/// flat position is the flat position of the loop's own indices in `own_shape` (the
+/// same element of a same-sized tensor, read directly or through a reshape).
+bool ReadsOwnElement(const ExprNode& load, const std::vector<int64_t>& shape, const std::vector<int64_t>& own_shape) {
+  if (load.mask || load.args.size() != shape.size() || ir::Numel(shape) != ir::Numel(own_shape)) return false;
+  const auto read = ir::AffineOf(ir::FlatOffset(load.args, shape));
+  const auto own = ir::AffineOf(ir::FlatOffset(ir::IndexVars(own_shape.size()), own_shape));
+  return read && own && SameAffine(*read, *own);
+}
 
 std::string CType(DType d) { return SpellType(Language::kCppScalar, d); }
 
@@ -141,10 +175,12 @@ std::string InitValue(ReduceOp op, DType value_dtype) {
 
 class Emitter {
  public:
-  Emitter(const ir::KernelPlan& plan, const LoopNestSchedule& s) : plan_(plan), s_(s) {}
+  Emitter(const ir::KernelPlan& plan, const LoopNestSchedule& s) : plan_(plan), s_(s) { PlanEpilogues(); }
 
   /// Whether Entry() printed a ke_gemm call.
   bool UsedGemm() const { return used_gemm_; }
+  /// Whether Entry() printed a convolution's implicit GEMM.
+  bool UsedConv() const { return used_conv_; }
 
   std::string Entry() {
     const auto& p = plan_.program;
@@ -175,7 +211,7 @@ class Emitter {
       } else if (plan_.output_slot[static_cast<size_t>(d.id)] >= 0) {
         out += fmt::format("  {0}* __restrict t{1} = static_cast<{0}*>(ke_data(outputs[{2}]));\n", CType(d.dtype),
                            d.id, plan_.output_slot[static_cast<size_t>(d.id)]);
-      } else if (plan_.materialized[static_cast<size_t>(d.id)]) {
+      } else if (plan_.materialized[static_cast<size_t>(d.id)] && epilogue_of_.count(d.id) == 0) {
         out += fmt::format("  std::unique_ptr<{0}[]> t{1}_buffer(new {0}[{2}]);\n  {0}* __restrict t{1} = t{1}_buffer.get();\n",
                            CType(d.dtype), d.id, std::max<int64_t>(ir::Numel(d.shape), 1));
       }
@@ -186,8 +222,85 @@ class Emitter {
   }
 
  private:
+  /// The heavy kernels (matrix products and convolutions under main_loop = tiled)
+  /// whose one consumer is an element-wise kernel of as many elements that reads the
+  /// product only at its own element (same flat position: the same shape, or a
+  /// reshape such as linear's [B S, O] -> [B, S, O]): that kernel becomes the product's epilogue
+  /// (bias, activation, residual, clamp), applied as the micro-tiles are stored, and
+  /// the product needs no buffer. Everything else the epilogue reads must be ready
+  /// before the product runs.
+  void PlanEpilogues() {
+    if (!s_.gemm) return;
+    const auto& p = plan_.program;
+    std::unordered_map<int, size_t> position;
+    for (size_t k = 0; k < plan_.kernels.size(); ++k) position[plan_.kernels[k]] = k;
+    std::unordered_map<int, std::vector<int>> readers;  // def -> kernels loading it
+    for (int k : plan_.kernels) {
+      const TensorDef& d = p.defs[static_cast<size_t>(k)];
+      std::vector<int> loaded;
+      ir::VisitPostOrder(d.body, [&](const ExprNode& n) {
+        if (n.kind == ExprKind::kLoad) loaded.push_back(n.tensor);
+      });
+      std::sort(loaded.begin(), loaded.end());
+      loaded.erase(std::unique(loaded.begin(), loaded.end()), loaded.end());
+      for (int t : loaded) readers[t].push_back(k);
+    }
+    for (int k : plan_.kernels) {
+      const TensorDef& d = p.defs[static_cast<size_t>(k)];
+      if (plan_.output_slot[static_cast<size_t>(k)] >= 0 || !Heavy(d)) continue;
+      const auto& r = readers[k];
+      if (r.size() != 1) continue;
+      const TensorDef& c = p.defs[static_cast<size_t>(r[0])];
+      if (c.kind != DefKind::kCompute || c.dtype != DType::kFloat32 || ir::Numel(c.shape) != ir::Numel(d.shape)) {
+        continue;
+      }
+      bool ok = true;
+      ir::VisitPostOrder(c.body, [&](const ExprNode& n) {
+        if (n.kind != ExprKind::kLoad) return;
+        if (n.tensor == k) {
+          ok = ok && ReadsOwnElement(n, d.shape, c.shape);
+        } else if (p.defs[static_cast<size_t>(n.tensor)].kind != DefKind::kInput) {
+          auto it = position.find(n.tensor);
+          ok = ok && it != position.end() && it->second < position[k];
+        }
+      });
+      if (!ok) continue;
+      epilogue_of_[k] = c.id;
+      fused_[c.id] = k;
+      // The epilogue runs over the product's indices: a consumer of another shape
+      // (a reshape of it) gets its own indices from their common flat position.
+      epilogue_body_[k] = c.shape == d.shape ? c.body
+                                             : ir::SubstituteVars(c.body, ir::Unflatten(ir::FlatOffset(
+                                                   ir::IndexVars(d.shape.size()), d.shape), c.shape));
+    }
+  }
+
+  /// Whether `d` runs as a tiled main loop (a matrix product or a convolution).
+  bool Heavy(const TensorDef& d) const {
+    if (!s_.gemm || d.kind != DefKind::kReduce) return false;
+    return ir::MatchContraction(plan_.program, d).has_value() || ir::MatchConvolution(plan_.program, d).has_value();
+  }
+
+  /// The body printer of the epilogue lambda fused into heavy kernel `heavy`, or null.
+  std::function<std::string(const std::string&)> Epilogue(int heavy) {
+    auto it = epilogue_of_.find(heavy);
+    if (it == epilogue_of_.end()) return nullptr;
+    const Expr& epilogue = epilogue_body_.at(heavy);
+    return [this, &epilogue, heavy](const std::string& indent) {
+      std::string body;
+      ExprPrinter printer(Lang(), plan_.program, body);
+      printer.Replace(heavy, "ke_acc");
+      const std::string v = printer.Print(epilogue, indent);
+      return body + fmt::format("{}return static_cast<float>({});\n", indent, v);
+    };
+  }
+
   std::string Kernel(const TensorDef& d) {
     if (ir::Numel(d.shape) == 0) return "";
+    if (auto it = fused_.find(d.id); it != fused_.end()) {
+      return fmt::format("  // Kernel t{}: {} {}: the epilogue of t{}'s main loop\n", d.id, "element",
+                         ir::ShapeText(d.shape), it->second);
+    }
     std::string out = fmt::format("  // Kernel t{}: {} {}{}\n", d.id,
                                   d.kind == DefKind::kReduce ? "reduce" : (d.kind == DefKind::kScan ? "scan" : "element"),
                                   ir::ShapeText(d.shape), d.origin.empty() ? "" : ", from " + d.origin);
@@ -197,8 +310,11 @@ class Emitter {
       case DefKind::kCompute: out += Compute(d, indent); break;
       case DefKind::kReduce: {
         const auto contraction = s_.gemm ? ir::MatchContraction(plan_.program, d) : std::nullopt;
+        const auto conv = s_.gemm && !contraction ? ir::MatchConvolution(plan_.program, d) : std::nullopt;
         if (contraction) {
           out += GemmCall(*contraction, d, indent);
+        } else if (conv) {
+          out += ConvCall(*conv, d, indent);
         } else {
           out += Reduce(d, indent);
         }
@@ -211,11 +327,26 @@ class Emitter {
     return out;
   }
 
+  /// The buffer a heavy kernel writes: its epilogue's when it has one.
+  int Target(const TensorDef& d) const {
+    auto it = epilogue_of_.find(d.id);
+    return it == epilogue_of_.end() ? d.id : it->second;
+  }
+
   std::string GemmCall(const ir::Contraction& c, const TensorDef& d, const std::string& indent) {
     used_gemm_ = true;
-    return fmt::format("{}// main loop: packed GEMM, {} x {} x {}{}\n", indent, c.m, c.n, c.k,
-                       c.batch.empty() ? "" : ", batch " + ir::ShapeText(c.batch)) +
-           GemmCallCpp(c, d.id, s_.parallel, indent);
+    return fmt::format("{}// main loop: packed GEMM, {} x {} x {}{}{}\n", indent, c.m, c.n, c.k,
+                       c.batch.empty() ? "" : ", batch " + ir::ShapeText(c.batch),
+                       Target(d) != d.id ? fmt::format(", epilogue t{} fused", Target(d)) : "") +
+           GemmCallCpp(c, Target(d), s_.parallel, indent, Epilogue(d.id));
+  }
+
+  std::string ConvCall(const ir::Convolution& c, const TensorDef& d, const std::string& indent) {
+    used_gemm_ = used_conv_ = true;
+    return fmt::format("{}// main loop: convolution as implicit GEMM, {} x {} x {} per (image, group), {} x {}{}\n",
+                       indent, c.CoutPerGroup(), c.OutPositions(), c.Depth(), c.images, c.groups,
+                       Target(d) != d.id ? fmt::format(", epilogue t{} fused", Target(d)) : "") +
+           ConvCallCpp(c, Target(d), s_.parallel, indent, Epilogue(d.id));
   }
 
   std::string Store(const TensorDef& d, const std::string& value) {
@@ -269,6 +400,12 @@ class Emitter {
   }
 
   std::string Reduce(const TensorDef& d, std::string& indent) {
+    // (Few outputs of a sum under threads: the threads share its reduced loops instead.)
+    const bool few_sums = s_.parallel && (d.reduce == ReduceOp::kSum || d.reduce == ReduceOp::kProd) &&
+                          ir::Numel(d.shape) < 64;
+    if (s_.reduce_outer && ReduceLoopApplies(d) && !few_sums) {
+      return ReduceRowBlocked(d, indent);
+    }
     const size_t rank = d.shape.size();
     const DType vt = d.body->dtype;
     const bool sum_like = d.reduce == ReduceOp::kSum || d.reduce == ReduceOp::kProd;
@@ -319,6 +456,83 @@ class Emitter {
     return out;
   }
 
+  /// reduce_loop = "outer": per block of up to kRowBlock outputs along the innermost
+  /// output dim, accumulators in an array; the reduced loops run outside a `#pragma
+  /// omp simd` loop over the block, so neighbouring outputs (a pooling row, the
+  /// columns of a sum over rows) are computed in vector lanes side by side. Same
+  /// order of accumulation per output as the inner form, so the same results.
+  std::string ReduceRowBlocked(const TensorDef& d, std::string& indent) {
+    constexpr int64_t kRowBlock = 64;
+    const size_t rank = d.shape.size();
+    const DType vt = d.body->dtype;
+    const bool sum_like = d.reduce == ReduceOp::kSum || d.reduce == ReduceOp::kProd;
+    const bool arg = d.reduce == ReduceOp::kArgMax || d.reduce == ReduceOp::kArgMin;
+    const std::string acc_t = arg ? CType(vt) : AccType(d.dtype, sum_like, s_.double_accumulator);
+    std::string out = UnitVars(d.shape, indent);
+    auto dims = LoopDims(d.shape);
+    const int last = dims.back();
+    dims.pop_back();
+    const int64_t extent = d.shape[static_cast<size_t>(last)];
+    const int64_t block = std::min(extent, kRowBlock);
+    if (s_.parallel) {
+      out += fmt::format("{}#pragma omp parallel for {}schedule(static)\n", indent,
+                         dims.empty() ? "" : fmt::format("collapse({}) ", dims.size() + 1));
+    }
+    out += LoopHeaders(d.shape, dims, false, 0, "", indent);
+    out += fmt::format("{}for (int64_t ke_b = 0; ke_b < {}; ++ke_b) {{\n", indent, (extent + block - 1) / block);
+    indent += "  ";
+    out += fmt::format("{0}const int64_t ke_j0 = ke_b * {1}, ke_n = {2} - ke_j0 < {1} ? {2} - ke_j0 : {1};\n", indent,
+                       block, extent);
+    out += fmt::format("{}{} acc[{}];\n", indent, acc_t, block);
+    if (arg) out += fmt::format("{}int64_t arg[{}];\n{}int64_t pos = 0;\n", indent, block, indent);
+    out += fmt::format("{}for (int64_t ke_j = 0; ke_j < {}; ++ke_j) {{ acc[ke_j] = {};{} }}\n", indent, block,
+                       InitValue(d.reduce, vt), arg ? " arg[ke_j] = 0;" : "");
+    std::vector<int64_t> ext_shape(rank, 1);
+    ext_shape.insert(ext_shape.end(), d.reduce_extents.begin(), d.reduce_extents.end());
+    std::vector<int> rdims;
+    for (size_t k = 0; k < d.reduce_extents.size(); ++k) {
+      if (d.reduce_extents[k] != 1) rdims.push_back(static_cast<int>(rank + k));
+      else out += fmt::format("{}const int64_t i{} = 0;\n", indent, rank + k);
+    }
+    out += LoopHeaders(ext_shape, rdims, false, 0, "", indent);
+    out += indent + "#pragma omp simd\n";
+    out += fmt::format("{}for (int64_t ke_j = 0; ke_j < ke_n; ++ke_j) {{\n", indent);
+    indent += "  ";
+    out += fmt::format("{}const int64_t i{} = ke_j0 + ke_j;\n", indent, last);
+    std::string body;
+    ExprPrinter printer(Lang(), plan_.program, body);
+    const std::string v = printer.Print(d.body, indent);
+    out += body;
+    const std::string a = "acc[ke_j]";
+    switch (d.reduce) {
+      case ReduceOp::kSum: out += fmt::format("{}{} += {};\n", indent, a, v); break;
+      case ReduceOp::kProd: out += fmt::format("{}{} *= {};\n", indent, a, v); break;
+      case ReduceOp::kMax: out += fmt::format("{0}{2} = ({1} > {2} || {1} != {1}) && {2} == {2} ? {1} : {2};\n", indent, v, a); break;
+      case ReduceOp::kMin: out += fmt::format("{0}{2} = ({1} < {2} || {1} != {1}) && {2} == {2} ? {1} : {2};\n", indent, v, a); break;
+      case ReduceOp::kArgMax:
+      case ReduceOp::kArgMin: {
+        const char* cmp = d.reduce == ReduceOp::kArgMax ? ">" : "<";
+        out += fmt::format("{0}const bool take = {2} == {2} && ({1} {3} {2} || {1} != {1});\n", indent, v, a, cmp);
+        out += fmt::format("{0}{2} = take ? {1} : {2};\n{0}arg[ke_j] = take ? pos : arg[ke_j];\n", indent, v, a);
+        break;
+      }
+      case ReduceOp::kAny: out += fmt::format("{}{} = {} || {};\n", indent, a, a, v); break;
+      case ReduceOp::kAll: out += fmt::format("{}{} = {} && {};\n", indent, a, a, v); break;
+    }
+    indent.resize(indent.size() - 2);
+    out += indent + "}\n";
+    if (arg) out += indent + "++pos;\n";
+    out += CloseLoops(rdims.size(), indent);
+    out += fmt::format("{}for (int64_t ke_j = 0; ke_j < ke_n; ++ke_j) {{\n", indent);
+    out += fmt::format("{}  const int64_t i{} = ke_j0 + ke_j;\n", indent, last);
+    out += indent + "  " + Store(d, arg ? "arg[ke_j]" : fmt::format("static_cast<{}>(acc[ke_j])", CType(d.dtype))) + ";\n";
+    out += indent + "}\n";
+    indent.resize(indent.size() - 2);
+    out += indent + "}\n";
+    out += CloseLoops(dims.size(), indent);
+    return out;
+  }
+
   std::string Scan(const TensorDef& d, std::string& indent) {
     const bool sum_like = d.scan == ScanOp::kSum || d.scan == ScanOp::kProd;
     const std::string acc_t = AccType(d.dtype, sum_like, s_.double_accumulator);
@@ -352,6 +566,10 @@ class Emitter {
   const ir::KernelPlan& plan_;
   LoopNestSchedule s_;
   bool used_gemm_ = false;  // a contraction was printed as ke_gemm (its helpers are needed)
+  bool used_conv_ = false;  // a convolution was printed as an implicit GEMM
+  std::unordered_map<int, int> epilogue_of_;  // heavy kernel -> its fused epilogue kernel
+  std::unordered_map<int, int> fused_;        // epilogue kernel -> its heavy kernel
+  std::unordered_map<int, Expr> epilogue_body_;  // heavy kernel -> epilogue over its indices
 };
 
 const char* kLoopNestHelpers = R"CPP(static inline void* ke_data(const DLTensor& t) {
@@ -369,13 +587,20 @@ static inline int ke_check_as(const DLTensor& t, uint8_t code, uint8_t bits, int
 
 }  // namespace
 
+bool ReduceLoopApplies(const ir::TensorDef& d) {
+  if (d.kind != DefKind::kReduce) return false;
+  return std::any_of(d.shape.begin(), d.shape.end(), [](int64_t e) { return e > 1; }) &&
+         d.reduce != ReduceOp::kAny && d.reduce != ReduceOp::kAll;
+}
+
 std::string PrintLoopNestCpp(const ir::KernelPlan& plan, const LoopNestSchedule& schedule) {
   Emitter emitter(plan, schedule);
   const std::string entry = emitter.Entry();
   std::string out = templates::GeneratedIncludes();
-  out += "#include <algorithm>\n#include <cstring>\n#include <limits>\n#include <memory>\n\n";
+  out += "#include <algorithm>\n#include <cstring>\n#include <limits>\n#include <memory>\n#include <type_traits>\n\n";
   out += templates::AbiHelpers() + "\n" + kLoopNestHelpers + "\n";
   if (emitter.UsedGemm()) out += GemmHelpersCpp(*schedule.gemm) + "\n";
+  if (emitter.UsedConv()) out += ConvHelpersCpp() + "\n";
   const std::string helpers = CppHelpersFor(entry);
   if (!helpers.empty()) out += helpers + "\n";
   if (schedule.vector_math) {

@@ -22,7 +22,15 @@ struct LoopNestSchedule {
   /// as the packed GEMM of gemm_cpp.h with this tile (float32 accumulation); others
   /// stay loop nests. nullopt: every reduction is a loop nest.
   std::optional<GemmTile> gemm;
+  /// "reduce_loop" = "outer": reductions (ReduceLoopApplies) run their reduced loops
+  /// outside a vectorized block of the innermost output dim (pooling windows, sums
+  /// over leading dims); "inner" (false): one output at a time, window innermost.
+  bool reduce_outer = false;
 };
+
+/// Whether the reduce_loop knob changes how `def` is printed: a reduction (not any /
+/// all) with an output dim of more than one element.
+bool ReduceLoopApplies(const ir::TensorDef& def);
 
 /// The body of the translation unit after the generated header: includes, ABI
 /// helpers, any prelude or helper functions used, and `extern "C" int

@@ -5,6 +5,7 @@
 #include "core/error.h"
 #include "operators/codegen/cpp/loop_nest_cpp.h"
 #include "operators/ir/contraction.h"
+#include "operators/ir/convolution.h"
 #include "operators/ir/lower_core.h"
 
 namespace kernelevolve::operators::families {
@@ -13,18 +14,39 @@ namespace {
 using templates::KnobDim;
 using templates::KnobSpace;
 
-bool HasFloatAccumulation(const ir::TensorProgram& p) {
-  for (const ir::TensorDef& d : p.defs) {
+/// A matrix product or a convolution: a reduction main_loop = "tiled" prints as a GEMM.
+bool HasMainLoop(const ir::TensorProgram& p, const ir::TensorDef& d) {
+  return ir::MatchContraction(p, d).has_value() || ir::MatchConvolution(p, d).has_value();
+}
+
+/// Whether the plan's kernels sum or multiply float32 values; with `outside_main_loops`,
+/// only reductions that are not matrix products or convolutions count (the GEMM
+/// accumulates in float32 whatever the accumulator knob says).
+bool HasFloatAccumulation(const ir::KernelPlan& plan, bool outside_main_loops) {
+  for (int id : plan.kernels) {
+    const ir::TensorDef& d = plan.program.defs[static_cast<size_t>(id)];
     if (d.dtype != core::DType::kFloat32) continue;
-    if (d.kind == ir::DefKind::kReduce && (d.reduce == ir::ReduceOp::kSum || d.reduce == ir::ReduceOp::kProd)) return true;
+    if (d.kind == ir::DefKind::kReduce && (d.reduce == ir::ReduceOp::kSum || d.reduce == ir::ReduceOp::kProd) &&
+        !(outside_main_loops && HasMainLoop(plan.program, d))) {
+      return true;
+    }
     if (d.kind == ir::DefKind::kScan && (d.scan == ir::ScanOp::kSum || d.scan == ir::ScanOp::kProd)) return true;
+  }
+  return false;
+}
+
+/// A reduction the reduce_loop knob acts on that no tiled main loop takes.
+bool HasRowBlockableReduction(const ir::KernelPlan& plan) {
+  for (int id : plan.kernels) {
+    const ir::TensorDef& d = plan.program.defs[static_cast<size_t>(id)];
+    if (codegen::ReduceLoopApplies(d) && !HasMainLoop(plan.program, d)) return true;
   }
   return false;
 }
 
 bool HasContraction(const ir::KernelPlan& plan) {
   for (int id : plan.kernels) {
-    if (ir::MatchContraction(plan.program, plan.program.defs[static_cast<size_t>(id)])) return true;
+    if (HasMainLoop(plan.program, plan.program.defs[static_cast<size_t>(id)])) return true;
   }
   return false;
 }
@@ -39,13 +61,15 @@ const char* KindName(ir::DefKind k) {
 
 }  // namespace
 
-KnobSpace LoopNestKnobSpace(bool multithread, bool float_accumulation, bool contraction, int vector_lanes) {
+KnobSpace LoopNestKnobSpace(bool multithread, bool float_accumulation, bool contraction, int vector_lanes,
+                            bool accumulation_only_in_main_loops, bool row_blockable) {
   std::vector<KnobDim> dims;
   dims.push_back({"threads", multithread ? std::vector<nlohmann::json>{"1", "all"} : std::vector<nlohmann::json>{"1"},
                   "1", "1", multithread ? nlohmann::json("all") : nlohmann::json(), "", nullptr, "{} threads"});
   dims.push_back({"math", {"libm", "vectorized"}, "libm", "libm", "vectorized", "", nullptr, "{} math"});
   dims.push_back({"simd", {"off", "on"}, "off", "off", "on", "", nullptr, "omp simd {}"});
-  if (float_accumulation) {
+  const bool accumulator_under_loops = float_accumulation && contraction && accumulation_only_in_main_loops;
+  if (float_accumulation && !accumulator_under_loops) {
     dims.push_back({"accumulator", {"double", "float"}, "double", "double", nullptr, "", nullptr, "{} accumulators"});
   }
   if (contraction) {
@@ -55,6 +79,13 @@ KnobSpace LoopNestKnobSpace(bool multithread, bool float_accumulation, bool cont
     dims.push_back({"tile", tiles, "6x2", nullptr, nullptr, "main_loop", "tiled", "{} register tile"});
     dims.push_back({"kc", {256, 512}, 256, nullptr, nullptr, "main_loop", "tiled", "K panels of {}"});
   }
+  if (row_blockable) {
+    dims.push_back({"reduce_loop", {"inner", "outer"}, "inner", "inner", "outer", "", nullptr, "reduced loops {}"});
+  }
+  if (accumulator_under_loops) {  // no effect on the tiled main loops (float32, as BLAS)
+    dims.push_back(
+        {"accumulator", {"double", "float"}, "double", "double", nullptr, "main_loop", "loops", "{} accumulators"});
+  }
   return KnobSpace(std::move(dims));
 }
 
@@ -63,7 +94,9 @@ LoopNestTemplate::LoopNestTemplate(ir::KernelPlan plan, bool multithread, int ve
       multithread_(multithread),
       vector_lanes_(vector_lanes),
       has_contraction_(HasContraction(plan_)),
-      space_(LoopNestKnobSpace(multithread, HasFloatAccumulation(plan_.program), has_contraction_, vector_lanes)) {}
+      has_row_blockable_(HasRowBlockableReduction(plan_)),
+      space_(LoopNestKnobSpace(multithread, HasFloatAccumulation(plan_, false), has_contraction_, vector_lanes,
+                               !HasFloatAccumulation(plan_, true), has_row_blockable_)) {}
 
 std::vector<nlohmann::json> LoopNestTemplate::Drafts() const {
   std::vector<nlohmann::json> drafts = {space_.Canonical(nlohmann::json::object())};
@@ -71,10 +104,13 @@ std::vector<nlohmann::json> LoopNestTemplate::Drafts() const {
   if (multithread_) fast["threads"] = "all";
   // A matrix product's tiled main loop is the likeliest best: second, right after the
   // baseline, so that a small budget (the search may take only the first drafts) has it.
-  if (has_contraction_) {
-    nlohmann::json tiled = fast;
-    tiled["main_loop"] = "tiled";
-    drafts.push_back(space_.Canonical(tiled));
+  // Likewise the row-blocked reductions of pooling and similar windows (with the
+  // tiled main loop when there is one).
+  if (has_contraction_ || has_row_blockable_) {
+    nlohmann::json heavy = fast;
+    if (has_contraction_) heavy["main_loop"] = "tiled";
+    if (has_row_blockable_) heavy["reduce_loop"] = "outer";
+    drafts.push_back(space_.Canonical(heavy));
   }
   if (multithread_) drafts.push_back(space_.Canonical({{"threads", "all"}}));
   drafts.push_back(space_.Canonical(fast));
@@ -93,6 +129,7 @@ std::string LoopNestTemplate::Generate(const nlohmann::json& knobs) const {
   s.vector_math = k.at("math") == "vectorized";
   s.simd = k.at("simd") == "on";
   s.double_accumulator = !k.contains("accumulator") || k.at("accumulator") == "double";
+  s.reduce_outer = k.contains("reduce_loop") && k.at("reduce_loop") == "outer";
   if (k.contains("main_loop") && k.at("main_loop") == "tiled") {
     codegen::GemmTile tile;
     const std::string shape = k.at("tile").get<std::string>();

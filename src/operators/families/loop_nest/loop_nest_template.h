@@ -19,9 +19,10 @@ class LoopNestTemplate : public templates::KernelTemplate {
   std::string Name() const override { return "loop_nest"; }
   const templates::KnobSpace& Space() const override { return space_; }
   /// Baseline (1 thread, libm, no simd, double accumulators) first; with a matrix
-  /// product, then all threads, the vectorized prelude, `omp simd` and main_loop
-  /// "tiled"; then all threads; then all threads with the vectorized prelude and
-  /// `omp simd` inner loops.
+  /// product, a convolution or a row-blockable reduction, then all threads, the
+  /// vectorized prelude, `omp simd`, main_loop "tiled" and / or reduce_loop "outer";
+  /// then all threads; then all threads with the vectorized prelude and `omp simd`
+  /// inner loops.
   std::vector<nlohmann::json> Drafts() const override;
   std::string Summary(const nlohmann::json& knobs) const override;
   std::string Generate(const nlohmann::json& knobs) const override;
@@ -33,6 +34,7 @@ class LoopNestTemplate : public templates::KernelTemplate {
   bool multithread_;
   int vector_lanes_;
   bool has_contraction_;
+  bool has_row_blockable_;  // a reduction reduce_loop acts on (pooling windows, ...)
   templates::KnobSpace space_;
 };
 
@@ -41,11 +43,18 @@ templates::TemplateMatch MatchLoopNest(const core::OpGraph& graph, bool multithr
 
 /// Knobs of "loop_nest": threads {"1", "all"}, math {"libm", "vectorized"}, simd
 /// {"off", "on"}; when the program sums or scans float32 values, accumulator
-/// {"double", "float"}; when it has a matrix product (ir/contraction.h), main_loop
-/// {"loops", "tiled"} (the packed GEMM of codegen/cpp/gemm_cpp.h) with its register
+/// {"double", "float"}; when it has a matrix product (ir/contraction.h) or a
+/// convolution (ir/convolution.h), main_loop {"loops", "tiled"} (the packed GEMM of
+/// codegen/cpp/gemm_cpp.h, implicit for convolutions: conv_cpp.h) with its register
 /// tile {"6x2", "4x3"} (rows x vectors; "8x3" too with 16-lane vectors, where the
-/// 32 registers hold 24 accumulators) and panel depth kc {256, 512}.
+/// 32 registers hold 24 accumulators) and panel depth kc {256, 512}. With
+/// `accumulation_only_in_main_loops` (every float32 sum is such a product), the
+/// accumulator knob exists only under main_loop "loops": the tiled main loops
+/// accumulate in float32 (as BLAS) whatever it says. With `row_blockable` (a reduction
+/// other than those main loops with an output dim of more than one element: pooling,
+/// sums over leading dims), reduce_loop {"inner", "outer"} (codegen/cpp/loop_nest_cpp.h).
 templates::KnobSpace LoopNestKnobSpace(bool multithread, bool float_accumulation, bool contraction = false,
-                                       int vector_lanes = 8);
+                                       int vector_lanes = 8, bool accumulation_only_in_main_loops = false,
+                                       bool row_blockable = false);
 
 }  // namespace kernelevolve::operators::families

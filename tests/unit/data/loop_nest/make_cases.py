@@ -160,6 +160,34 @@ def cases():
         "int_hash": (Fn(lambda s, x: (torch.remainder((x ^ ((x >> 33) & (2**31 - 1))) * 0x7F51AFD7ED558CCD, 1000003),
                                       (x << 6) + 0x9E3779B9 - x * x)),
                      [torch.randint(-(1 << 62), 1 << 62, (4, 6), dtype=torch.int64)]),
+        # ---- fused epilogues and convolutions as implicit GEMMs (issue 18): created
+        # last, so the cases above keep their random values ----
+        "linear_gelu_residual_clamp": (
+            Fn(lambda s, x, res: torch.clamp(F.gelu(s.mods[0](x)) + res, -0.5, 0.5), nn.Linear(300, 29)),
+            [r(2, 7, 300), r(2, 7, 29)]),
+        "addmm_sigmoid": (Fn(lambda s, b, a, w: torch.sigmoid(torch.addmm(b, a, w))), [r(19), r(13, 40), r(40, 19)]),
+        "conv2d_3x3_bias_relu": (Fn(lambda s, x: torch.relu(s.mods[0](x)), nn.Conv2d(5, 13, 3, padding=1)),
+                                 [r(2, 5, 11, 21)]),
+        "conv2d_1x1_nobias": (Fn(lambda s, x: s.mods[0](x), nn.Conv2d(24, 7, 1, bias=False)), [r(2, 24, 5, 9)]),
+        "conv2d_grouped_strided_padded": (
+            Fn(lambda s, x: s.mods[0](x), nn.Conv2d(6, 9, (3, 2), stride=(2, 1), padding=(1, 2), dilation=(1, 2),
+                                                     groups=3)),
+            [r(3, 6, 10, 17)]),
+        "conv2d_depthwise_unbatched": (Fn(lambda s, x: s.mods[0](x), nn.Conv2d(4, 8, 3, padding=1, groups=4)),
+                                       [r(4, 7, 6)]),
+        "conv1d_strided_silu": (Fn(lambda s, x: F.silu(s.mods[0](x)), nn.Conv1d(6, 10, 5, stride=2, padding=2)),
+                                [r(3, 6, 40)]),
+        "conv3d_padded": (Fn(lambda s, x: s.mods[0](x), nn.Conv3d(3, 4, 3, padding=1, stride=(1, 2, 1))),
+                          [r(2, 3, 5, 6, 7)]),
+        # ---- pooling windows under reduce_loop = "outer" ----
+        "max_pool2d_dilated_ceil": (
+            Fn(lambda s, x: F.max_pool2d(x, 3, stride=2, padding=1, dilation=2, ceil_mode=True)), [r(2, 3, 11, 13)]),
+        "avg_pool2d_ceil_include_pad": (
+            Fn(lambda s, x: F.avg_pool2d(x, 3, stride=2, padding=1, ceil_mode=True, count_include_pad=True)),
+            [r(2, 3, 9, 10)]),
+        "max_pool1d_indices": (Fn(lambda s, x: F.max_pool1d(x, 4, stride=3, padding=2, return_indices=True)),
+                               [r(2, 5, 20)]),
+        "conv2d_depthwise": (Fn(lambda s, x: s.mods[0](x), nn.Conv2d(4, 8, 3, padding=1, groups=4)), [r(2, 4, 7, 6)]),
     }
 
 

@@ -1,0 +1,134 @@
+#include "operators/codegen/cpp/conv_cpp.h"
+
+#include <fmt/format.h>
+
+namespace kernelevolve::operators::codegen {
+namespace {
+
+const char* kConvHelpers = R"CPP(// ---- implicit GEMM of a convolution (im2col: Chellapilla, Puri & Simard 2006) ----
+// B = the im2col matrix of one image and group, read while packing: row kk = (ci, kd,
+// kh, kw) of the group's input channels and the window, column jj = (od, oh, ow) of
+// the output positions; reads outside the input are 0 (zero padding). 1-d and 2-d
+// convolutions are 3-d ones with leading size-1 dims.
+struct ke_conv_b {
+  const float* x;  // the group's first input channel of this image: [cin/groups, d, h, w]
+  int64_t d, h, w;       // input size
+  int64_t oh, ow;        // output size (od is implied by the column count)
+  int64_t kd, kh, kw;    // window
+  int64_t sd, sh, sw;    // stride
+  int64_t pd, ph, pw;    // padding
+  int64_t dd, dh, dw;    // dilation
+  void operator()(int64_t p0, int64_t kc, int64_t j0, int64_t cols, float* __restrict dst) const {
+    // Each column's window origin, once per sliver.
+    int64_t z0[KE_NR], y0[KE_NR], x0[KE_NR];
+    for (int64_t j = 0; j < cols; ++j) {
+      const int64_t jj = j0 + j;
+      z0[j] = jj / (oh * ow) * sd - pd;
+      y0[j] = jj / ow % oh * sh - ph;
+      x0[j] = jj % ow * sw - pw;
+    }
+    // The sliver's columns are one contiguous run of an input row when they share
+    // (od, oh) and the stride along w is 1.
+    const bool one_row = cols == KE_NR && sw == 1 && z0[0] == z0[cols - 1] && y0[0] == y0[cols - 1];
+    const int64_t window = kd * kh * kw;
+    int64_t ci = p0 / window, r = p0 % window;
+    int64_t a = r / (kh * kw), b = r / kw % kh, e = r % kw;
+    for (int64_t p = 0; p < kc; ++p) {
+      const float* xc = x + ci * d * h * w;
+      const int64_t dz = a * dd, dy = b * dh, dx = e * dw;
+      const int64_t z = z0[0] + dz, y = y0[0] + dy, xs = x0[0] + dx;
+      if (one_row && z >= 0 && z < d && y >= 0 && y < h && xs >= 0 && xs + KE_NR <= w) {
+        std::memcpy(dst, xc + (z * h + y) * w + xs, KE_NR * sizeof(float));
+      } else {
+        for (int64_t j = 0; j < cols; ++j) {
+          const int64_t zj = z0[j] + dz, yj = y0[j] + dy, xj = x0[j] + dx;
+          const bool inside = static_cast<uint64_t>(zj) < static_cast<uint64_t>(d) &&
+                              static_cast<uint64_t>(yj) < static_cast<uint64_t>(h) &&
+                              static_cast<uint64_t>(xj) < static_cast<uint64_t>(w);
+          dst[j] = inside ? xc[(zj * h + yj) * w + xj] : 0.0f;
+        }
+        for (int64_t j = cols; j < KE_NR; ++j) dst[j] = 0.0f;
+      }
+      dst += KE_NR;
+      if (++e == kw) {
+        e = 0;
+        if (++b == kh) {
+          b = 0;
+          if (++a == kd) {
+            a = 0;
+            ++ci;
+          }
+        }
+      }
+    }
+  }
+};
+// ---- end of implicit GEMM ----
+)CPP";
+
+/// The 3-d view of per-spatial-dim values: leading entries `fill` for 1-d and 2-d.
+std::vector<int64_t> As3d(const std::vector<int64_t>& v, int64_t fill) {
+  std::vector<int64_t> out(3 - v.size(), fill);
+  out.insert(out.end(), v.begin(), v.end());
+  return out;
+}
+
+}  // namespace
+
+std::string ConvHelpersCpp() { return kConvHelpers; }
+
+std::string ConvCallCpp(const ir::Convolution& c, int out_id, bool parallel, const std::string& indent,
+                        const std::function<std::string(const std::string&)>& epilogue,
+                        int64_t min_parallel_batches) {
+  const int64_t batches = c.images * c.groups;
+  const bool batch_parallel = parallel && batches >= min_parallel_batches;
+  const int64_t in_positions = [&] {
+    int64_t n = 1;
+    for (int64_t v : c.in) n *= v;
+    return n;
+  }();
+  const int64_t m = c.CoutPerGroup(), n = c.OutPositions(), k = c.Depth();
+  std::string out;
+  std::string in = indent;
+  if (batch_parallel) out += in + "#pragma omp parallel for schedule(dynamic)\n";
+  out += fmt::format("{}for (int64_t bi = 0; bi < {}; ++bi) {{\n", in, batches);
+  in += "  ";
+  out += fmt::format("{}const int64_t ke_image = bi / {}, ke_group = bi % {};\n", in, c.groups, c.groups);
+  out += fmt::format("{}const float* ke_x = t{} + (ke_image * {} + ke_group * {}) * {};\n", in, c.x, c.cin,
+                     c.CinPerGroup(), in_positions);
+  bool plain = true;  // 1x1, stride 1, no padding: B is x itself
+  for (size_t d = 0; d < c.kernel.size(); ++d) plain = plain && c.kernel[d] == 1 && c.stride[d] == 1 && c.pad[d] == 0;
+  if (plain) {
+    out += fmt::format("{}const ke_gemm_strided_b ke_pack{{ke_x, {}, 1}};\n", in, in_positions);
+  } else {
+    const auto i3 = As3d(c.in, 1), o3 = As3d(c.out, 1), k3 = As3d(c.kernel, 1), s3 = As3d(c.stride, 1),
+               p3 = As3d(c.pad, 0), d3 = As3d(c.dilation, 1);
+    out += fmt::format("{}const ke_conv_b ke_pack{{ke_x, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}}};\n",
+                       in, i3[0], i3[1], i3[2], o3[1], o3[2], k3[0], k3[1], k3[2], s3[0], s3[1], s3[2], p3[0], p3[1],
+                       p3[2], d3[0], d3[1], d3[2]);
+  }
+  std::string epi = "ke_gemm_identity{}";
+  if (epilogue) {
+    // Output indices: [n,] co, o... from (image, group, row, col).
+    out += in + "const auto ke_epi = [&](int64_t ke_row, int64_t ke_col, float ke_acc) -> float {\n";
+    const std::string body_in = in + "  ";
+    int var = 0;
+    if (c.batched) out += fmt::format("{}[[maybe_unused]] const int64_t i{} = ke_image;\n", body_in, var++);
+    out += fmt::format("{}[[maybe_unused]] const int64_t i{} = ke_group * {} + ke_row;\n", body_in, var++, m);
+    int64_t inner = n;
+    for (size_t d = 0; d < c.out.size(); ++d) {
+      inner /= c.out[d];
+      out += fmt::format("{}[[maybe_unused]] const int64_t i{} = ke_col / {} % {};\n", body_in, var++, inner, c.out[d]);
+    }
+    out += epilogue(body_in);
+    out += in + "};\n";
+    epi = "ke_epi";
+  }
+  out += fmt::format("{}ke_gemm({}, {}, {}, t{} + ke_group * {}, {}, 1, ke_pack, t{} + (ke_image * {} + ke_group * {}) * {}, {}, {}, {});\n",
+                     in, m, n, k, c.w, m * k, k, out_id, c.cout, m, n, n,
+                     parallel && !batch_parallel ? "true" : "false", epi);
+  out += indent + "}\n";
+  return out;
+}
+
+}  // namespace kernelevolve::operators::codegen
