@@ -78,7 +78,7 @@ def generate(manifest: dict[str, Any], device: torch.device) -> tuple[
         first: list[torch.Tensor] = []
         for seed in manifest["seeds"]:
             forward = [t.to(device) for t in loader.make_inputs(module, seed, path)]
-            outputs = loader.run_reference(model, forward, path)
+            outputs = loader.run_reference(model, forward, path, keep_device=True)
             if not first:
                 first = forward
             inputs_per_seed.append(_abi(names, forward, params, device, manifest, path))
@@ -86,7 +86,7 @@ def generate(manifest: dict[str, Any], device: torch.device) -> tuple[
         edge_sets = []
         for entry in manifest.get("edge_cases", []):
             edge = edges.edge_inputs(entry["name"], first)
-            outputs = loader.run_reference(model, edge, path)
+            outputs = loader.run_reference(model, edge, path, keep_device=True)
             outputs = edges.float64_reference(model, edge, outputs)
             edge_sets.append((entry["name"], entry.get("description", ""),
                               _abi(names, edge, params, device, manifest, path), _checked(outputs, manifest, path)))

@@ -258,8 +258,9 @@ def make_inputs(module: types.ModuleType, seed: int, path: str) -> list[torch.Te
     return inputs
 
 
-def flatten_outputs(result: Any, path: str) -> list[torch.Tensor]:
+def flatten_outputs(result: Any, path: str, any_device: bool = False) -> list[torch.Tensor]:
     """forward()'s result as a list: a tensor, or a tuple/list of tensors in order.
+    ``any_device``: the tensors may live on a GPU (else they must be CPU tensors).
 
     Raises:
         ProblemError: anything else (None, dicts, nested sequences, scalars), or a
@@ -276,18 +277,19 @@ def flatten_outputs(result: Any, path: str) -> list[torch.Tensor]:
         raise ProblemError(f"{path}: forward() returned an empty {type(result).__name__}")
     outputs = [t.detach().contiguous() for t in items]
     for i, tensor in enumerate(outputs):
-        check_dtype(tensor, f"output.{i}", path)
+        check_dtype(tensor, f"output.{i}", path, any_device)
     return outputs
 
 
 def run_reference(model: torch.nn.Module, inputs: list[torch.Tensor], path: str,
-                  to_cpu: bool = False) -> list[torch.Tensor]:
+                  to_cpu: bool = False, keep_device: bool = False) -> list[torch.Tensor]:
     """Runs model(*inputs) under no_grad on copies of the inputs (so an in-place
     forward cannot change the inputs kept for fixtures).
 
     Args:
         to_cpu: copy the outputs to the CPU first (a reference run on a GPU,
-            reference_device.ReferenceRunner); else outputs must already be CPU tensors.
+            reference_device.ReferenceRunner); else outputs must already be CPU tensors,
+            unless ``keep_device`` (fixtures drawn on the GPU, device_fixtures.py).
     Returns:
         The outputs, flattened (see flatten_outputs).
     Raises:
@@ -300,16 +302,17 @@ def run_reference(model: torch.nn.Module, inputs: list[torch.Tensor], path: str,
         result = result.cpu()
     elif to_cpu and isinstance(result, (list, tuple)):
         result = type(result)(t.cpu() if isinstance(t, torch.Tensor) else t for t in result)
-    return flatten_outputs(result, path)
+    return flatten_outputs(result, path, any_device=keep_device)
 
 
-def check_dtype(tensor: torch.Tensor, name: str, path: str) -> None:
+def check_dtype(tensor: torch.Tensor, name: str, path: str, any_device: bool = False) -> None:
     """Raises ProblemError when ``tensor``'s dtype is not carried by the ABI
-    (float32/64/16, bfloat16, int8/16/32/64, uint8, bool) or it is not on the CPU."""
+    (float32/64/16, bfloat16, int8/16/32/64, uint8, bool) or it is not on the CPU
+    (unless ``any_device``)."""
     if tensor.dtype not in SUPPORTED_DTYPES:
         raise ProblemError(f"{path}: {name} has dtype {dtype_name(tensor.dtype)}, which the "
                            f"kernel ABI does not carry (supported: {', '.join(SUPPORTED_DTYPES.values())})")
-    if tensor.device.type not in ("cpu", "meta"):
+    if not any_device and tensor.device.type not in ("cpu", "meta"):
         raise ProblemError(f"{path}: {name} is on device {tensor.device}; the CPU worker "
                            "needs CPU tensors")
 
