@@ -11,12 +11,9 @@
 # Takes about 2-4 minutes on an H200. Exit 0 when every check passed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-BIN=${KE_BIN:-build/kernelevolve}
-PY=${KE_PYTHON:-.venv/bin/python}
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/ke_export_gpu.XXXXXX")
+source scripts/gpu_check_env.sh ke_export_gpu build/kernelevolve  # BIN, PY, OUT; exit 2 without GPU
+WORK=$OUT
 trap 'rm -rf "$WORK"' EXIT
-
-"$PY" -c 'import sys, torch, triton; sys.exit(0 if torch.cuda.is_available() else "no CUDA GPU visible to torch")'
 for problem in relu layer_norm; do
   echo "== $problem"
   "$BIN" optimize "problems/level1/$problem.py" --target triton --budget 4 --confirm-rounds 0 --seeds 2 \

@@ -15,13 +15,7 @@
 # the expected verdict. Takes about 2-3 minutes on an H200.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-BIN=${KE_BIN:-build-gpu/kernelevolve}
-PY=${KE_PYTHON:-.venv/bin/python}
-[ -x "$PY" ] || PY=python3
-OUT=${1:-$(mktemp -d "${TMPDIR:-/tmp}/ke_origin_gpu.XXXXXX")}
-mkdir -p "$OUT"
-[ -x "$BIN" ] || { echo "no $BIN: run scripts/gpu_build.sh build-gpu first (or set KE_BIN)"; exit 2; }
-"$PY" -c 'import sys, torch, triton; sys.exit(0 if torch.cuda.is_available() else "no CUDA GPU visible to torch")' || exit 2
+source scripts/gpu_check_env.sh ke_origin_gpu build-gpu/kernelevolve "${1:-}"  # BIN, PY, OUT; exit 2 without GPU
 
 ADV=tests/adversarial/triton
 SOFTMAX=(problems/level1/softmax.py --set batch_size=256 --set dim=1000)

@@ -16,13 +16,7 @@
 # the optimize output. Exit 0 when every check passes. Takes about a minute on an H200.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-BIN=${KE_BIN:-build-gpu/kernelevolve}
-PY=${KE_PYTHON:-.venv/bin/python}
-[ -x "$PY" ] || PY=python3
-OUT=${1:-$(mktemp -d "${TMPDIR:-/tmp}/ke_llm_gpu.XXXXXX")}
-mkdir -p "$OUT"
-[ -x "$BIN" ] || { echo "no $BIN: run scripts/gpu_build.sh build-gpu first (or set KE_BIN)"; exit 2; }
-"$PY" -c 'import sys, torch, triton; sys.exit(0 if torch.cuda.is_available() else "no CUDA GPU visible to torch")' || exit 2
+source scripts/gpu_check_env.sh ke_llm_gpu build-gpu/kernelevolve "${1:-}"  # BIN, PY, OUT; exit 2 without GPU
 
 echo '{"script": [], "default": {"action": "ok"}}' >"$OUT/scenario.json"
 rm -f "$OUT/port"
