@@ -235,32 +235,46 @@ void RunAndCompare(const std::string& name, const LoadedKernel& kernel, const st
   }
 }
 
-TEST(LoopNestKernel, EveryCaseMatchesEagerOnEveryDraft) {
-  // Every (case, draft) source in one CompileAll call, two compilers at a time.
-  std::vector<size_t> case_of;
-  std::vector<nlohmann::json> knobs_of;
+/// Drafts to compile together and compare with eager PyTorch: the case each runs on,
+/// its knobs and its generated source.
+struct DraftBatch {
+  std::vector<std::string> names;
+  std::vector<nlohmann::json> knobs;
   std::vector<std::string> sources;
-  for (size_t c = 0; c < CaseNames().size(); ++c) {
-    const std::string& name = CaseNames()[c];
+
+  /// Adds the draft of `k` for case `name`; returns its source.
+  const std::string& Add(const std::string& name, const nlohmann::json& k, const std::string& source) {
+    names.push_back(name);
+    knobs.push_back(k);
+    sources.push_back(source);
+    return sources.back();
+  }
+};
+
+/// Compiles every draft of `batch` in one CompileAll call (two compilers at a time),
+/// then runs each on its case's inputs under a trace naming the case and knobs; a
+/// failed ASSERT ends that draft only.
+void CompileAndCompareAll(const DraftBatch& batch) {
+  const auto kernels = CompileAll(batch.sources);
+  ASSERT_EQ(kernels.size(), batch.sources.size());
+  for (size_t j = 0; j < batch.sources.size(); ++j) {
+    SCOPED_TRACE(batch.names[j] + " " + batch.knobs[j].dump());
+    RunAndCompare(batch.names[j], *kernels[j], batch.sources[j]);
+  }
+}
+
+TEST(LoopNestKernel, EveryCaseMatchesEagerOnEveryDraft) {
+  DraftBatch batch;
+  for (const std::string& name : CaseNames()) {
     const auto match = families::MatchLoopNest(CaseGraph(name), /*multithread=*/true);
     if (!match.tmpl) {  // EveryCaseLowersToALoopNestProgram says so too; run the others
       ADD_FAILURE() << name << " not lowered: " << match.unsupported;
       continue;
     }
-    const auto drafts = match.tmpl->Drafts();  // counted by EveryCaseLowersToALoopNestProgram
-    for (const auto& knobs : drafts) {
-      case_of.push_back(c);
-      knobs_of.push_back(knobs);
-      sources.push_back(match.tmpl->Generate(knobs));
-    }
+    // Drafts() is counted by EveryCaseLowersToALoopNestProgram.
+    for (const auto& knobs : match.tmpl->Drafts()) batch.Add(name, knobs, match.tmpl->Generate(knobs));
   }
-  const auto kernels = CompileAll(sources);
-  ASSERT_EQ(kernels.size(), sources.size());
-  for (size_t j = 0; j < sources.size(); ++j) {
-    const std::string& name = CaseNames()[case_of[j]];
-    SCOPED_TRACE(name + " " + knobs_of[j].dump());
-    RunAndCompare(name, *kernels[j], sources[j]);  // a failed ASSERT ends this draft only
-  }
+  CompileAndCompareAll(batch);
 }
 
 // ---- refusals ------------------------------------------------------------------
@@ -564,8 +578,7 @@ TEST(LoopNestContraction, EveryTileAndPanelDepthMatchesEager) {
   // Odd sizes against every register tile (edges in M and N), K = 300 past one
   // 256-deep panel (the accumulate path), a transposed B and a transposed, batched A.
   const std::vector<std::string> cases = {"mm_odd_transposed_relu", "bmm_transposed_a", "linear_3d", "linear"};
-  std::vector<std::string> names, sources;
-  std::vector<nlohmann::json> knobs_of;
+  DraftBatch batch;
   for (const std::string& name : cases) {
     const auto match = families::MatchLoopNest(CaseGraph(name), /*multithread=*/true, /*vector_lanes=*/16);
     ASSERT_TRUE(match.tmpl != nullptr) << match.unsupported;
@@ -578,17 +591,10 @@ TEST(LoopNestContraction, EveryTileAndPanelDepthMatchesEager) {
       for (int kc : {256, 512}) settings.push_back({{"main_loop", "tiled"}, {"tile", tile}, {"kc", kc}, {"threads", "all"}});
     }
     for (const auto& k : settings) {
-      names.push_back(name);
-      knobs_of.push_back(k);
-      sources.push_back(match.tmpl->Generate(k));
+      batch.Add(name, k, match.tmpl->Generate(k));
     }
   }
-  const auto kernels = CompileAll(sources);
-  ASSERT_EQ(kernels.size(), sources.size());
-  for (size_t j = 0; j < sources.size(); ++j) {
-    SCOPED_TRACE(names[j] + " " + knobs_of[j].dump());
-    RunAndCompare(names[j], *kernels[j], sources[j]);
-  }
+  CompileAndCompareAll(batch);
 }
 
 // ---- fused epilogues (codegen/cpp/gemm_cpp.h) ------------------------------------
@@ -689,8 +695,7 @@ TEST(LoopNestConvolution, EveryTileVectorWidthAndThreadCountMatchesEager) {
                                           "conv2d_depthwise",
                                           "conv1d_strided_silu",
                                           "conv3d_padded"};
-  std::vector<std::string> names, sources;
-  std::vector<nlohmann::json> knobs_of;
+  DraftBatch batch;
   for (const std::string& name : cases) {
     for (int lanes : {8, 16}) {
       const auto match = families::MatchLoopNest(CaseGraph(name), /*multithread=*/true, lanes);
@@ -705,45 +710,30 @@ TEST(LoopNestConvolution, EveryTileVectorWidthAndThreadCountMatchesEager) {
       }
       if (lanes == 16) settings.push_back({{"main_loop", "tiled"}, {"tile", "8x3"}, {"threads", "all"}});
       for (const auto& k : settings) {
-        names.push_back(name);
-        knobs_of.push_back(k);
-        sources.push_back(match.tmpl->Generate(k));
-        EXPECT_NE(sources.back().find("implicit GEMM"), std::string::npos) << name;
+        const std::string& source = batch.Add(name, k, match.tmpl->Generate(k));
+        EXPECT_NE(source.find("implicit GEMM"), std::string::npos) << name;
       }
     }
   }
-  const auto kernels = CompileAll(sources);
-  ASSERT_EQ(kernels.size(), sources.size());
-  for (size_t j = 0; j < sources.size(); ++j) {
-    SCOPED_TRACE(names[j] + " " + knobs_of[j].dump());
-    RunAndCompare(names[j], *kernels[j], sources[j]);
-  }
+  CompileAndCompareAll(batch);
 }
 
 TEST(LoopNestContraction, FusedEpiloguesMatchEagerOnEveryTile) {
   // The fused epilogue on edge tiles (M = 13, 14 rows; N = 19, 29 columns) and after
   // a K of 300 (two panels at kc = 256: the epilogue runs on the last only).
   const std::vector<std::string> cases = {"linear_gelu_residual_clamp", "addmm_sigmoid", "mm_relu_mm"};
-  std::vector<std::string> names, sources;
-  std::vector<nlohmann::json> knobs_of;
+  DraftBatch batch;
   for (const std::string& name : cases) {
     const auto match = families::MatchLoopNest(CaseGraph(name), /*multithread=*/true);
     ASSERT_TRUE(match.tmpl != nullptr) << match.unsupported;
     for (const char* tile : {"6x2", "4x3"}) {
       for (const char* math : {"libm", "vectorized"}) {
         const nlohmann::json k = {{"main_loop", "tiled"}, {"tile", tile}, {"math", math}, {"threads", "all"}};
-        names.push_back(name);
-        knobs_of.push_back(k);
-        sources.push_back(match.tmpl->Generate(k));
+        batch.Add(name, k, match.tmpl->Generate(k));
       }
     }
   }
-  const auto kernels = CompileAll(sources);
-  ASSERT_EQ(kernels.size(), sources.size());
-  for (size_t j = 0; j < sources.size(); ++j) {
-    SCOPED_TRACE(names[j] + " " + knobs_of[j].dump());
-    RunAndCompare(names[j], *kernels[j], sources[j]);
-  }
+  CompileAndCompareAll(batch);
 }
 
 // ---- row-blocked reductions: pooling (reduce_loop = "outer") ---------------------
@@ -756,8 +746,7 @@ TEST(LoopNestPooling, RowBlockedWindowsMatchEager) {
   const std::vector<std::string> cases = {"max_pool2d_indices", "avg_pool2d_pad",          "adaptive_avg_pool2d",
                                           "max_pool2d_dilated_ceil", "avg_pool2d_ceil_include_pad",
                                           "max_pool1d_indices", "sum_dims_0_2", "argmax_ties", "softmax_dim0"};
-  std::vector<std::string> names, sources;
-  std::vector<nlohmann::json> knobs_of;
+  DraftBatch batch;
   for (const std::string& name : cases) {
     const auto match = families::MatchLoopNest(CaseGraph(name), /*multithread=*/true);
     ASSERT_TRUE(match.tmpl != nullptr) << match.unsupported;
@@ -767,21 +756,14 @@ TEST(LoopNestPooling, RowBlockedWindowsMatchEager) {
                              nlohmann::json{{"reduce_loop", "outer"}, {"threads", "all"}, {"simd", "on"},
                                             {"math", "vectorized"}, {"accumulator", "float"}}}) {
       if (!sums) k.erase("accumulator");  // max pooling sums nothing
-      names.push_back(name);
-      knobs_of.push_back(k);
-      sources.push_back(match.tmpl->Generate(k));
+      const std::string& source = batch.Add(name, k, match.tmpl->Generate(k));
       // With threads, a sum of fewer than 64 outputs splits its reduced loops instead.
       if (k.at("threads") == "1") {
-        EXPECT_NE(sources.back().find("ke_j0 + ke_j"), std::string::npos) << name << ": no row-blocked reduction";
+        EXPECT_NE(source.find("ke_j0 + ke_j"), std::string::npos) << name << ": no row-blocked reduction";
       }
     }
   }
-  const auto kernels = CompileAll(sources);
-  ASSERT_EQ(kernels.size(), sources.size());
-  for (size_t j = 0; j < sources.size(); ++j) {
-    SCOPED_TRACE(names[j] + " " + knobs_of[j].dump());
-    RunAndCompare(names[j], *kernels[j], sources[j]);
-  }
+  CompileAndCompareAll(batch);
 }
 
 }  // namespace
