@@ -14,6 +14,12 @@
 
 namespace kernelevolve::testing_util {
 
+/// Shell environment prefix for the tests of the no-GPU Triton path: the interpreter,
+/// with any GPU hidden, so that they check the same thing on a GPU machine (there, with
+/// the GPU visible, eager PyTorch would run on it and the kernel-origin check would
+/// see the interpreter's host copies as foreign kernels).
+inline constexpr const char* kInterpretWithoutGpuEnv = "TRITON_INTERPRET=1 CUDA_VISIBLE_DEVICES=";
+
 /// The whole file as text ("" when it cannot be read).
 inline std::string ReadFile(const std::filesystem::path& path) {
   std::ifstream in(path);

@@ -130,7 +130,7 @@ TEST_F(ExportCliTest, LayerNormParametersAndStateDictKeysMatchTheProblemsModel) 
 }
 
 TEST_F(ExportCliTest, TritonRunExportsAModelThatRunsUnderTheInterpreter) {
-  const std::string env = "TRITON_INTERPRET=1 CUDA_VISIBLE_DEVICES=";  // the no-GPU path, GPU or not
+  const std::string env = testing_util::kInterpretWithoutGpuEnv;  // the no-GPU path, GPU or not
   const fs::path run =
       Optimize("relu_triton",
                "problems/level1/relu.py --target triton --set batch_size=4 --set dim=256", env);

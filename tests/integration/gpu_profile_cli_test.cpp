@@ -25,9 +25,9 @@ namespace fs = std::filesystem;
 
 using testing_util::ReadFile;
 
-// These tests check the no-GPU path (TRITON_INTERPRET=1, ncu "skipped"); the GPU is hidden
-// so that they check the same on a machine that has one (tests/gpu covers that machine).
-constexpr const char* kNoGpuEnv = "TRITON_INTERPRET=1 CUDA_VISIBLE_DEVICES=";
+// These tests check the no-GPU path (TRITON_INTERPRET=1, ncu "skipped"), GPU machine or
+// not (tests/gpu covers the GPU path).
+using testing_util::kInterpretWithoutGpuEnv;
 
 class GpuProfileCliTest : public ::testing::Test {
  protected:
@@ -55,7 +55,7 @@ TEST_F(GpuProfileCliTest, OptimizeTritonWritesBaselineBreakdownAndProfileNotes) 
               "--budget 2 --no-kb --seeds 1 --confirm-rounds 0 --min-time 0.01 --profile-top 2 "
               "--cache-dir '{}' --out '{}'",
               (dir_ / "cache").string(), out.string()),
-          kNoGpuEnv);
+          kInterpretWithoutGpuEnv);
   ASSERT_EQ(code, 0) << log;
   const auto doc = nlohmann::json::parse(ReadFile(out / "result.json"));
   const auto& breakdown = doc.at("gpu").at("baseline_profile");
@@ -112,7 +112,7 @@ TEST_F(GpuProfileCliTest, ProfileDuringProfilesTheExpandedNodeAndTheTopStepReuse
               "--budget 4 --drafts 1 --no-kb --seeds 1 --confirm-rounds 0 --min-time 0.01 "
               "--profile-during 3 --profile-top 1 --cache-dir '{}' --out '{}'",
               (dir_ / "cache").string(), out.string()),
-          kNoGpuEnv);
+          kInterpretWithoutGpuEnv);
   ASSERT_EQ(code, 0) << log;
   EXPECT_NE(log.find("with ncu before expanding it"), std::string::npos) << log;
   EXPECT_EQ(log.find("profiling node", log.find("profiling node") + 1), std::string::npos)

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "../llm_fake_server/fake_server_process.h"
+#include "cli_test_util.h"
 
 namespace kernelevolve {
 namespace {
@@ -217,7 +218,7 @@ TEST_F(LlmSearchTest, WritesKernelsForAProblemFileOfItsOwn) {
 // ends ok.
 TEST_F(LlmSearchTest, TritonProtocolEndsOkUnderTheInterpreter) {
   testing_llm::FakeLlmServer server(AlwaysOk(), dir_ / "server");
-  const Result r = Optimize("TRITON_INTERPRET=1 OPENAI_API_KEY=test-key",
+  const Result r = Optimize(std::string(testing_util::kInterpretWithoutGpuEnv) + " OPENAI_API_KEY=test-key",
                             fmt::format("problems/level1/relu.py --target triton --budget 2 --drafts 2 "
                                         "--profile-top 0 --profile-during 0 --llm openai:test-model "
                                         "--llm-base-url {} --llm-temperature 0.2",

@@ -53,7 +53,9 @@ std::map<int64_t, std::string> Statuses(const fs::path& db_path) {
 class TritonInterpretTest : public ::testing::Test {
  protected:
   void SetUp() override {
+    // The interpreter with any GPU hidden (as testing_util::kInterpretWithoutGpuEnv).
     ::setenv("TRITON_INTERPRET", "1", 1);
+    ::setenv("CUDA_VISIBLE_DEVICES", "", 1);
     dir_ = fs::temp_directory_path() /
            fmt::format("ke_triton_{}_{}", ::getpid(), ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
@@ -61,6 +63,7 @@ class TritonInterpretTest : public ::testing::Test {
   }
   void TearDown() override {
     ::unsetenv("TRITON_INTERPRET");
+    ::unsetenv("CUDA_VISIBLE_DEVICES");
     if (!HasFailure()) fs::remove_all(dir_);
   }
 

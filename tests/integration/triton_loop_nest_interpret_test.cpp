@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "cli_test_util.h"
 #include "problem/worker_client.h"
 #include "core/op_graph.h"
 #include "operators/families/loop_nest/triton_loop_nest_template.h"
@@ -52,8 +53,8 @@ TEST(TritonLoopNestInterpret, EveryCaseMatchesEagerOnEveryDraft) {
   ASSERT_GE(manifest.size(), 100u);  // 50+ cases, 3 drafts each
   std::ofstream(dir / "manifest.json") << manifest.dump(1);
   const std::string cmd = fmt::format(
-      "TRITON_INTERPRET=1 '{}' '{}/integration/triton_case_check.py' '{}' > '{}' 2>&1",
-      problem::DefaultPython().string(), KE_TEST_DATA_DIR, (dir / "manifest.json").string(), (dir / "results.txt").string());
+      "{} '{}' '{}/integration/triton_case_check.py' '{}' > '{}' 2>&1",
+      testing_util::kInterpretWithoutGpuEnv, problem::DefaultPython().string(), KE_TEST_DATA_DIR, (dir / "manifest.json").string(), (dir / "results.txt").string());
   const int status = std::system(cmd.c_str());
   std::istringstream results(ReadText(dir / "results.txt"));
   size_t checked = 0;

@@ -15,6 +15,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "cli_test_util.h"
+
 namespace kernelevolve {
 namespace {
 
@@ -47,12 +49,13 @@ TEST(TritonMatmulInterpret, MatmulBiasGeluEveryDraftIsCorrect) {
   // N = 48 is not a multiple of any BLOCK_N (wrapped loads, masked store); K = 40 is
   // not a multiple of BLOCK_K (masked K tail).
   const std::string cmd = fmt::format(
-      "cd '{}' && TRITON_INTERPRET=1 '{}' optimize problems/gpu_gemm/matmul_bias_gelu.py --target "
+      "cd '{}' && {} '{}' optimize problems/gpu_gemm/matmul_bias_gelu.py --target "
       "triton "
       "--set M=64 --set N=48 --set K=40 --budget 4 --no-kb --seeds 2 --confirm-rounds 0 --min-time "
       "0.01 "
       "--cache-dir '{}' --out '{}' >/dev/null 2>'{}'",
-      KE_SOURCE_DIR, KE_BINARY_PATH, (dir / "cache").string(), (dir / "out").string(),
+      KE_SOURCE_DIR, testing_util::kInterpretWithoutGpuEnv, KE_BINARY_PATH, (dir / "cache").string(),
+      (dir / "out").string(),
       (dir / "err.txt").string());
   const int status = std::system(cmd.c_str());
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << ReadText(dir / "err.txt");

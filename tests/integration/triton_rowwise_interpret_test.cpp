@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "cli_test_util.h"
 #include "problem/worker_client.h"
 #include "core/op_graph.h"
 #include "core/problem.h"
@@ -105,9 +106,9 @@ TEST(TritonRowwiseInterpret, CapturedCasesMatchEagerUnderEverySettingFamily) {
   ASSERT_GE(manifest.size(), 50u);
   std::ofstream(dir / "manifest.json") << manifest.dump(1);
   const std::string cmd = fmt::format(
-      "TRITON_INTERPRET=1 '{}' '{}/integration/triton_case_check.py' '{}' > '{}' "
+      "{} '{}' '{}/integration/triton_case_check.py' '{}' > '{}' "
       "2>&1",
-      problem::DefaultPython().string(), KE_TEST_DATA_DIR, (dir / "manifest.json").string(),
+      testing_util::kInterpretWithoutGpuEnv, problem::DefaultPython().string(), KE_TEST_DATA_DIR, (dir / "manifest.json").string(),
       (dir / "results.txt").string());
   const int status = std::system(cmd.c_str());
   std::istringstream results(ReadFile(dir / "results.txt"));
@@ -141,12 +142,12 @@ TEST_P(TritonLevel1Interpret, OptimizeFindsCorrectKernels) {
                                   ? fmt::format("problems/level1/{}.py", c.problem)
                                   : std::string(c.problem);
   const std::string cmd = fmt::format(
-      "cd '{}' && TRITON_INTERPRET=1 '{}' optimize {} --target triton {} "
+      "cd '{}' && {} '{}' optimize {} --target triton {} "
       "--budget 2 --no-kb "
       "--seeds 2 --confirm-rounds 0 --min-time 0.01 --candidate-timeout 300 --cache-dir '{}' --out "
       "'{}' "
       ">/dev/null 2>'{}'",
-      KE_SOURCE_DIR, KE_BINARY_PATH, problem, c.sets, (dir / "cache").string(), out.string(),
+      KE_SOURCE_DIR, testing_util::kInterpretWithoutGpuEnv, KE_BINARY_PATH, problem, c.sets, (dir / "cache").string(), out.string(),
       (dir / "stderr.txt").string());
   const int status = std::system(cmd.c_str());
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << ReadFile(dir / "stderr.txt");

@@ -76,16 +76,19 @@ def _runner_result(tmp_path: Path, dedup: bool) -> dict:
         "baseline": {"warmup_seconds": 0.0, "min_time_seconds": 0.0, "min_repetitions": 2, "max_repetitions": 3}})
     candidate = tmp_path / "unique_candidate.py"
     candidate.write_text(f"DEDUP = {dedup}\n" + UNIQUE_CANDIDATE, encoding="utf-8")
-    saved = os.environ.get("TRITON_INTERPRET")
-    if not torch.cuda.is_available():
-        os.environ["TRITON_INTERPRET"] = "1"  # inherited by the runner process
+    # The interpreter with the GPU hidden, GPU machine or not: on a real GPU the torch
+    # ops standing in for device code would be rejected by the kernel-origin check.
+    hidden = {"TRITON_INTERPRET": "1", "CUDA_VISIBLE_DEVICES": ""}
+    saved = {name: os.environ.get(name) for name in hidden}
+    os.environ.update(hidden)  # inherited by the runner process
     try:
         runner = WorkerProcess()
     finally:
-        if saved is None:
-            os.environ.pop("TRITON_INTERPRET", None)
-        else:
-            os.environ["TRITON_INTERPRET"] = saved
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
     try:
         runner.call("gpu_prepare", {"manifest_path": result["manifest_path"], "compile": False})
         return runner.call("gpu_run", {"candidate_path": str(candidate), "warmup_seconds": 0.0,
