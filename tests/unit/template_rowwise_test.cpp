@@ -245,6 +245,21 @@ TEST(RowwiseKernel, ScaleClampSum) { CheckCase("scale_clamp_sum"); }
 TEST(RowwiseKernel, ResidualRmsNorm) { CheckCase("residual_rms_norm"); }
 TEST(RowwiseKernel, LayerNormGelu) { CheckCase("layer_norm_gelu"); }
 
+// An argmin's index (the iota along the reduced dim) is converted to float through
+// int32: AVX2 has no int64 -> float vector conversion, and with one GCC left the
+// whole index loop scalar on x86-64-v3 (level-1 argmin_dim ran at 0.90x eager there).
+// Built for x86-64-v3 on any machine; not run.
+TEST(RowwiseKernel, ArgminIndexLoopsVectorizeWithAvx2) {
+  const auto match = templates::MatchTemplate(CaseProblem("argmin_last"), 2);
+  ASSERT_TRUE(match.tmpl) << match.unsupported;
+  const nlohmann::json knobs = {{"math", "vectorized"}, {"threads", "all"}};
+  const std::string source = match.tmpl->Generate(match.tmpl->Space().Canonical(knobs));
+  EXPECT_NE(source.find("static_cast<float>(static_cast<int32_t>("), std::string::npos) << source;
+  const auto kernel = CompileAndLoad(source, 0, std::string(kVectorizeReport) + " -march=x86-64-v3");
+  ASSERT_NE(kernel->entry, nullptr) << kernel->log;
+  ExpectSimdLoopsVectorized(source, kernel->log);
+}
+
 // Loop-invariant code motion, the r split and row buffers (rowwise_loops.cpp) are
 // exercised on every draft of these cases: the per-channel parameters of batch and
 // group norm, and the swish prologue read by three loops over r.

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
 
 #include "core/error.h"
 #include "operators/template/pointwise_rules.h"
@@ -167,14 +168,19 @@ std::string ExprEmitter::Emit(int id, bool row_space, const LoopNames& names, Bl
       type = in.dtype == core::DType::kInt64 ? "int64_t" : "float";
       break;
     }
-    case ValueKind::kIota:
-      rhs = "static_cast<float>(" +
-            Offset(ir::OffsetTerms({}, v.shape, false, region_.outer, region_.reduce,
-                                   region_.inner, v.dim),
-                   false, names) +
-            ")";
+    case ValueKind::kIota: {
+      const std::string index = Offset(
+          ir::OffsetTerms({}, v.shape, false, region_.outer, region_.reduce, region_.inner, v.dim), false, names);
+      // Through int32 where the index fits: x86 has no int64 -> float vector conversion
+      // before AVX-512DQ (vcvtqq2ps), so GCC leaves an AVX2 loop converting an int64
+      // index scalar ("no vectype"); int32 -> float is vcvtdq2ps, in every SSE2/AVX level.
+      const bool fits_int32 = v.dim >= 0 && v.dim < static_cast<int>(v.shape.size()) &&
+                              v.shape[static_cast<size_t>(v.dim)] <= INT32_MAX;
+      rhs = fits_int32 ? "static_cast<float>(static_cast<int32_t>(" + index + "))"
+                       : "static_cast<float>(" + index + ")";
       type = "float";
       break;
+    }
     case ValueKind::kElementwise:
       rhs = Elementwise(v, row_space, names, block, frame);
       break;
