@@ -5,6 +5,7 @@
 #include <cmath>
 #include <functional>
 
+#include "operators/template/kernel_template.h"
 #include "operators/template/template_operator.h"
 #include "template_test_util.h"
 
@@ -266,6 +267,30 @@ TEST(TemplatePointwiseKernel, EntryRejectsMismatchedTensors) {
   DLTensor row_out = FloatTensor(y.data(), row);
   EXPECT_EQ(kernel->entry(&offset_in, 1, &row_out, 1), 0);
   EXPECT_EQ(y[1], 5.0f);
+}
+
+// simd_math (the explicit AVX-512 ke_log_v16) exists on 16-lane machines for graphs that
+// take a log, and its setting changes the fused function's log call, nothing else.
+TEST(TemplatePointwiseKernel, SimdMathKnobSpellsTheLogOfLogGraphsOnSixteenLanes) {
+  GraphBuilder g(kShape);
+  const std::string x = g.Input("x");
+  const std::string a = g.Call("a", "aten.abs.default", {Ref("self", x)});
+  const core::Problem log_problem = g.Finish(g.Call("y", "aten.log.default", {Ref("self", a)}));
+  const core::Problem relu_problem = BuildProblem(Activations()[0]);
+  EXPECT_EQ(operators::templates::MatchTemplate(log_problem, 2, 8).tmpl->Space().Find("simd_math"), nullptr);
+  EXPECT_EQ(operators::templates::MatchTemplate(relu_problem, 2, 16).tmpl->Space().Find("simd_math"), nullptr);
+  const auto match = operators::templates::MatchTemplate(log_problem, 2, 16);
+  ASSERT_NE(match.tmpl->Space().Find("simd_math"), nullptr);
+  const nlohmann::json base = {{"variant", "vectorized"}, {"vector_width", 16}, {"threads", "1"}};
+  nlohmann::json avx512 = base;
+  avx512["simd_math"] = "avx512";
+  const std::string portable_src = match.tmpl->Generate(match.tmpl->Space().Canonical(base));
+  const std::string avx512_src = match.tmpl->Generate(match.tmpl->Space().Canonical(avx512));
+  const auto kernel_of = [](const std::string& s) { return s.substr(s.find("// ---- kernel ---")); };
+  EXPECT_NE(kernel_of(portable_src).find("ke_log("), std::string::npos);
+  EXPECT_EQ(kernel_of(portable_src).find("ke_log_v16("), std::string::npos);
+  EXPECT_NE(kernel_of(avx512_src).find("ke_log_v16("), std::string::npos);
+  EXPECT_EQ(kernel_of(avx512_src).find("ke_log("), std::string::npos);
 }
 
 // Every setting of the knob space for every activation (about 350 compiles).

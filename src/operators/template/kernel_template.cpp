@@ -28,8 +28,9 @@ std::optional<TemplateMatch> MatchPointwise(const core::OpGraph& graph, bool mul
   PointwiseBuild libm = BuildPointwiseExpr(graph, MathFlavor::kLibm);
   if (!libm.expr) return std::nullopt;
   PointwiseBuild prelude = BuildPointwiseExpr(graph, MathFlavor::kPrelude);
-  return TemplateMatch{std::make_unique<PointwiseTemplate>(std::move(*libm.expr),
-                                                           std::move(*prelude.expr), multithread,
+  PointwiseBuild prelude_avx512 = BuildPointwiseExpr(graph, MathFlavor::kPreludeAvx512);
+  return TemplateMatch{std::make_unique<PointwiseTemplate>(std::move(*libm.expr), std::move(*prelude.expr),
+                                                           std::move(*prelude_avx512.expr), multithread,
                                                            vector_lanes),
                        ""};
 }

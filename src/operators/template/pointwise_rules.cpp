@@ -55,7 +55,7 @@ std::string RuleContext::Text(const std::string& name) {
 
 namespace {
 
-bool Prelude(MathFlavor f) { return f == MathFlavor::kPrelude; }
+bool Prelude(MathFlavor f) { return f == MathFlavor::kPrelude || f == MathFlavor::kPreludeAvx512; }
 
 }  // namespace
 
@@ -66,6 +66,7 @@ std::string RuleContext::Expm1(const std::string& a) const {
   return (Prelude(flavor_) ? "ke_expm1(" : "std::expm1(") + a + ")";
 }
 std::string RuleContext::Log(const std::string& a) const {
+  if (flavor_ == MathFlavor::kPreludeAvx512) return "ke_log_v16(" + a + ")";
   return (Prelude(flavor_) ? "ke_log(" : "std::log(") + a + ")";
 }
 std::string RuleContext::Log1p(const std::string& a) const {

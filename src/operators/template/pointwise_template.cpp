@@ -30,9 +30,6 @@ std::string FusedCall(const PointwiseExpr& expr, const std::string& index) {
   return fmt::format("ke_fused({})", fmt::join(parts, ", "));
 }
 
-/// How the prelude's log is called in a fused function (ke_log1p( does not match).
-constexpr const char* kLogCall = "ke_log(";
-
 std::string InputList(const PointwiseExpr& expr) {
   std::vector<std::string> parts;
   for (size_t k = 0; k < expr.input_vars.size(); ++k) parts.push_back(fmt::format("in{}", k));
@@ -41,13 +38,14 @@ std::string InputList(const PointwiseExpr& expr) {
 
 }  // namespace
 
-PointwiseTemplate::PointwiseTemplate(PointwiseExpr libm, PointwiseExpr prelude, bool multithread,
-                                     int vector_lanes)
+PointwiseTemplate::PointwiseTemplate(PointwiseExpr libm, PointwiseExpr prelude, PointwiseExpr prelude_avx512,
+                                     bool multithread, int vector_lanes)
     : libm_(std::move(libm)),
       prelude_(std::move(prelude)),
+      prelude_avx512_(std::move(prelude_avx512)),
       vector_lanes_(std::max(4, vector_lanes)),
       space_(PointwiseKnobSpace(multithread, vector_lanes_,
-                                FusedFunction(prelude_).find(kLogCall) != std::string::npos)) {}
+                                FusedFunction(prelude_avx512_) != FusedFunction(prelude_))) {}
 
 std::vector<nlohmann::json> PointwiseTemplate::Drafts() const {
   const std::vector<nlohmann::json> curated = {
@@ -179,7 +177,8 @@ std::string PointwiseTemplate::Generate(const nlohmann::json& knobs_in) const {
   // Without the vector_width knob the compiler picks the width (the machine's widest).
   const int simdlen = knobs.contains("vector_width") ? knobs.at("vector_width").get<int>() : 0;
   const int lanes = simdlen > 0 ? simdlen : vector_lanes_;
-  const PointwiseExpr& expr = vectorized ? prelude_ : libm_;
+  const bool simd_math = knobs.contains("simd_math") && knobs.at("simd_math") == "avx512";
+  const PointwiseExpr& expr = !vectorized ? libm_ : simd_math ? prelude_avx512_ : prelude_;
 
   std::string what = fmt::format("Fused elementwise map over float32 tensors of shape {}:\n",
                                  ShapeText(expr.shape));
@@ -197,14 +196,8 @@ std::string PointwiseTemplate::Generate(const nlohmann::json& knobs_in) const {
       "//   count works.\n",
       ShapeText(expr.shape));
 
-  std::string fused = FusedFunction(expr);
-  if (knobs.contains("simd_math") && knobs.at("simd_math") == "avx512") {
-    // ke_log -> ke_log_v16, whose 16-lane calls go to its AVX-512 variant (math prelude).
-    for (size_t at = fused.find(kLogCall); at != std::string::npos; at = fused.find(kLogCall, at)) {
-      fused.replace(at, std::string(kLogCall).size(), "ke_log_v16(");
-    }
-    what += " ke_log calls the explicit AVX-512 variant ke_log_v16 (vgetexpps/vgetmantps).";
-  }
+  const std::string fused = FusedFunction(expr);
+  if (simd_math) what += " ke_log calls the explicit AVX-512 variant ke_log_v16 (vgetexpps/vgetmantps).";
   const std::string kernel =
       "// ---- kernel --------------------------------------------------------------------\n" +
       fused + "\n" + MapRangeFunction(expr, vectorized, unroll, lanes, simdlen) + "\n" +

@@ -13,11 +13,13 @@ namespace kernelevolve::operators::templates {
 /// `omp parallel for` over fixed-size blocks.
 class PointwiseTemplate : public KernelTemplate {
  public:
-  /// `libm` and `prelude` are the same graph built with MathFlavor::kLibm and
-  /// kPrelude. `multithread` false drops the threads="all" settings. `vector_lanes`:
+  /// `libm`, `prelude` and `prelude_avx512` are the same graph built with
+  /// MathFlavor::kLibm, kPrelude and kPreludeAvx512 (the knob simd_math exists when the
+  /// last two differ, on 16-lane machines). `multithread` false drops the threads="all" settings. `vector_lanes`:
   /// float32 lanes of the machine's widest vector (core::CpuIsa::FloatLanes: 4 SSE,
   /// 8 AVX2, 16 AVX-512), the unit of the unroll; 16 adds the vector_width knob.
-  PointwiseTemplate(PointwiseExpr libm, PointwiseExpr prelude, bool multithread, int vector_lanes = 8);
+  PointwiseTemplate(PointwiseExpr libm, PointwiseExpr prelude, PointwiseExpr prelude_avx512, bool multithread,
+                    int vector_lanes = 8);
 
   std::string Name() const override { return "pointwise"; }
   const KnobSpace& Space() const override { return space_; }
@@ -34,6 +36,7 @@ class PointwiseTemplate : public KernelTemplate {
 
   PointwiseExpr libm_;
   PointwiseExpr prelude_;
+  PointwiseExpr prelude_avx512_;
   int vector_lanes_;
   KnobSpace space_;
 };
