@@ -385,7 +385,11 @@ class Writer {
     out.push_back("for (int64_t c = 0; c < O * kNib; ++c) {");
     std::vector<std::string> blk;
     blk.push_back("const int64_t o = c / kNib, i0 = (c % kNib) * kIB;");
-    blk.push_back("const int64_t ni = std::min(kIB, I - i0);");
+    // A constant block width where blocks tile I: GCC then keeps a narrow block's
+    // accumulators in registers across r instead of a load and a store per element and
+    // step (sum over dim 1 of 32x256x256 with double accumulators, i_block 64, AVX2 VM:
+    // 0.62x -> 0.88x eager).
+    blk.push_back(region_.inner % ib == 0 ? "constexpr int64_t ni = kIB;" : "const int64_t ni = std::min(kIB, I - i0);");
     blk.push_back("(void)o;");
     for (const auto& v : g_.values) {
       if (DefinedRow(v.id) || StageRow(v.id)) {

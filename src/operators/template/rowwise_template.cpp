@@ -63,7 +63,7 @@ KnobSpace RowwiseKnobSpace(const ir::Region& region, bool multithread) {
   if (!region.SplitR() && region.inner > 1) {
     dims.push_back({"loop_order", {"r_outer", "i_outer"}, "r_outer", "i_outer", "r_outer", "",
                     nullptr, "{} loop order"});
-    dims.push_back({"i_block", {16, 64, 256}, 64, nullptr, nullptr, "loop_order", "r_outer",
+    dims.push_back({"i_block", {16, 32, 64, 256}, 64, nullptr, nullptr, "loop_order", "r_outer",
                     "{}-wide i blocks"});
   }
   if (!RowBufferValues(region).empty()) {
