@@ -234,7 +234,9 @@ int RunBench(const BenchOptions& options) {
   std::error_code ec;
   fs::create_directories(b.out_dir, ec);
   if (ec) throw core::InvalidInputError(fmt::format("--out {}: cannot create it: {}", b.out_dir.string(), ec.message()));
-  InstallInterruptHandler();
+  InstallInterruptHandler(
+      "finished problems keep their folders under --out; `kernelevolve resume <out>/<problem>` finishes the one "
+      "in flight, and a bench into a new --out runs the suite again");
 
   core::MachineContext machine = core::ProbeLocalMachine();
   machine.threads = b.threads > 0 ? b.threads : std::max(1, machine.logical_cores);
@@ -304,7 +306,13 @@ int RunBench(const BenchOptions& options) {
   std::cout << "\n" << table;
   std::cout << fmt::format("written: {} and bench.txt\n", (b.out_dir / "bench.json").string());
   if (Interrupted()) {
-    std::cout << fmt::format("interrupted after {} of {} problems\n", entries.size(), problems.size());
+    const auto finished_problems = std::count_if(entries.begin(), entries.end(), [](const report::BenchEntry& e) {
+      return e.outcome != "interrupted";
+    });
+    std::cout << fmt::format(
+        "interrupted after {} of {} problems; their runs stay in {}; `kernelevolve resume {}/<problem>` finishes "
+        "an interrupted one\n",
+        finished_problems, problems.size(), b.out_dir.string(), b.out_dir.string());
     return 128 + InterruptSignal();
   }
   return 0;

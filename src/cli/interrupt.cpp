@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 
 namespace kernelevolve::cli {
@@ -10,6 +11,10 @@ namespace {
 
 std::atomic<bool> g_interrupted{false};
 std::atomic<int> g_signal{0};
+// The message the first signal prints, composed before any handler is installed (a
+// signal handler may only call async-signal-safe functions such as write).
+char g_message[512];
+size_t g_message_length = 0;
 
 void OnSignal(int signal) {
   int expected = 0;
@@ -17,16 +22,22 @@ void OnSignal(int signal) {
   if (g_interrupted.exchange(true)) {
     ::_exit(128 + signal);  // second signal: leave now (every commit is already durable)
   }
-  static const char kMessage[] =
-      "\nkernelevolve: stopping after the current step (the candidate in flight, if any; a "
-      "second Ctrl-C or SIGTERM quits at once); the run can be continued with `kernelevolve "
-      "resume`\n";
-  [[maybe_unused]] ssize_t n = ::write(STDERR_FILENO, kMessage, sizeof(kMessage) - 1);
+  [[maybe_unused]] ssize_t n = ::write(STDERR_FILENO, g_message, g_message_length);
 }
 
 }  // namespace
 
-const std::atomic<bool>* InstallInterruptHandler() {
+const std::atomic<bool>* InstallInterruptHandler(std::string_view what_next) {
+  if (g_message_length == 0) {
+    static constexpr std::string_view kHead =
+        "\nkernelevolve: stopping after the current step (the candidate in flight, if any; a second Ctrl-C or "
+        "SIGTERM quits at once); ";
+    const size_t hint = std::min<size_t>(what_next.size(), sizeof(g_message) - kHead.size() - 1);
+    std::memcpy(g_message, kHead.data(), kHead.size());
+    std::memcpy(g_message + kHead.size(), what_next.data(), hint);
+    g_message[kHead.size() + hint] = '\n';
+    g_message_length = kHead.size() + hint + 1;
+  }
   struct sigaction action;
   std::memset(&action, 0, sizeof(action));
   action.sa_handler = OnSignal;

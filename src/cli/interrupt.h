@@ -3,11 +3,16 @@
 #pragma once
 
 #include <atomic>
+#include <string_view>
 
 namespace kernelevolve::cli {
 
-/// Installs SIGINT and SIGTERM handlers (idempotent). Returns the flag they set.
-const std::atomic<bool>* InstallInterruptHandler();
+/// Installs SIGINT and SIGTERM handlers (idempotent). Returns the flag they set. The
+/// first signal prints "kernelevolve: stopping after the current step (...); " and
+/// `what_next`, the hint of the first caller that gave one (a bench's, not that of the
+/// optimize runs inside it); at most 400 characters are kept.
+const std::atomic<bool>* InstallInterruptHandler(
+    std::string_view what_next = "the run can be continued with `kernelevolve resume`");
 /// The flag the handlers set (valid whether or not they are installed yet).
 const std::atomic<bool>* InterruptFlag();
 /// Whether an interrupt arrived.

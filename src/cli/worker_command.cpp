@@ -70,7 +70,7 @@ int RunWorker(const WorkerCommandOptions& options) {
   w.quiet = o.quiet;
   platforms::cpu::CpuPlatform platform(o.cache_dir / "cpu", HarnessPath(), "g++");
   exec::QueueWorker worker(w, platform);
-  const std::atomic<bool>* stop = InstallInterruptHandler();
+  const std::atomic<bool>* stop = InstallInterruptHandler("the worker leaves after the job in flight");
   if (!o.quiet) {
     fmt::print(stderr, "worker {}: serving {} jobs from {} (lease {:.0f} s)\n",
                nlohmann::json::parse(worker.Identity()).value("worker", ""), o.target, o.queue, o.lease_seconds);

@@ -179,5 +179,46 @@ TEST(ResumeKillTest, SigtermToTheProcessGroupStopsCleanly) {
   if (!HasFailure()) fs::remove_all(dir);
 }
 
+// SIGTERM to a bench mid-way through its first problem: the bench stops after that
+// problem's candidate in flight, writes bench.json (interrupted, the problem's entry
+// "interrupted"), exits 143, and says what can be continued: the problem's own run
+// with `kernelevolve resume <out>/<problem>` (not the bench folder, which resume
+// refuses), while "interrupted after 0 of 2" counts no unfinished problem as done.
+TEST(ResumeKillTest, SigtermToABenchSaysWhatCanBeContinued) {
+  const fs::path dir = fs::temp_directory_path() / fmt::format("ke_sigterm_bench_{}", ::getpid());
+  fs::remove_all(dir);
+  fs::create_directories(dir / "suite");
+  for (const char* name : {"a_softmax.py", "b_softmax.py"}) {
+    fs::copy_file(fs::path(KE_SOURCE_DIR) / "problems/level1/softmax.py", dir / "suite" / name);
+  }
+  const fs::path out = dir / "bench";
+  const fs::path db = out / "a_softmax" / "kernelevolve.db";
+  const pid_t pid = Spawn({"bench", (dir / "suite").string(), "--set", "batch_size=32", "--set", "dim=512",
+                           "--min-time", "0.02", "--budget", "40", "--confirm-rounds", "0", "--out", out.string(),
+                           "--cache-dir", (dir / "cache").string()},
+                          dir / "bench.log", /*own_group=*/true);
+  ASSERT_GT(pid, 0);
+  int64_t nodes = -1;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(240);
+  while (std::chrono::steady_clock::now() < deadline) {
+    nodes = fs::exists(db) ? QueryInt(db, "SELECT COUNT(*) FROM nodes") : -1;
+    if (nodes >= 2) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_EQ(kill(-pid, SIGTERM), 0);
+  const int code = WaitExit(pid);
+  const std::string log = ReadFile(dir / "bench.log");
+  ASSERT_GE(nodes, 2) << log;
+  EXPECT_EQ(code, 143) << log;
+  EXPECT_NE(log.find("`kernelevolve resume <out>/<problem>` finishes the one in flight"), std::string::npos) << log;
+  EXPECT_EQ(log.find("the run can be continued with"), std::string::npos) << log;  // optimize's hint, not a bench's
+  EXPECT_NE(log.find("interrupted after 0 of 2 problems"), std::string::npos) << log;
+  const auto doc = nlohmann::json::parse(ReadFile(out / "bench.json"));
+  EXPECT_TRUE(doc["interrupted"].get<bool>());
+  ASSERT_EQ(doc["problems"].size(), 1u) << doc.dump(1);
+  EXPECT_EQ(doc["problems"][0]["outcome"], "interrupted");
+  if (!HasFailure()) fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace kernelevolve
