@@ -42,9 +42,14 @@ eval::SandboxLimits CompilerLimits(double timeout_seconds) {
   return limits;
 }
 
-std::string FailureMessage(const eval::SandboxResult& result, const std::string& log, double timeout_seconds) {
+/// `source_name` is the cache's file name of the source (its content hash): an error line
+/// that starts with it names the line as "line L:C" instead, since the user knows the
+/// kernel by its own file name, not by the hash.
+std::string FailureMessage(const eval::SandboxResult& result, const std::string& log, double timeout_seconds,
+                           const std::string& source_name) {
   if (result.timed_out) return fmt::format("compilation timed out after {:.0f} s", timeout_seconds);
   std::string error = FirstErrorLine(log);
+  if (error.rfind(source_name + ":", 0) == 0) error = "line " + error.substr(source_name.size() + 1);
   if (!error.empty()) return error;
   if (result.signal != 0) return "compiler killed by signal " + std::to_string(result.signal);
   return "compiler exited with code " + std::to_string(result.exit_code) + " and no error line";
@@ -202,7 +207,7 @@ BuildResult CompileCached(const fs::path& cache_dir, const NativeCompiler& compi
   if (!ok) {
     fs::remove(cache_dir / temp_name, ec);
     build.status = core::Status::kCompileError;
-    build.message = FailureMessage(result, log, compiler.timeout_seconds);
+    build.message = FailureMessage(result, log, compiler.timeout_seconds, source_name);
     build.artifact.clear();
     return build;
   }

@@ -231,6 +231,9 @@ TEST_F(CpuPlatformTest, CompileErrorCarriesTheFirstErrorLine) {
   EXPECT_EQ(build.status, core::Status::kCompileError);
   EXPECT_NE(build.message.find("error:"), std::string::npos) << build.message;
   EXPECT_NE(build.message.find("undeclared_name"), std::string::npos) << build.message;
+  // Named by its line, not by the cache's hashed file name.
+  EXPECT_EQ(build.message.rfind("line 1:", 0), 0u) << build.message;
+  EXPECT_EQ(build.message.find(build.source_hash), std::string::npos) << build.message;
   EXPECT_LE(build.log.size(), 16u * 1024u);
   EXPECT_TRUE(build.artifact.empty());
   RunResult result = platform_->Run(build, *problem_, QuickOptions());
