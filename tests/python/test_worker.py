@@ -89,6 +89,14 @@ def test_unknown_override_lists_constants(worker: WorkerProcess, tmp_path: Path)
     assert "batch_size=64, dim=16384" in error["message"]
 
 
+def test_override_that_empties_every_output_is_refused(worker: WorkerProcess, tmp_path: Path) -> None:
+    # --set batch_size=0 used to run on empty tensors and report a speedup.
+    params = load_params(PROBLEMS_DIR / "relu.py", tmp_path, overrides={"batch_size": "0"})
+    error = worker.request("load_problem", params)["error"]
+    assert error["kind"] == "problem_error"
+    assert "every output of forward() is empty (after batch_size=0)" in error["message"], error["message"]
+
+
 def test_override_of_a_function_is_refused(worker: WorkerProcess, tmp_path: Path) -> None:
     params = load_params(PROBLEMS_DIR / "relu.py", tmp_path, overrides={"get_inputs": "3"})
     error = worker.request("load_problem", params)["error"]

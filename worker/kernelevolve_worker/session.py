@@ -174,6 +174,11 @@ class WorkerSession:
         for seed in seeds:
             inputs = loader.make_inputs(module, seed, path)
             outputs = ref.run(inputs, path)
+            if outputs and all(isinstance(t, torch.Tensor) and t.numel() == 0 for t in outputs):
+                set_by = f" (after {', '.join(f'{k}={v}' for k, v in overrides.items())})" if overrides else ""
+                shown = ", ".join(str(list(t.shape)) for t in outputs)
+                raise ProblemError(f"{path}: every output of forward() is empty{set_by}: shapes {shown}; "
+                                   "there is nothing to compute, so no kernel can be timed or checked")
             sizes = shapes.size_tensors(outputs, bounds, f"seed {seed}", path)
             named = [(f"input.{i}", t) for i, t in enumerate(inputs)] + params
             specs_in = [loader.tensor_spec(n, "input" if n.startswith("input.") else "parameter", t) for n, t in named]
