@@ -38,6 +38,19 @@ int64_t QueryInt(const fs::path& db_path, const std::string& sql) {
   return value;
 }
 
+/// Polls the run's store every 100 ms until it holds `count` nodes or 240 s pass;
+/// returns the last count (-1 while the store or its table is not there yet).
+int64_t WaitForNodes(const fs::path& db, int64_t count) {
+  int64_t nodes = -1;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(240);
+  while (std::chrono::steady_clock::now() < deadline) {
+    nodes = QueryInt(db, "SELECT COUNT(*) FROM nodes");
+    if (nodes >= count) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return nodes;
+}
+
 std::string QueryText(const fs::path& db_path, const std::string& sql) {
   sqlite3* db = nullptr;
   std::string value;
@@ -100,13 +113,7 @@ TEST(ResumeKillTest, KilledRealRunResumesToTheBudgetWithoutLossOrRepeats) {
                            (dir / "cache").string()},
                           dir / "first.log");
   ASSERT_GT(pid, 0);
-  int64_t nodes = -1;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(240);
-  while (std::chrono::steady_clock::now() < deadline) {
-    nodes = QueryInt(db, "SELECT COUNT(*) FROM nodes");
-    if (nodes >= 3) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
+  const int64_t nodes = WaitForNodes(db, 3);
   ASSERT_EQ(kill(pid, SIGKILL), 0);
   WaitExit(pid);
   ASSERT_GE(nodes, 3) << ReadFile(dir / "first.log");
@@ -159,13 +166,7 @@ TEST(ResumeKillTest, SigtermToTheProcessGroupStopsCleanly) {
                            "--out", run.string(), "--cache-dir", (dir / "cache").string()},
                           dir / "run.log", /*own_group=*/true);
   ASSERT_GT(pid, 0);
-  int64_t nodes = -1;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(240);
-  while (std::chrono::steady_clock::now() < deadline) {
-    nodes = QueryInt(db, "SELECT COUNT(*) FROM nodes");
-    if (nodes >= 2) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
+  const int64_t nodes = WaitForNodes(db, 2);
   ASSERT_EQ(kill(-pid, SIGTERM), 0);
   const int code = WaitExit(pid);
   const std::string log = ReadFile(dir / "run.log");
@@ -198,13 +199,7 @@ TEST(ResumeKillTest, SigtermToABenchSaysWhatCanBeContinued) {
                            "--cache-dir", (dir / "cache").string()},
                           dir / "bench.log", /*own_group=*/true);
   ASSERT_GT(pid, 0);
-  int64_t nodes = -1;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(240);
-  while (std::chrono::steady_clock::now() < deadline) {
-    nodes = fs::exists(db) ? QueryInt(db, "SELECT COUNT(*) FROM nodes") : -1;
-    if (nodes >= 2) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
+  const int64_t nodes = WaitForNodes(db, 2);
   ASSERT_EQ(kill(-pid, SIGTERM), 0);
   const int code = WaitExit(pid);
   const std::string log = ReadFile(dir / "bench.log");
