@@ -10,7 +10,7 @@ namespace kernelevolve::cli {
 /// Installs SIGINT and SIGTERM handlers (idempotent). Returns the flag they set. The
 /// first signal prints "kernelevolve: stopping after the current step (...); " and
 /// `what_next`, the hint of the first caller that gave one (a bench's, not that of the
-/// optimize runs inside it); at most 400 characters are kept.
+/// optimize runs inside it); the whole message is cut at 511 bytes.
 const std::atomic<bool>* InstallInterruptHandler(
     std::string_view what_next = "the run can be continued with `kernelevolve resume`");
 /// The flag the handlers set (valid whether or not they are installed yet).

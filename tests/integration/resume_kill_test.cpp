@@ -151,6 +151,30 @@ TEST(ResumeKillTest, KilledRealRunResumesToTheBudgetWithoutLossOrRepeats) {
   if (!HasFailure()) fs::remove_all(dir);
 }
 
+/// What a process SIGTERMed mid-run left: the nodes its store held when the signal went,
+/// its exit code and its log (stdout and stderr).
+struct Terminated {
+  int64_t nodes = -1;
+  bool signalled = false;  // kill(2) reached the group
+  int code = -1;
+  std::string log;
+};
+
+/// Starts kernelevolve with `args` in a process group of its own, waits (WaitForNodes)
+/// until `db` holds `count` nodes, sends SIGTERM to the whole group (what timeout(1) and
+/// service managers do) and waits for the exit.
+Terminated SigtermAfterNodes(const std::vector<std::string>& args, const fs::path& log, const fs::path& db,
+                             int64_t count) {
+  Terminated t;
+  const pid_t pid = Spawn(args, log, /*own_group=*/true);
+  if (pid <= 0) return t;
+  t.nodes = WaitForNodes(db, count);
+  t.signalled = kill(-pid, SIGTERM) == 0;
+  t.code = WaitExit(pid);
+  t.log = ReadFile(log);
+  return t;
+}
+
 // SIGTERM to the whole process group (what timeout(1) and service managers send) reaches
 // the Python worker too; it must leave the signal to kernelevolve, which stops after
 // the candidate in flight, writes result.json and exits 143. The worker used to die of
@@ -161,17 +185,15 @@ TEST(ResumeKillTest, SigtermToTheProcessGroupStopsCleanly) {
   fs::create_directories(dir);
   const fs::path run = dir / "run";
   const fs::path db = run / "kernelevolve.db";
-  const pid_t pid = Spawn({"optimize", "problems/level1/softmax.py", "--set", "batch_size=32", "--set", "dim=512",
-                           "--min-time", "0.02", "--budget", "40", "--confirm-rounds", "0", "--no-kb", "--quiet",
-                           "--out", run.string(), "--cache-dir", (dir / "cache").string()},
-                          dir / "run.log", /*own_group=*/true);
-  ASSERT_GT(pid, 0);
-  const int64_t nodes = WaitForNodes(db, 2);
-  ASSERT_EQ(kill(-pid, SIGTERM), 0);
-  const int code = WaitExit(pid);
-  const std::string log = ReadFile(dir / "run.log");
-  ASSERT_GE(nodes, 2) << log;
-  EXPECT_EQ(code, 143) << log;
+  const Terminated t = SigtermAfterNodes(
+      {"optimize", "problems/level1/softmax.py", "--set", "batch_size=32", "--set", "dim=512", "--min-time", "0.02",
+       "--budget", "40", "--confirm-rounds", "0", "--no-kb", "--quiet", "--out", run.string(), "--cache-dir",
+       (dir / "cache").string()},
+      dir / "run.log", db, 2);
+  const std::string& log = t.log;
+  ASSERT_TRUE(t.signalled) << log;
+  ASSERT_GE(t.nodes, 2) << log;
+  EXPECT_EQ(t.code, 143) << log;
   EXPECT_EQ(log.find("Broken pipe"), std::string::npos) << log;
   ASSERT_TRUE(fs::exists(run / "result.json")) << log;
   const auto doc = nlohmann::json::parse(ReadFile(run / "result.json"));
@@ -194,17 +216,14 @@ TEST(ResumeKillTest, SigtermToABenchSaysWhatCanBeContinued) {
   }
   const fs::path out = dir / "bench";
   const fs::path db = out / "a_softmax" / "kernelevolve.db";
-  const pid_t pid = Spawn({"bench", (dir / "suite").string(), "--set", "batch_size=32", "--set", "dim=512",
-                           "--min-time", "0.02", "--budget", "40", "--confirm-rounds", "0", "--out", out.string(),
-                           "--cache-dir", (dir / "cache").string()},
-                          dir / "bench.log", /*own_group=*/true);
-  ASSERT_GT(pid, 0);
-  const int64_t nodes = WaitForNodes(db, 2);
-  ASSERT_EQ(kill(-pid, SIGTERM), 0);
-  const int code = WaitExit(pid);
-  const std::string log = ReadFile(dir / "bench.log");
-  ASSERT_GE(nodes, 2) << log;
-  EXPECT_EQ(code, 143) << log;
+  const Terminated t = SigtermAfterNodes(
+      {"bench", (dir / "suite").string(), "--set", "batch_size=32", "--set", "dim=512", "--min-time", "0.02",
+       "--budget", "40", "--confirm-rounds", "0", "--out", out.string(), "--cache-dir", (dir / "cache").string()},
+      dir / "bench.log", db, 2);
+  const std::string& log = t.log;
+  ASSERT_TRUE(t.signalled) << log;
+  ASSERT_GE(t.nodes, 2) << log;
+  EXPECT_EQ(t.code, 143) << log;
   EXPECT_NE(log.find("`kernelevolve resume <out>/<problem>` finishes the one in flight"), std::string::npos) << log;
   EXPECT_EQ(log.find("the run can be continued with"), std::string::npos) << log;  // optimize's hint, not a bench's
   EXPECT_NE(log.find("interrupted after 0 of 2 problems"), std::string::npos) << log;
