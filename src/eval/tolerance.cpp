@@ -28,18 +28,6 @@ T Load(const HostTensor& tensor, int64_t index) {
   return value;
 }
 
-// Element `index` as a double; exact for every float dtype and for integers below 2^53.
-double FloatAt(const HostTensor& tensor, int64_t index) {
-  switch (tensor.dtype) {
-    case DType::kFloat32: return Load<float>(tensor, index);
-    case DType::kFloat64: return Load<double>(tensor, index);
-    case DType::kFloat16: return HalfToFloat(Load<uint16_t>(tensor, index));
-    case DType::kBFloat16: return BFloat16ToFloat(Load<uint16_t>(tensor, index));
-    default: break;
-  }
-  throw core::InternalError("FloatAt called on a non-floating dtype");
-}
-
 // Element `index` of an integer or bool tensor, widened exactly (bool: 0 or 1).
 int64_t IntAt(const HostTensor& tensor, int64_t index) {
   switch (tensor.dtype) {
@@ -110,6 +98,30 @@ void RecordMismatch(int64_t index, core::OutputCheck* check) {
   if (check->mismatches++ == 0) check->first_mismatch = index;
 }
 
+// The floating-point comparison of CompareTensors over `n` elements stored as `Stored`,
+// widened to double by `widen` (exact for every float dtype). Equal elements (the
+// common case for a correct kernel) pass at once: their difference is 0, and two equal
+// values are never NaN; an equal pair of infinities passes as NonFinitePasses would.
+template <typename Stored, typename Widen>
+void CompareFloatElements(const HostTensor& actual, const HostTensor& expected, int64_t n,
+                          const core::Tolerance& tolerance, core::OutputCheck* check, ParityCounts* parity,
+                          Widen widen) {
+  const auto* a_bytes = actual.bytes.data();
+  const auto* e_bytes = expected.bytes.data();
+  for (int64_t i = 0; i < n; ++i) {
+    Stored a_raw;
+    Stored e_raw;
+    std::memcpy(&a_raw, a_bytes + i * static_cast<int64_t>(sizeof(Stored)), sizeof(Stored));
+    std::memcpy(&e_raw, e_bytes + i * static_cast<int64_t>(sizeof(Stored)), sizeof(Stored));
+    const double a = widen(a_raw);
+    const double e = widen(e_raw);
+    if (a == e) continue;
+    const bool ok = std::isfinite(a) && std::isfinite(e) ? FinitePasses(std::fabs(a - e), std::fabs(e), tolerance, check)
+                                                         : NonFinitePasses(a, e, parity);
+    if (!ok) RecordMismatch(i, check);
+  }
+}
+
 }  // namespace
 
 core::Tolerance DefaultTolerance(core::DType dtype) {
@@ -151,16 +163,24 @@ core::OutputCheck CompareTensors(const HostTensor& actual, const HostTensor& exp
     return check;
   }
   ParityCounts parity;
-  if (core::IsFloatingPoint(expected.dtype)) {
-    for (int64_t i = 0; i < n; ++i) {
-      const double a = FloatAt(actual, i);
-      const double e = FloatAt(expected, i);
-      const bool ok = std::isfinite(a) && std::isfinite(e)
-                          ? FinitePasses(std::fabs(a - e), std::fabs(e), tolerance, &check)
-                          : NonFinitePasses(a, e, &parity);
-      if (!ok) RecordMismatch(i, &check);
-    }
-  } else {
+  switch (expected.dtype) {  // one loop per storage type: no per-element dtype dispatch
+    case DType::kFloat32:
+      CompareFloatElements<float>(actual, expected, n, tolerance, &check, &parity, [](float v) { return double{v}; });
+      break;
+    case DType::kFloat64:
+      CompareFloatElements<double>(actual, expected, n, tolerance, &check, &parity, [](double v) { return v; });
+      break;
+    case DType::kFloat16:
+      CompareFloatElements<uint16_t>(actual, expected, n, tolerance, &check, &parity,
+                                     [](uint16_t v) { return double{HalfToFloat(v)}; });
+      break;
+    case DType::kBFloat16:
+      CompareFloatElements<uint16_t>(actual, expected, n, tolerance, &check, &parity,
+                                     [](uint16_t v) { return double{BFloat16ToFloat(v)}; });
+      break;
+    default: break;
+  }
+  if (!core::IsFloatingPoint(expected.dtype)) {
     for (int64_t i = 0; i < n; ++i) {
       const int64_t a = IntAt(actual, i);
       const int64_t e = IntAt(expected, i);

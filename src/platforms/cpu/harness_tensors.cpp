@@ -22,11 +22,6 @@ std::string ShapeText(const std::vector<int64_t>& shape) {
   return text + "]";
 }
 
-template <typename T>
-void FillWith(std::byte* data, std::size_t bytes, T value) {
-  for (std::size_t off = 0; off + sizeof(T) <= bytes; off += sizeof(T)) std::memcpy(data + off, &value, sizeof(T));
-}
-
 // Readable type name of an exception ("std::runtime_error").
 std::string TypeName(const std::type_info& type) {
   int status = 0;
@@ -78,15 +73,11 @@ void TensorSet::FillPoison() { FillPoison(views_.data()); }
 
 void TensorSet::FillPoison(DLTensor* views) const {
   for (int i = 0; i < Count(); ++i) {
-    std::byte* data = static_cast<std::byte*>(views[i].data);
-    std::size_t bytes = NumBytes(i);
-    switch (Spec(i).dtype) {
-      case core::DType::kFloat32: FillWith(data, bytes, std::numeric_limits<float>::quiet_NaN()); break;
-      case core::DType::kFloat64: FillWith(data, bytes, std::numeric_limits<double>::quiet_NaN()); break;
-      case core::DType::kFloat16: FillWith<uint16_t>(data, bytes, 0x7E00); break;   // binary16 quiet NaN
-      case core::DType::kBFloat16: FillWith<uint16_t>(data, bytes, 0x7FC0); break;  // bfloat16 quiet NaN
-      default: std::memset(data, 0x5A, bytes); break;
-    }
+    // All bits set is a NaN in every IEEE 754 binary format (exponent all ones, nonzero
+    // significand; IEEE 754-2019, 3.4), so one memset poisons float32, float64, float16
+    // and bfloat16 alike at memset's speed: this runs before every timed call.
+    const int byte = core::IsFloatingPoint(Spec(i).dtype) ? 0xFF : 0x5A;
+    std::memset(views[i].data, byte, NumBytes(i));
   }
 }
 

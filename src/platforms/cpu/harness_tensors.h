@@ -40,8 +40,8 @@ class TensorSet {
   /// Copies a fixture tensor into buffer `i`. Throws InvalidInputError when its dtype
   /// or shape differs from the spec (a fixture inconsistent with its manifest).
   void CopyFrom(int i, const eval::HostTensor& tensor);
-  /// Fills every buffer with a value no correct kernel leaves behind: NaN for float
-  /// dtypes, bytes 0x5A for integer and bool dtypes.
+  /// Fills every buffer with a value no correct kernel leaves behind: NaN (all bits
+  /// set) for float dtypes, bytes 0x5A for integer and bool dtypes.
   void FillPoison();
   /// The same poison written into `views` (Count() tensors shaped like this set's), e.g.
   /// freshly allocated drop-in outputs.
