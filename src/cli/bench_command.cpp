@@ -4,11 +4,14 @@
 #include <fstream>
 #include <iostream>
 #include <mutex>
+#include <map>
 #include <optional>
+#include <set>
 #include <thread>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "cli/bench_sizes.h"
 #include "cli/gpu_profiling.h"
@@ -19,6 +22,7 @@
 #include "cli/optimize_command.h"
 #include "cli/paths.h"
 #include "cli/queue_setup.h"
+#include "cli/resume_command.h"
 #include "cli/search_flags.h"
 #include "core/error.h"
 #include "core/machine.h"
@@ -63,17 +67,26 @@ OptimizeOptions OptimizeFor(const BenchOptions& b, const fs::path& problem, cons
   return o;
 }
 
-report::BenchEntry RunOne(const BenchOptions& b, const fs::path& problem, const fs::path& run_dir) {
+/// Optimizes one problem into `run_dir`, or with `resume` continues the run stored there
+/// (`kernelevolve resume` with the run's own flags), and reads its result.json.
+report::BenchEntry RunOne(const BenchOptions& b, const fs::path& problem, const fs::path& run_dir, bool resume) {
   report::BenchEntry entry;
   entry.problem = problem.stem().string();
   entry.problem_path = problem.string();
   entry.run_dir = run_dir;
   try {
     fs::create_directories(run_dir);
-    std::ofstream summary(run_dir / "summary.txt");  // optimize's console summary, per problem
-    OptimizeOptions o = OptimizeFor(b, problem, run_dir);
-    o.summary_out = &summary;
-    entry.exit_code = RunOptimize(o);
+    if (resume) {
+      ResumeOptions r;
+      r.run_dir = run_dir;
+      r.quiet = true;
+      entry.exit_code = RunResume(r);
+    } else {
+      std::ofstream summary(run_dir / "summary.txt");  // optimize's console summary, per problem
+      OptimizeOptions o = OptimizeFor(b, problem, run_dir);
+      o.summary_out = &summary;
+      entry.exit_code = RunOptimize(o);
+    }
   } catch (const std::exception& e) {
     const bool bad_input = dynamic_cast<const core::InvalidInputError*>(&e) != nullptr ||
                            dynamic_cast<const store::NotAStoreError*>(&e) != nullptr;
@@ -136,34 +149,100 @@ void FillMachineFromResult(core::MachineContext& machine, const fs::path& result
   if (machine.torch_version.empty()) machine.torch_version = m.value("torch_version", "");
 }
 
+/// The flags that shape every problem's figures; `bench --resume` refuses to continue a
+/// bench with other values (a suite measured half one way, half another, has no totals).
+nlohmann::json MeasurementFlags(const BenchOptions& b) {
+  return {{"target", b.target},
+          {"budget", b.budget},
+          {"policy", b.policy},
+          {"seed", b.seed},
+          {"sets", b.sets},
+          {"sizes_file", b.sizes_file.string()},
+          {"confirm_rounds", b.confirm_rounds},
+          {"threads", b.threads},
+          {"seeds", b.seeds},
+          {"drafts", b.drafts},
+          {"min_time_seconds", b.min_time_seconds},
+          {"time_limit_seconds", b.time_limit_seconds},
+          {"llm", b.llm}};
+}
+
 nlohmann::json BenchDocument(const BenchOptions& b, const core::MachineContext& machine,
                              const std::vector<report::BenchEntry>& entries, size_t suite_size,
                              bool interrupted) {
   nlohmann::json list = nlohmann::json::array();
   for (const auto& e : entries) list.push_back(report::BenchEntryToJson(e));
-  return {{"suite_dir", b.suite_dir.string()},
-          {"target", b.target},
-          {"budget", b.budget},
-          {"policy", b.policy},
-          {"jobs", b.jobs},
-          {"problems_at_once", b.problems_at_once},  // issue 22: 0 = automatic
-          {"queue", b.queue},  // issue 22: "" when evaluated locally
-          {"seed", b.seed},
-          {"sets", b.sets},
-          {"sizes_file", b.sizes_file.string()},
-          {"confirm_rounds", b.confirm_rounds},
-          {"suite_problems", suite_size},
-          {"interrupted", interrupted},
-          {"machine", core::MachineToJson(machine)},
-          {"totals", report::BenchTotalsToJson(report::SummarizeBench(entries))},
-          {"problems", list}};
+  nlohmann::json doc = MeasurementFlags(b);
+  doc.update({{"suite_dir", b.suite_dir.string()},
+              {"jobs", b.jobs},
+              {"problems_at_once", b.problems_at_once},  // issue 22: 0 = automatic
+              {"queue", b.queue},  // issue 22: "" when evaluated locally
+              {"suite_problems", suite_size},
+              {"interrupted", interrupted},
+              {"machine", core::MachineToJson(machine)},
+              {"totals", report::BenchTotalsToJson(report::SummarizeBench(entries))},
+              {"problems", list}});
+  return doc;
+}
+
+/// `bench --resume`: the finished entries of OUT/bench.json by problem name, after
+/// checking that the bench there was measured with these flags, on this kind of
+/// machine, over problems this suite has. Throws InvalidInputError naming each mismatch.
+std::map<std::string, report::BenchEntry> FinishedEntriesToResume(const BenchOptions& b,
+                                                                  const core::MachineContext& machine,
+                                                                  const std::vector<fs::path>& problems) {
+  const fs::path path = b.out_dir / "bench.json";
+  if (!fs::is_regular_file(path)) {
+    throw core::InvalidInputError(fmt::format(
+        "--resume: {} does not exist; give the --out folder of an earlier `kernelevolve bench`", path.string()));
+  }
+  std::ifstream in(path);
+  const nlohmann::json doc = nlohmann::json::parse(in, nullptr, false);
+  if (!doc.is_object() || !doc.contains("problems") || !doc["problems"].is_array()) {
+    throw core::InvalidInputError(fmt::format("--resume: {} is not a bench.json (no problem list)", path.string()));
+  }
+  std::vector<std::string> mismatches;
+  const nlohmann::json flags = MeasurementFlags(b);
+  for (const auto& [key, value] : flags.items()) {
+    if (doc.contains(key) && doc[key] != value) {
+      mismatches.push_back(fmt::format("{} {} there, {} here", key, doc[key].dump(), value.dump()));
+    }
+  }
+  // Figures from two kinds of machine do not add up to one table.
+  const nlohmann::json here = core::MachineToJson(machine);
+  const nlohmann::json there = doc.value("machine", nlohmann::json::object());
+  for (const char* key : {"cpu_model", "isa", "logical_cores"}) {
+    if (there.contains(key) && there[key] != here[key]) {
+      mismatches.push_back(fmt::format("machine {} {} there, {} here", key, there[key].dump(), here[key].dump()));
+    }
+  }
+  std::set<std::string> names;
+  for (const auto& p : problems) names.insert(p.stem().string());
+  std::map<std::string, report::BenchEntry> finished;
+  for (const auto& item : doc["problems"]) {
+    report::BenchEntry e = report::BenchEntryFromJson(item);
+    if (!names.count(e.problem)) {
+      mismatches.push_back(fmt::format("problem {} ran there but is not in {}", e.problem, b.suite_dir.string()));
+      continue;
+    }
+    if (e.outcome != "interrupted") finished.emplace(e.problem, std::move(e));
+  }
+  if (!mismatches.empty()) {
+    throw core::InvalidInputError(fmt::format(
+        "--resume: the bench in {} was run differently: {}; give the same suite and flags, or bench into a new --out",
+        b.out_dir.string(), fmt::join(mismatches, "; ")));
+  }
+  return finished;
 }
 
 }  // namespace
 
 std::vector<fs::path> SuiteProblems(const fs::path& dir) {
+  if (!fs::exists(dir)) {
+    throw core::InvalidInputError(fmt::format("{}: no such folder; give a folder of problem files", dir.string()));
+  }
   if (!fs::is_directory(dir)) {
-    throw core::InvalidInputError(fmt::format("{}: not a directory; give a folder of problem files", dir.string()));
+    throw core::InvalidInputError(fmt::format("{}: not a folder; give a folder of problem files", dir.string()));
   }
   std::vector<fs::path> files;
   for (const auto& item : fs::directory_iterator(dir)) {
@@ -193,7 +272,11 @@ void AddBenchCommand(CLI::App& app, BenchOptions& o) {
   cmd->add_option("--confirm-rounds", o.confirm_rounds, "interleaved eager/kernel rounds per problem's best (0: skip)")
       ->default_val(8);
   cmd->add_option("--load-timeout", o.load_timeout_seconds, "limit for loading each problem, seconds")->default_val(300);
-  cmd->add_option("--out", o.out_dir, "bench directory (default runs/bench-<UTC time>)");
+  auto* out = cmd->add_option("--out", o.out_dir, "bench directory (default runs/bench-<UTC time>)");
+  cmd->add_flag("--resume", o.resume,
+                "continue the bench in --out with the same suite and flags: its finished problems are kept, an "
+                "interrupted one is resumed, the rest run")
+      ->needs(out);
   auto* kb = cmd->add_option("--kb", o.kb_path, "knowledge base to warm-start from and record into (default: none)");
   cmd->add_flag("--no-kb", o.no_kb, "no knowledge base (the default in a bench: it uses one only with --kb)")
       ->excludes(kb);
@@ -227,34 +310,52 @@ int RunBench(const BenchOptions& options) {
   EnsureCacheDir(b.cache_dir);  // before the out folder and any problem
   // Issue 22: one bench per folder (each problem's run folder is locked by its optimize).
   store::RunDirectoryLock bench_lock = store::RunDirectoryLock::Acquire(b.out_dir, "--out");
-  if (fs::exists(b.out_dir / "bench.json")) {
-    throw core::InvalidInputError(
-        fmt::format("--out {}: already holds a bench run; choose another directory", b.out_dir.string()));
+  if (!b.resume && fs::exists(b.out_dir / "bench.json")) {
+    throw core::InvalidInputError(fmt::format(
+        "--out {}: already holds a bench run; choose another directory, or continue it with --resume",
+        b.out_dir.string()));
   }
   std::error_code ec;
   fs::create_directories(b.out_dir, ec);
   if (ec) throw core::InvalidInputError(fmt::format("--out {}: cannot create it: {}", b.out_dir.string(), ec.message()));
   InstallInterruptHandler(
-      "finished problems keep their folders under --out; `kernelevolve resume <out>/<problem>` finishes the one "
-      "in flight, and a bench into a new --out runs the suite again");
+      "finished problems keep their folders under --out; the same command with `--out <out> --resume` keeps them "
+      "and finishes the suite");
 
   core::MachineContext machine = core::ProbeLocalMachine();
   machine.threads = b.threads > 0 ? b.threads : std::max(1, machine.logical_cores);
   // CPU peaks for the roofline (optimize then reads the cache); GPU targets measure their own.
+  // --resume: finished problems keep their entries; the others run (or resume) below.
+  std::vector<std::optional<report::BenchEntry>> slots(problems.size());
+  std::vector<report::BenchEntry> entries;  // the finished ones, in suite order
+  std::vector<size_t> todo;                 // indices of the problems to run, in suite order
+  {
+    const auto kept = b.resume ? FinishedEntriesToResume(b, machine, problems)
+                               : std::map<std::string, report::BenchEntry>{};
+    for (size_t i = 0; i < problems.size(); ++i) {
+      if (auto it = kept.find(problems[i].stem().string()); it != kept.end()) {
+        slots[i] = it->second;
+        entries.push_back(it->second);
+        FillMachineFromResult(machine, it->second.run_dir / "result.json");
+      } else {
+        todo.push_back(i);
+      }
+    }
+  }
   if (b.target == "cpu") AttachMachinePeaks(machine, b.cache_dir, b.remeasure_machine, b.quiet);
   if (!b.quiet) {
-    fmt::print(stderr, "bench: {} problems from {}, budget {} each, {} at a time, results in {}\n", problems.size(),
-               b.suite_dir.string(), b.budget, std::min<size_t>(at_once_requested, problems.size()),
-               b.out_dir.string());
+    const std::string kept =
+        b.resume ? fmt::format(" ({} finished before, kept)", problems.size() - todo.size()) : "";
+    fmt::print(stderr, "bench: {} problems from {}{}, budget {} each, {} at a time, results in {}\n",
+               problems.size(), b.suite_dir.string(), kept, b.budget,
+               std::min<size_t>(at_once_requested, std::max<size_t>(1, todo.size())), b.out_dir.string());
   }
   size_t name_width = 16;  // progress lines align on the suite's longest problem name
   for (const auto& p : problems) name_width = std::max(name_width, p.stem().string().size());
   // Issue 22: several problems at once with queue workers; results kept in suite order.
-  std::vector<std::optional<report::BenchEntry>> slots(problems.size());
-  std::vector<report::BenchEntry> entries;  // the finished ones, in suite order
   std::mutex mutex;                         // guards slots, entries, next, finished, cost, machine
-  size_t next = 0;
-  size_t finished = 0;
+  size_t next = 0;                          // position in todo
+  size_t finished = problems.size() - todo.size();
   double llm_cost_usd = 0;  // issue 21: the suite's LLM spending so far
   auto record = [&](size_t i, report::BenchEntry entry) {
     std::lock_guard<std::mutex> lock(mutex);
@@ -281,17 +382,21 @@ int RunBench(const BenchOptions& options) {
       size_t i = 0;
       {
         std::lock_guard<std::mutex> lock(mutex);
-        if (next >= problems.size() || Interrupted()) return;
-        i = next++;
+        if (next >= todo.size() || Interrupted()) return;
+        i = todo[next++];
       }
       BenchOptions per_problem = b;
       if (auto it = sizes.find(problems[i].stem().string()); it != sizes.end()) {
         per_problem.sets = MergeSets(b.sets, it->second);
       }
-      record(i, RunOne(per_problem, problems[i], b.out_dir / problems[i].stem()));
+      const fs::path run_dir = b.out_dir / problems[i].stem();
+      // --resume: a problem whose run was cut (or whose entry never reached bench.json)
+      // continues its own search rather than starting over.
+      const bool continue_run = b.resume && fs::is_regular_file(run_dir / "kernelevolve.db");
+      record(i, RunOne(per_problem, problems[i], run_dir, continue_run));
     }
   };
-  const int at_once = std::min<int>(at_once_requested, static_cast<int>(problems.size()));
+  const int at_once = std::min<int>(at_once_requested, static_cast<int>(todo.size()));
   if (at_once <= 1) {
     serve();
   } else {
@@ -310,8 +415,8 @@ int RunBench(const BenchOptions& options) {
       return e.outcome != "interrupted";
     });
     std::cout << fmt::format(
-        "interrupted after {} of {} problems; their runs stay in {}; `kernelevolve resume {}/<problem>` finishes "
-        "an interrupted one\n",
+        "interrupted after {} of {} problems; their runs stay in {}; the same command with `--out {} --resume` "
+        "finishes the suite\n",
         finished_problems, problems.size(), b.out_dir.string(), b.out_dir.string());
     return 128 + InterruptSignal();
   }

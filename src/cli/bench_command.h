@@ -37,6 +37,7 @@ struct BenchOptions : LlmFlags {
   double load_timeout_seconds = 300;
   std::string omp_wait_policy;
   std::filesystem::path out_dir;      // default runs/bench-<UTC time>
+  bool resume = false;                // --resume: continue the bench in out_dir (same suite and flags)
   std::filesystem::path cache_dir;    // build cache; default ~/.cache/kernelevolve
   std::filesystem::path kb_path;      // empty: no knowledge base (each problem starts cold)
   bool no_kb = false;                 // --no-kb: the default already; accepted as optimize has it

@@ -159,9 +159,51 @@ BenchEntry BenchEntryFromResult(const json& result, BenchEntry e) {
     if (e.message.empty()) e.message = "result.json has no usable status";
   }
   if (e.stop_reason == "interrupted") {
-    e.outcome = "interrupted";
-    e.message = fmt::format("interrupted; continue with `kernelevolve resume {}`", e.run_dir.string());
+    // The best so far of a search cut short is not the problem's result: no speedup is
+    // shown or counted for it (the totals leave it out; `bench --resume` finishes it).
+    BenchEntry cut;
+    cut.problem = e.problem;
+    cut.problem_path = e.problem_path;
+    cut.run_dir = e.run_dir;
+    cut.exit_code = e.exit_code;
+    cut.evaluations = e.evaluations;
+    cut.elapsed_seconds = e.elapsed_seconds;
+    cut.stop_reason = e.stop_reason;
+    cut.has_gpu = e.has_gpu;
+    cut.outcome = "interrupted";
+    cut.message = fmt::format("interrupted; continue with `kernelevolve resume {}`", e.run_dir.string());
+    return cut;
   }
+  return e;
+}
+
+BenchEntry BenchEntryFromJson(const json& doc) {
+  BenchEntry e;
+  e.problem = Text(doc, "problem");
+  e.problem_path = Text(doc, "problem_path");
+  e.run_dir = Text(doc, "run_dir");
+  e.outcome = Text(doc, "outcome");
+  e.correct = doc.is_object() && doc.value("correct", false);
+  e.speedup = Number(doc, "speedup");
+  const json& ci = doc.is_object() && doc.contains("ci") ? doc["ci"] : json();
+  if (ci.is_array() && ci.size() == 2 && ci[0].is_number() && ci[1].is_number()) {
+    e.ci_low = ci[0].get<double>();
+    e.ci_high = ci[1].get<double>();
+  }
+  e.speedup_source = Text(doc, "speedup_source");
+  e.search_speedup = Number(doc, "search_speedup");
+  e.clearly_faster = doc.is_object() && doc.value("clearly_faster", false);
+  const json& roofline = Object(doc, "roofline");
+  e.bound = Text(roofline, "bound").empty() ? "unknown" : Text(roofline, "bound");
+  e.roofline_fraction = Number(roofline, "fraction");
+  e.evaluations = static_cast<int>(Number(doc, "evaluations"));
+  e.elapsed_seconds = Number(doc, "elapsed_seconds");
+  e.stop_reason = Text(doc, "stop_reason");
+  e.message = Text(doc, "message");
+  e.exit_code = static_cast<int>(Number(doc, "exit_code", -1));
+  e.speedup_vs_compile = Number(doc, "speedup_vs_torch_compile");
+  e.has_gpu = doc.is_object() && doc.value("has_gpu", false);
+  if (e.problem.empty() || e.outcome.empty()) e.outcome = "error";  // caller checks the name
   return e;
 }
 
@@ -182,7 +224,8 @@ json BenchEntryToJson(const BenchEntry& e) {
           {"stop_reason", e.stop_reason},
           {"message", e.message},
           {"exit_code", e.exit_code},
-          {"speedup_vs_torch_compile", e.speedup_vs_compile}};
+          {"speedup_vs_torch_compile", e.speedup_vs_compile},
+          {"has_gpu", e.has_gpu}};
 }
 
 json BenchTotalsToJson(const BenchTotals& t) {
@@ -231,9 +274,16 @@ std::string BenchTable(const std::vector<BenchEntry>& entries, const BenchTotals
   }
   out += fmt::format("\n{} problems, {} correct ({:.1f}%): fast_0 {:.3f}, fast_1 {:.3f}, fast_1.5 {:.3f}, fast_2 {:.3f}\n",
                      t.problems, t.correct, 100 * t.correct_rate, t.fast_0, t.fast_1, t.fast_1_5, t.fast_2);
-  out += fmt::format("geomean speedup vs eager: {:.2f}x over the {} correct problems; {:.2f}x over all {} with "
-                     "incorrect ones counted as 1.0 (the reference is the answer)\n",
-                     t.geomean_speedup_correct, t.correct, t.geomean_speedup_all, t.problems);
+  if (t.problems == 0) {
+    out += "geomean speedup vs eager: none, no problem finished\n";
+  } else if (t.correct == 0) {
+    out += fmt::format("geomean speedup vs eager: none over correct problems (none of the {} is correct); 1.00x over "
+                       "all with incorrect ones counted as 1.0 (the reference is the answer)\n", t.problems);
+  } else {
+    out += fmt::format("geomean speedup vs eager: {:.2f}x over the {} correct problems; {:.2f}x over all {} with "
+                       "incorrect ones counted as 1.0 (the reference is the answer)\n",
+                       t.geomean_speedup_correct, t.correct, t.geomean_speedup_all, t.problems);
+  }
   if (t.gpu) {
     out += fmt::format("vs torch.compile: faster on {:.1f}% of the problems; fast_1 {:.3f}, fast_1.5 {:.3f}, fast_2 "
                        "{:.3f}; geomean {:.2f}x over the {} correct problems with a torch.compile time, {:.2f}x over "

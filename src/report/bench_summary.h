@@ -101,6 +101,10 @@ BenchTotals SummarizeBench(const std::vector<BenchEntry>& entries);
 BenchEntry BenchEntryFromResult(const nlohmann::json& result, BenchEntry entry);
 
 nlohmann::json BenchEntryToJson(const BenchEntry& entry);
+/// The inverse of BenchEntryToJson, for `bench --resume` reading a bench.json back.
+/// Never throws: missing fields keep BenchEntry's defaults; a document without
+/// "problem" or "outcome" gives outcome "error".
+BenchEntry BenchEntryFromJson(const nlohmann::json& doc);
 nlohmann::json BenchTotalsToJson(const BenchTotals& totals);
 
 /// The readable table: one row per problem, then the totals (both geomean forms).

@@ -204,10 +204,11 @@ TEST(ResumeKillTest, SigtermToTheProcessGroupStopsCleanly) {
 
 // SIGTERM to a bench mid-way through its first problem: the bench stops after that
 // problem's candidate in flight, writes bench.json (interrupted, the problem's entry
-// "interrupted"), exits 143, and says what can be continued: the problem's own run
-// with `kernelevolve resume <out>/<problem>` (not the bench folder, which resume
-// refuses), while "interrupted after 0 of 2" counts no unfinished problem as done.
-TEST(ResumeKillTest, SigtermToABenchSaysWhatCanBeContinued) {
+// "interrupted", with no speedup), exits 143, says "interrupted after 0 of 2" (no
+// unfinished problem counted as done) and how to go on: the same command with
+// `--resume`. That is refused with other flags, and with the same flags it resumes the
+// cut problem's own search (its budget counts the nodes it had) and runs the other.
+TEST(ResumeKillTest, SigtermToABenchThenResumeFinishesTheSuite) {
   const fs::path dir = fs::temp_directory_path() / fmt::format("ke_sigterm_bench_{}", ::getpid());
   fs::remove_all(dir);
   fs::create_directories(dir / "suite");
@@ -216,21 +217,47 @@ TEST(ResumeKillTest, SigtermToABenchSaysWhatCanBeContinued) {
   }
   const fs::path out = dir / "bench";
   const fs::path db = out / "a_softmax" / "kernelevolve.db";
-  const Terminated t = SigtermAfterNodes(
-      {"bench", (dir / "suite").string(), "--set", "batch_size=32", "--set", "dim=512", "--min-time", "0.02",
-       "--budget", "40", "--confirm-rounds", "0", "--out", out.string(), "--cache-dir", (dir / "cache").string()},
-      dir / "bench.log", db, 2);
+  std::vector<std::string> args = {"bench", (dir / "suite").string(), "--set", "batch_size=32", "--set", "dim=512",
+                                   "--min-time", "0.02", "--budget", "8", "--confirm-rounds", "0",
+                                   "--out", out.string(), "--cache-dir", (dir / "cache").string()};
+  const Terminated t = SigtermAfterNodes(args, dir / "bench.log", db, 2);
   const std::string& log = t.log;
   ASSERT_TRUE(t.signalled) << log;
   ASSERT_GE(t.nodes, 2) << log;
   EXPECT_EQ(t.code, 143) << log;
-  EXPECT_NE(log.find("`kernelevolve resume <out>/<problem>` finishes the one in flight"), std::string::npos) << log;
+  EXPECT_NE(log.find("the same command with `--out <out> --resume` keeps them"), std::string::npos) << log;
   EXPECT_EQ(log.find("the run can be continued with"), std::string::npos) << log;  // optimize's hint, not a bench's
   EXPECT_NE(log.find("interrupted after 0 of 2 problems"), std::string::npos) << log;
   const auto doc = nlohmann::json::parse(ReadFile(out / "bench.json"));
   EXPECT_TRUE(doc["interrupted"].get<bool>());
   ASSERT_EQ(doc["problems"].size(), 1u) << doc.dump(1);
   EXPECT_EQ(doc["problems"][0]["outcome"], "interrupted");
+  EXPECT_FALSE(doc["problems"][0]["correct"].get<bool>());  // a cut search's best so far is no result
+  EXPECT_EQ(doc["problems"][0]["speedup"].get<double>(), 0.0);
+
+  args.push_back("--resume");
+  std::vector<std::string> other_budget = args;
+  other_budget[9] = "9";  // --budget 9: figures measured another way
+  const pid_t refused = Spawn(other_budget, dir / "refused.log");
+  ASSERT_GT(refused, 0);
+  EXPECT_EQ(WaitExit(refused), 2) << ReadFile(dir / "refused.log");
+  EXPECT_NE(ReadFile(dir / "refused.log").find("budget 8 there, 9 here"), std::string::npos)
+      << ReadFile(dir / "refused.log");
+
+  const pid_t resumed = Spawn(args, dir / "resume.log");
+  ASSERT_GT(resumed, 0);
+  const int code = WaitExit(resumed);
+  const std::string resume_log = ReadFile(dir / "resume.log");
+  ASSERT_EQ(code, 0) << resume_log;
+  EXPECT_NE(resume_log.find("2 problems from"), std::string::npos) << resume_log;
+  const auto done = nlohmann::json::parse(ReadFile(out / "bench.json"));
+  EXPECT_FALSE(done["interrupted"].get<bool>());
+  ASSERT_EQ(done["problems"].size(), 2u) << done.dump(1);
+  for (const auto& e : done["problems"]) {
+    EXPECT_EQ(e["outcome"], "correct") << e.dump();
+    EXPECT_EQ(e["evaluations"].get<int>(), 8) << e.dump();  // the cut run's nodes count toward its budget
+  }
+  EXPECT_EQ(done["totals"]["problems"].get<int>(), 2);
   if (!HasFailure()) fs::remove_all(dir);
 }
 

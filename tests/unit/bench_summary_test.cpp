@@ -94,9 +94,47 @@ TEST(BenchSummary, EntryFromResultJson) {
   EXPECT_EQ(broken.outcome, "load_error");
   EXPECT_EQ(broken.message, "SyntaxError in x.py");
   EXPECT_EQ(report::BenchEntryFromResult(nlohmann::json::array(), base).outcome, "error");
-  EXPECT_EQ(report::BenchEntryFromResult({{"status", "ok"}, {"stop_reason", "interrupted"}, {"best", ok["best"]}}, base)
-                .outcome,
-            "interrupted");
+  // A search cut short: its best so far is no result (no speedup shown or counted).
+  const auto cut = report::BenchEntryFromResult({{"status", "ok"}, {"stop_reason", "interrupted"},
+                                                 {"evaluations", 3}, {"best", ok["best"]}}, base);
+  EXPECT_EQ(cut.outcome, "interrupted");
+  EXPECT_FALSE(cut.correct);
+  EXPECT_EQ(cut.speedup, 0.0);
+  EXPECT_EQ(cut.speedup_source, "");
+  EXPECT_EQ(cut.evaluations, 3);
+}
+
+// bench --resume reads bench.json back: every field written is read again.
+TEST(BenchSummary, EntryJsonRoundTrips) {
+  report::BenchEntry e = Entry("correct", 1.75, "memory", 0.61);
+  e.problem = "gelu";
+  e.problem_path = "problems/level1/gelu.py";
+  e.run_dir = "runs/b/gelu";
+  e.ci_low = 1.5;
+  e.ci_high = 1.9;
+  e.speedup_source = "confirmed";
+  e.search_speedup = 1.8;
+  e.clearly_faster = true;
+  e.evaluations = 8;
+  e.elapsed_seconds = 31.5;
+  e.stop_reason = "budget";
+  e.exit_code = 0;
+  e.speedup_vs_compile = 1.2;
+  e.has_gpu = true;
+  const report::BenchEntry back = report::BenchEntryFromJson(report::BenchEntryToJson(e));
+  EXPECT_EQ(report::BenchEntryToJson(back), report::BenchEntryToJson(e));
+  EXPECT_EQ(report::BenchEntryFromJson(nlohmann::json::array()).outcome, "error");
+  EXPECT_EQ(report::BenchEntryFromJson({{"problem", "x"}}).outcome, "error");
+}
+
+TEST(BenchSummary, TotalsSayNoneRatherThanAZeroGeomean) {
+  const std::vector<report::BenchEntry> none;
+  EXPECT_NE(report::BenchTable(none, report::SummarizeBench(none)).find("none, no problem finished"),
+            std::string::npos);
+  const std::vector<report::BenchEntry> failed = {Entry("no_correct_candidate", 0)};
+  const std::string table = report::BenchTable(failed, report::SummarizeBench(failed));
+  EXPECT_NE(table.find("none of the 1 is correct"), std::string::npos) << table;
+  EXPECT_EQ(table.find("0.00x"), std::string::npos) << table;
 }
 
 TEST(BenchSummary, TableShowsBothGeomeanForms) {
