@@ -27,6 +27,22 @@ done
 ldd "$BUILD/kernelevolve" | awk '$3 ~ /^\// {print $3}' |
   grep -Ev '/(libc|libm|libpthread|libdl|librt|ld-linux[^/]*|libstdc\+\+|libgcc_s|libresolv)\.so' |
   while read -r lib; do cp -L "$lib" "$DEPS/lib/"; done
+# redis-server for the queue tests (tests/scale, issue 22) where the GPU machine has none:
+# the binary and its libraries beyond the C runtime under redis/, started by a wrapper in
+# bin/ that points only redis-server at them (put $KE_GPU_DEPS/bin on PATH there).
+if command -v redis-server >/dev/null 2>&1; then
+  mkdir -p "$DEPS/redis/lib"
+  cp -L "$(command -v redis-server)" "$DEPS/redis/redis-server"
+  ldd "$DEPS/redis/redis-server" | awk '$3 ~ /^\// {print $3}' |
+    grep -Ev '/(libc|libm|libpthread|libdl|librt|ld-linux[^/]*|libstdc\+\+|libgcc_s|libresolv)\.so' |
+    while read -r lib; do cp -L "$lib" "$DEPS/redis/lib/"; done
+  cat > "$DEPS/bin/redis-server" <<'WRAPPER'
+#!/bin/sh
+here="$(cd "$(dirname "$0")/../redis" && pwd)"
+LD_LIBRARY_PATH="$here/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" exec "$here/redis-server" "$@"
+WRAPPER
+  chmod +x "$DEPS/bin/redis-server"
+fi
 # The source folder baked into the binaries (KE_SOURCE_DIR: worker/ is found under it).
 sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$BUILD/CMakeCache.txt" > "$DEPS/source_dir"
 du -sh "$DEPS"/*
