@@ -1,6 +1,7 @@
 #include "platforms/cpu/harness_tensors.h"
 
 #include <cxxabi.h>
+#include <omp.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -15,6 +16,11 @@
 
 namespace kernelevolve::platforms::cpu {
 namespace {
+
+constexpr std::size_t kCacheLine = 64;  // bytes, x86-64 and most AArch64 cores
+// Below this many output bytes one thread poisons: a parallel region costs more than
+// the memset (our choice; about an L2's worth on one core).
+constexpr std::size_t kParallelPoisonBytes = 256 * 1024;
 
 std::string ShapeText(const std::vector<int64_t>& shape) {
   std::string text = "[";
@@ -72,12 +78,29 @@ void TensorSet::CopyFrom(int i, const eval::HostTensor& tensor) {
 void TensorSet::FillPoison() { FillPoison(views_.data()); }
 
 void TensorSet::FillPoison(DLTensor* views) const {
-  for (int i = 0; i < Count(); ++i) {
-    // All bits set is a NaN in every IEEE 754 binary format (exponent all ones, nonzero
-    // significand; IEEE 754-2019, 3.4), so one memset poisons float32, float64, float16
-    // and bfloat16 alike at memset's speed: this runs before every timed call.
-    const int byte = core::IsFloatingPoint(Spec(i).dtype) ? 0xFF : 0x5A;
-    std::memset(views[i].data, byte, NumBytes(i));
+  std::size_t total = 0;
+  for (int i = 0; i < Count(); ++i) total += NumBytes(i);
+  // Written by the OpenMP threads the kernel will run on, each its contiguous static
+  // share (as a `schedule(static)` loop or PyTorch's parallel_for splits the output),
+  // so the poisoned lines wait in the cache of the thread that writes them next, as a
+  // kernel's own previous output does between back-to-back eager calls. Poisoned by
+  // one thread, every line started in that thread's cache and each other thread's
+  // write fetched it from there: a cost eager PyTorch never pays, large on many cores.
+#pragma omp parallel if (total >= kParallelPoisonBytes)
+  {
+    const auto t = static_cast<std::size_t>(omp_get_thread_num());
+    const auto n = static_cast<std::size_t>(omp_get_num_threads());
+    for (int i = 0; i < Count(); ++i) {
+      // All bits set is a NaN in every IEEE 754 binary format (exponent all ones,
+      // nonzero significand; IEEE 754-2019, 3.4): one memset poisons float32, float64,
+      // float16 and bfloat16 alike.
+      const int byte = core::IsFloatingPoint(Spec(i).dtype) ? 0xFF : 0x5A;
+      const std::size_t bytes = NumBytes(i);
+      // Shares end on cache-line boundaries (the last takes the rest).
+      const std::size_t begin = bytes * t / n / kCacheLine * kCacheLine;
+      const std::size_t end = t + 1 == n ? bytes : bytes * (t + 1) / n / kCacheLine * kCacheLine;
+      if (end > begin) std::memset(static_cast<std::byte*>(views[i].data) + begin, byte, end - begin);
+    }
   }
 }
 
