@@ -225,7 +225,9 @@ std::map<std::string, report::BenchEntry> FinishedEntriesToResume(const BenchOpt
       mismatches.push_back(fmt::format("problem {} ran there but is not in {}", e.problem, b.suite_dir.string()));
       continue;
     }
-    if (e.outcome != "interrupted") finished.emplace(e.problem, std::move(e));
+    // "error" is kernelevolve itself failing (a missing header, a full disk), not the
+    // problem's result: such problems run again, as interrupted ones do.
+    if (e.outcome != "interrupted" && e.outcome != "error") finished.emplace(e.problem, std::move(e));
   }
   if (!mismatches.empty()) {
     throw core::InvalidInputError(fmt::format(
