@@ -185,10 +185,10 @@ nlohmann::json BenchDocument(const BenchOptions& b, const core::MachineContext& 
   return doc;
 }
 
-/// `bench --resume`: the finished entries of OUT/bench.json by problem name, after
-/// checking that the bench there was measured with these flags, on this kind of
-/// machine, over problems this suite has. Throws InvalidInputError naming each mismatch.
-std::map<std::string, report::BenchEntry> FinishedEntriesToResume(const BenchOptions& b,
+/// `bench --resume`: the entries of OUT/bench.json by problem name, after checking
+/// that the bench there was measured with these flags, on this kind of machine, over
+/// problems this suite has. Throws InvalidInputError naming each mismatch.
+std::map<std::string, report::BenchEntry> EntriesToResume(const BenchOptions& b,
                                                                   const core::MachineContext& machine,
                                                                   const std::vector<fs::path>& problems) {
   const fs::path path = b.out_dir / "bench.json";
@@ -218,23 +218,39 @@ std::map<std::string, report::BenchEntry> FinishedEntriesToResume(const BenchOpt
   }
   std::set<std::string> names;
   for (const auto& p : problems) names.insert(p.stem().string());
-  std::map<std::string, report::BenchEntry> finished;
+  std::map<std::string, report::BenchEntry> entries;
   for (const auto& item : doc["problems"]) {
     report::BenchEntry e = report::BenchEntryFromJson(item);
     if (!names.count(e.problem)) {
       mismatches.push_back(fmt::format("problem {} ran there but is not in {}", e.problem, b.suite_dir.string()));
       continue;
     }
-    // "error" is kernelevolve itself failing (a missing header, a full disk), not the
-    // problem's result: such problems run again, as interrupted ones do.
-    if (e.outcome != "interrupted" && e.outcome != "error") finished.emplace(e.problem, std::move(e));
+    entries.emplace(e.problem, std::move(e));
   }
   if (!mismatches.empty()) {
     throw core::InvalidInputError(fmt::format(
         "--resume: the bench in {} was run differently: {}; give the same suite and flags, or bench into a new --out",
         b.out_dir.string(), fmt::join(mismatches, "; ")));
   }
-  return finished;
+  return entries;
+}
+
+/// Whether a resumed bench keeps an earlier entry as the problem's result: not when it
+/// was interrupted (its search goes on), nor when it ended "error", kernelevolve itself
+/// failing (a missing header, a full disk): that problem runs again from the start.
+bool KeptOnResume(const report::BenchEntry& e) { return e.outcome != "interrupted" && e.outcome != "error"; }
+
+/// Moves the folder of a problem that ended "error" aside (OUT/<problem>.error-<UTC
+/// time>, kept for its logs) so that the problem runs again from an empty folder.
+void SetFailedRunAside(const fs::path& run_dir) {
+  if (!fs::exists(run_dir)) return;
+  const fs::path aside = run_dir.string() + ".error-" + UtcStamp();
+  std::error_code ec;
+  fs::rename(run_dir, aside, ec);
+  if (ec) {
+    throw core::InvalidInputError(fmt::format("--resume: cannot move {} aside to run it again: {}",
+                                              run_dir.string(), ec.message()));
+  }
 }
 
 }  // namespace
@@ -332,16 +348,18 @@ int RunBench(const BenchOptions& options) {
   std::vector<report::BenchEntry> entries;  // the finished ones, in suite order
   std::vector<size_t> todo;                 // indices of the problems to run, in suite order
   {
-    const auto kept = b.resume ? FinishedEntriesToResume(b, machine, problems)
-                               : std::map<std::string, report::BenchEntry>{};
+    const auto earlier = b.resume ? EntriesToResume(b, machine, problems)
+                                  : std::map<std::string, report::BenchEntry>{};
     for (size_t i = 0; i < problems.size(); ++i) {
-      if (auto it = kept.find(problems[i].stem().string()); it != kept.end()) {
+      const auto it = earlier.find(problems[i].stem().string());
+      if (it != earlier.end() && KeptOnResume(it->second)) {
         slots[i] = it->second;
         entries.push_back(it->second);
         FillMachineFromResult(machine, it->second.run_dir / "result.json");
-      } else {
-        todo.push_back(i);
+        continue;
       }
+      if (it != earlier.end() && it->second.outcome == "error") SetFailedRunAside(b.out_dir / problems[i].stem());
+      todo.push_back(i);
     }
   }
   if (b.target == "cpu") AttachMachinePeaks(machine, b.cache_dir, b.remeasure_machine, b.quiet);

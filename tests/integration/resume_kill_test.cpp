@@ -207,7 +207,8 @@ TEST(ResumeKillTest, SigtermToTheProcessGroupStopsCleanly) {
 // "interrupted", with no speedup), exits 143, says "interrupted after 0 of 2" (no
 // unfinished problem counted as done) and how to go on: the same command with
 // `--resume`. That is refused with other flags, and with the same flags it resumes the
-// cut problem's own search (its budget counts the nodes it had) and runs the other.
+// cut problem's own search (its budget counts the nodes it had) and runs the other
+// (recorded as "error" here: its old folder is set aside).
 TEST(ResumeKillTest, SigtermToABenchThenResumeFinishesTheSuite) {
   const fs::path dir = fs::temp_directory_path() / fmt::format("ke_sigterm_bench_{}", ::getpid());
   fs::remove_all(dir);
@@ -235,6 +236,15 @@ TEST(ResumeKillTest, SigtermToABenchThenResumeFinishesTheSuite) {
   EXPECT_FALSE(doc["problems"][0]["correct"].get<bool>());  // a cut search's best so far is no result
   EXPECT_EQ(doc["problems"][0]["speedup"].get<double>(), 0.0);
 
+  // A problem that ended "error" (kernelevolve failing, not the problem) runs again from
+  // an empty folder; its old folder is kept aside.
+  auto edited = doc;
+  edited["problems"].push_back({{"problem", "b_softmax"}, {"outcome", "error"}, {"message", "no dlpack.h"},
+                                {"run_dir", (out / "b_softmax").string()}});
+  { std::ofstream(out / "bench.json") << edited.dump(1); }
+  fs::create_directories(out / "b_softmax");
+  { std::ofstream(out / "b_softmax" / "result.json") << R"({"status": "error"})"; }
+
   args.push_back("--resume");
   std::vector<std::string> other_budget = args;
   other_budget[9] = "9";  // --budget 9: figures measured another way
@@ -258,6 +268,11 @@ TEST(ResumeKillTest, SigtermToABenchThenResumeFinishesTheSuite) {
     EXPECT_EQ(e["evaluations"].get<int>(), 8) << e.dump();  // the cut run's nodes count toward its budget
   }
   EXPECT_EQ(done["totals"]["problems"].get<int>(), 2);
+  int set_aside = 0;
+  for (const auto& item : fs::directory_iterator(out)) {
+    set_aside += item.path().filename().string().rfind("b_softmax.error-", 0) == 0;
+  }
+  EXPECT_EQ(set_aside, 1);
   if (!HasFailure()) fs::remove_all(dir);
 }
 
