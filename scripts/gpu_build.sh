@@ -25,6 +25,11 @@ ARGS+=(-DSECCOMP_LIBRARY="$(find_lib libseccomp.so)")
 if [ ! -f /usr/include/curl/curl.h ] && [ ! -f /usr/include/x86_64-linux-gnu/curl/curl.h ]; then
   ARGS+=(-DCURL_INCLUDE_DIR="$DEPS/include" -DCURL_LIBRARY="$(find_lib libcurl.so)")
 fi
+# The Redis client: pkg-config's hiredis where present, else the shipped static library.
+if ! { command -v pkg-config >/dev/null && pkg-config --exists hiredis; } && [ -f "$DEPS/lib/libhiredis.a" ]; then
+  ARGS+=(-DHIREDIS_STATIC_LIBRARY="$DEPS/lib/libhiredis.a")
+  EXTRA_INCLUDE="-isystem $DEPS/include"
+fi
 [ -n "$EXTRA_INCLUDE" ] && ARGS+=(-DCMAKE_CXX_FLAGS="$EXTRA_INCLUDE")
 echo "cmake ${ARGS[*]}"
 cmake -S . -B "$BUILD" "${ARGS[@]}" || exit 1

@@ -7,7 +7,9 @@
 #   bin/      stripped kernelevolve and kernelevolve-cpu-harness from BUILD_DIR
 #             (default build/), the fallback when the native build fails;
 #   lib/      the shared libraries those binaries need beyond glibc and libstdc++;
-#             gpu_check.sh links in only the ones the GPU machine lacks.
+#             gpu_check.sh links in only the ones the GPU machine lacks; and
+#             libhiredis.a, the Redis client for a native build there;
+#   redis/    redis-server and its libraries, started by bin/redis-server.
 # Usage: scripts/gpu_deps.sh [BUILD_DIR]
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -15,7 +17,7 @@ BUILD="$(cd "${1:-$ROOT/build}" && pwd)"
 DEPS="$ROOT/.gpu_deps"
 rm -rf "$DEPS"
 mkdir -p "$DEPS/include" "$DEPS/bin" "$DEPS/lib"
-for h in sqlite3.h sqlite3ext.h seccomp.h seccomp-syscalls.h dlpack; do
+for h in sqlite3.h sqlite3ext.h seccomp.h seccomp-syscalls.h dlpack hiredis; do
   [ -e "/usr/include/$h" ] && cp -r "/usr/include/$h" "$DEPS/include/"
 done
 curl_dir="$(dirname "$(find /usr/include -path '*/curl/curl.h' | head -1)")"
@@ -27,6 +29,10 @@ done
 ldd "$BUILD/kernelevolve" | awk '$3 ~ /^\// {print $3}' |
   grep -Ev '/(libc|libm|libpthread|libdl|librt|ld-linux[^/]*|libstdc\+\+|libgcc_s|libresolv)\.so' |
   while read -r lib; do cp -L "$lib" "$DEPS/lib/"; done
+# The Redis client (`--queue`, `kernelevolve worker`) as a static library: no runtime
+# dependency on the GPU machine (gpu_build.sh passes it as HIREDIS_STATIC_LIBRARY).
+hiredis_a="$(ls /usr/lib/x86_64-linux-gnu/libhiredis.a 2>/dev/null | head -1)"
+[ -n "$hiredis_a" ] && cp "$hiredis_a" "$DEPS/lib/"
 # redis-server for the queue tests (tests/scale, issue 22) where the GPU machine has none:
 # the binary and its libraries beyond the C runtime under redis/, started by a wrapper in
 # bin/ that points only redis-server at them (put $KE_GPU_DEPS/bin on PATH there).
