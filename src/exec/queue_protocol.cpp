@@ -79,7 +79,7 @@ json RunOptionsToJson(const platforms::RunOptions& o) {
           {"max_time_seconds", o.max_time_seconds}, {"flush_cache", o.flush_cache},
           {"timeout_seconds", o.timeout_seconds},   {"memory_limit_bytes", o.memory_limit_bytes},
           {"threads", o.threads},                   {"omp_wait_policy", o.omp_wait_policy},
-          {"measure", o.measure}};
+          {"measure", o.measure},                   {"time_kernel_only", o.time_kernel_only}};
 }
 
 platforms::RunOptions RunOptionsFromJson(const json& j) {
@@ -94,6 +94,7 @@ platforms::RunOptions RunOptionsFromJson(const json& j) {
   o.memory_limit_bytes = j.at("memory_limit_bytes").get<int64_t>();
   o.threads = j.at("threads").get<int>();
   o.omp_wait_policy = j.at("omp_wait_policy").get<std::string>();
+  o.time_kernel_only = j.value("time_kernel_only", true);  // absent from older workers' jobs
   o.measure = j.at("measure").get<bool>();
   return o;
 }

@@ -45,6 +45,9 @@ struct RunOptions {
   /// idle threads sleep, which keeps timings sane on an oversubscribed machine.
   std::string omp_wait_policy;
   bool measure = true;               // false: correctness only
+  /// CPU: also time the kernel with preallocated outputs (RunResult::kernel_only).
+  /// exec::ConfirmSpeedup turns it off: its rounds compare drop-in latency alone.
+  bool time_kernel_only = true;
 };
 
 /// Result of checking and timing one built candidate.

@@ -20,7 +20,7 @@ namespace fs = std::filesystem;
 TEST(HarnessArgsTest, ParsesEveryFlag) {
   HarnessOptions o = ParseHarnessArgs({"--kernel", "k.so", "--manifest", "m.json", "--warmup-seconds", "0.5",
                                        "--min-time-seconds", "2", "--min-reps", "7", "--max-reps", "9",
-                                       "--no-measure"});
+                                       "--no-measure", "--no-kernel-only"});
   EXPECT_EQ(o.kernel, "k.so");
   EXPECT_EQ(o.manifest, "m.json");
   EXPECT_EQ(o.warmup_seconds, 0.5);
@@ -28,6 +28,8 @@ TEST(HarnessArgsTest, ParsesEveryFlag) {
   EXPECT_EQ(o.min_repetitions, 7);
   EXPECT_EQ(o.max_repetitions, 9);
   EXPECT_FALSE(o.measure);
+  EXPECT_FALSE(o.time_kernel_only);
+  EXPECT_TRUE(ParseHarnessArgs({"--kernel", "k.so", "--manifest", "m.json"}).time_kernel_only);
 }
 
 TEST(HarnessArgsTest, RejectsBadArguments) {

@@ -132,6 +132,7 @@ RunResult CpuPlatform::Run(const BuildResult& build, const core::Problem& proble
       "--probe-threads", std::to_string(std::max(1, options.threads))};
   if (!options.measure) argv.push_back("--no-measure");
   if (options.flush_cache) argv.push_back("--flush-cache");
+  if (!options.time_kernel_only) argv.push_back("--no-kernel-only");
 
   const int threads = std::max(1, options.threads);
   std::map<std::string, std::string> env = {

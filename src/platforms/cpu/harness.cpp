@@ -36,7 +36,7 @@ using nlohmann::json;
 constexpr const char* kUsage =
     "usage: kernelevolve-cpu-harness --kernel X.so --manifest DIR/manifest.json "
     "[--warmup-seconds S] [--min-time-seconds S] [--min-reps N] [--max-reps N] [--max-time-seconds S] "
-    "[--flush-cache] [--probe-threads N] [--no-measure] [--no-seccomp]";
+    "[--flush-cache] [--no-kernel-only] [--probe-threads N] [--no-measure] [--no-seccomp]";
 
 double ParseNumber(const std::string& flag, const std::string& text) {
   try {
@@ -356,6 +356,10 @@ HarnessOptions ParseHarnessArgs(const std::vector<std::string>& args) {
       options.flush_cache = true;
       continue;
     }
+    if (flag == "--no-kernel-only") {
+      options.time_kernel_only = false;
+      continue;
+    }
     static const std::set<std::string> kValueFlags = {"--kernel",   "--manifest", "--warmup-seconds",
                                                       "--min-time-seconds", "--min-reps", "--max-reps",
                                                       "--max-time-seconds", "--probe-threads"};
@@ -438,6 +442,7 @@ RunResult RunHarness(const HarnessOptions& options) {
 
   TimingBudget budget{options.warmup_seconds, options.min_time_seconds, options.min_repetitions,
                       options.max_repetitions, options.max_time_seconds};
+  budget.kernel_only = options.time_kernel_only;
   HarnessVerifier verifier(ctx);
   result.probe_before_us = RunFmaProbeUs(options.probe_threads);
   TimingOutcome timing = TimeKernel(entry, verifier, ctx.output_sets[0], budget, flusher.get());

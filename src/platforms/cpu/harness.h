@@ -26,6 +26,7 @@ struct HarnessOptions {
   int max_repetitions = 2000;
   double max_time_seconds = 2.0;   // wall-time cap of adaptive stopping (harness_timing.h)
   bool flush_cache = false;        // --flush-cache: write 2x the LLC before every timed call
+  bool time_kernel_only = true;    // --no-kernel-only: time the drop-in mode alone
   int probe_threads = 1;           // threads of the degraded-machine probe (the candidate's)
   bool measure = true;
   bool filter_syscalls = true;  // --no-seccomp turns the system-call filter off (debugging)

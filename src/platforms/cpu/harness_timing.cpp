@@ -164,20 +164,21 @@ TimingOutcome TimeKernel(EntryFn entry, CallVerifier& verifier, TensorSet& outpu
   Mode drop_in(entry, verifier, outputs, /*drop_in=*/true, rng, flusher, loop_start);
   Mode kernel_only(entry, verifier, outputs, /*drop_in=*/false, rng, flusher, loop_start);
   CallStatus status;
+  const bool both = budget.kernel_only;
   drop_in.Warmup(budget, &status);
-  if (!status.Failed()) kernel_only.Warmup(budget, &status);
-  while (!status.Failed() && (!drop_in.Done(budget) || !kernel_only.Done(budget))) {
+  if (both && !status.Failed()) kernel_only.Warmup(budget, &status);
+  while (!status.Failed() && (!drop_in.Done(budget) || (both && !kernel_only.Done(budget)))) {
     if (!drop_in.Done(budget)) drop_in.RunBlock(budget, &status);
-    if (!status.Failed() && !kernel_only.Done(budget)) kernel_only.RunBlock(budget, &status);
+    if (both && !status.Failed() && !kernel_only.Done(budget)) kernel_only.RunBlock(budget, &status);
   }
   drop_in.TopUpVerified(&status);
-  kernel_only.TopUpVerified(&status);
+  if (both) kernel_only.TopUpVerified(&status);
   outcome.verified_calls = drop_in.Verified() + kernel_only.Verified();
   outcome.error = status.error;
   outcome.rejection = status.rejection;
   if (status.Failed()) return outcome;
   outcome.latency = drop_in.Stats();
-  outcome.kernel_only = kernel_only.Stats();
+  if (both) outcome.kernel_only = kernel_only.Stats();
   return outcome;
 }
 

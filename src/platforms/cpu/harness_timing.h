@@ -30,6 +30,9 @@ struct TimingBudget {
   /// calls included); reached before the interval is tight -> converged = false.
   double max_time_seconds = 2.0;
   double target_relative_half_width = 0.02;  // eval::kTargetRelativeHalfWidth
+  /// Also time the kernel-only mode (outputs preallocated). Off for the interleaved
+  /// confirmation rounds, which compare drop-in latency alone: half the calls.
+  bool kernel_only = true;
 };
 
 class CacheFlusher;
