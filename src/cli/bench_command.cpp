@@ -73,13 +73,17 @@ report::BenchEntry RunOne(const BenchOptions& b, const fs::path& problem, const 
   report::BenchEntry entry;
   entry.problem = problem.stem().string();
   entry.problem_path = problem.string();
+  entry.problem_hash = core::FileContentHash(problem);
   entry.run_dir = run_dir;
+  bool threw = false;
   try {
     fs::create_directories(run_dir);
     if (resume) {
+      std::ofstream summary(run_dir / "summary.txt", std::ios::app);  // the resumed part's summary
       ResumeOptions r;
       r.run_dir = run_dir;
       r.quiet = true;
+      r.summary_out = &summary;
       entry.exit_code = RunResume(r);
     } else {
       std::ofstream summary(run_dir / "summary.txt");  // optimize's console summary, per problem
@@ -93,10 +97,13 @@ report::BenchEntry RunOne(const BenchOptions& b, const fs::path& problem, const 
     entry.exit_code = bad_input ? 2 : 3;
     entry.outcome = "error";
     entry.message = e.what();
+    threw = true;
   }
   std::ifstream in(run_dir / "result.json");
   const nlohmann::json result = in ? nlohmann::json::parse(in, nullptr, false) : nlohmann::json();
-  if (result.is_object()) {
+  // A run that threw (e.g. a resume refused) ends "error" even where an older
+  // result.json is left: `bench --resume` then runs the problem again.
+  if (result.is_object() && !threw) {
     const std::string message = entry.message;
     entry = report::BenchEntryFromResult(result, entry);
     if (!message.empty()) entry.message = message;
@@ -157,9 +164,10 @@ nlohmann::json MeasurementFlags(const BenchOptions& b) {
           {"policy", b.policy},
           {"seed", b.seed},
           {"sets", b.sets},
-          {"sizes_file", b.sizes_file.string()},
+          {"sizes_file_hash", b.sizes_file.empty() ? "" : core::FileContentHash(b.sizes_file)},
           {"confirm_rounds", b.confirm_rounds},
           {"threads", b.threads},
+          {"omp_wait_policy", b.omp_wait_policy},
           {"seeds", b.seeds},
           {"drafts", b.drafts},
           {"min_time_seconds", b.min_time_seconds},
@@ -174,6 +182,7 @@ nlohmann::json BenchDocument(const BenchOptions& b, const core::MachineContext& 
   for (const auto& e : entries) list.push_back(report::BenchEntryToJson(e));
   nlohmann::json doc = MeasurementFlags(b);
   doc.update({{"suite_dir", b.suite_dir.string()},
+              {"sizes_file", b.sizes_file.string()},
               {"jobs", b.jobs},
               {"problems_at_once", b.problems_at_once},  // issue 22: 0 = automatic
               {"queue", b.queue},  // issue 22: "" when evaluated locally
@@ -222,9 +231,15 @@ std::map<std::string, report::BenchEntry> EntriesToResume(const BenchOptions& b,
   for (const auto& item : doc["problems"]) {
     report::BenchEntry e = report::BenchEntryFromJson(item);
     if (!names.count(e.problem)) {
-      mismatches.push_back(fmt::format("problem {} ran there but is not in {}", e.problem, b.suite_dir.string()));
+      mismatches.push_back(fmt::format("problem '{}' ran there but is not in {}", e.problem, b.suite_dir.string()));
       continue;
     }
+    const std::string now = core::FileContentHash(b.suite_dir / (e.problem + ".py"));
+    if (!e.problem_hash.empty() && now != e.problem_hash) {
+      mismatches.push_back(fmt::format("{}.py changed since the bench ran it (hash {} there, {} here)", e.problem,
+                                       e.problem_hash, now.empty() ? "unreadable" : now));
+    }
+    e.run_dir = b.out_dir / e.problem;  // where it is now (the folder may have been copied)
     entries.emplace(e.problem, std::move(e));
   }
   if (!mismatches.empty()) {
@@ -326,6 +341,11 @@ int RunBench(const BenchOptions& options) {
   if (b.out_dir.empty()) b.out_dir = fs::path("runs") / fmt::format("bench-{}", UtcStamp());
   if (b.cache_dir.empty()) b.cache_dir = DefaultCacheDir();
   EnsureCacheDir(b.cache_dir);  // before the out folder and any problem
+  if (b.resume && !fs::is_regular_file(b.out_dir / "bench.json")) {  // before the lock creates the folder
+    throw core::InvalidInputError(fmt::format(
+        "--resume: {} does not exist; give the --out folder of an earlier `kernelevolve bench`",
+        (b.out_dir / "bench.json").string()));
+  }
   // Issue 22: one bench per folder (each problem's run folder is locked by its optimize).
   store::RunDirectoryLock bench_lock = store::RunDirectoryLock::Acquire(b.out_dir, "--out");
   if (!b.resume && fs::exists(b.out_dir / "bench.json")) {
@@ -370,6 +390,10 @@ int RunBench(const BenchOptions& options) {
                problems.size(), b.suite_dir.string(), kept, b.budget,
                std::min<size_t>(at_once_requested, std::max<size_t>(1, todo.size())), b.out_dir.string());
   }
+  // Written before the first problem, so that a bench killed (SIGKILL, power) in its
+  // first problem can still be resumed.
+  report::WriteJsonAtomic(b.out_dir / "bench.json",
+                          BenchDocument(b, machine, entries, problems.size(), /*interrupted=*/true));
   size_t name_width = 16;  // progress lines align on the suite's longest problem name
   for (const auto& p : problems) name_width = std::max(name_width, p.stem().string().size());
   // Issue 22: several problems at once with queue workers; results kept in suite order.
@@ -392,8 +416,9 @@ int RunBench(const BenchOptions& options) {
     entries.clear();
     for (const auto& slot : slots) if (slot) entries.push_back(*slot);
     const report::BenchTotals totals = report::SummarizeBench(entries);
+    // "interrupted" stays true until the suite is complete: a bench killed now says so.
     report::WriteJsonAtomic(b.out_dir / "bench.json",
-                            BenchDocument(b, machine, entries, problems.size(), Interrupted()));
+                            BenchDocument(b, machine, entries, problems.size(), /*interrupted=*/true));
     report::WriteTextAtomic(b.out_dir / "bench.txt",
                             "machine: " + core::MachineSummary(machine) + "\n" + report::BenchTable(entries, totals));
   };

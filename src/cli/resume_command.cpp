@@ -70,6 +70,7 @@ int RunResume(const ResumeOptions& options) {
   }
   o.out_dir = options.run_dir;
   o.quiet = options.quiet;
+  o.summary_out = options.summary_out;
   o.resume = true;
   o.resume_run_id = run.id;
   if (!o.quiet) {

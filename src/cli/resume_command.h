@@ -3,6 +3,7 @@
 #pragma once
 
 #include <filesystem>
+#include <ostream>
 
 namespace CLI {
 class App;
@@ -13,6 +14,9 @@ namespace kernelevolve::cli {
 struct ResumeOptions {
   std::filesystem::path run_dir;  // the --out directory of the interrupted run
   bool quiet = false;             // no progress line
+  /// Where optimize's console summary goes (nullptr: stdout); `bench --resume` points it
+  /// at the problem's summary.txt.
+  std::ostream* summary_out = nullptr;
 };
 
 /// Adds the `resume` subcommand to `app`, filling `options`.

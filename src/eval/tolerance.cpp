@@ -36,7 +36,9 @@ int64_t IntAt(const HostTensor& tensor, int64_t index) {
     case DType::kInt32: return Load<int32_t>(tensor, index);
     case DType::kInt64: return Load<int64_t>(tensor, index);
     case DType::kUInt8: return Load<uint8_t>(tensor, index);
-    case DType::kBool: return Load<uint8_t>(tensor, index) != 0 ? 1 : 0;
+    // The byte itself: a bool holds 0 or 1 (PyTorch and C++ store nothing else), so a
+    // byte the kernel never wrote (the harness's 0x5A poison) is a mismatch, not "true".
+    case DType::kBool: return Load<uint8_t>(tensor, index);
     default: break;
   }
   throw core::InternalError("IntAt called on a floating dtype");

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -164,6 +165,7 @@ BenchEntry BenchEntryFromResult(const json& result, BenchEntry e) {
     BenchEntry cut;
     cut.problem = e.problem;
     cut.problem_path = e.problem_path;
+    cut.problem_hash = e.problem_hash;
     cut.run_dir = e.run_dir;
     cut.exit_code = e.exit_code;
     cut.evaluations = e.evaluations;
@@ -171,7 +173,7 @@ BenchEntry BenchEntryFromResult(const json& result, BenchEntry e) {
     cut.stop_reason = e.stop_reason;
     cut.has_gpu = e.has_gpu;
     cut.outcome = "interrupted";
-    cut.message = fmt::format("interrupted; continue with `kernelevolve resume {}`", e.run_dir.string());
+    cut.message = fmt::format("continue with `bench --resume` or `kernelevolve resume {}`", e.run_dir.string());
     return cut;
   }
   return e;
@@ -181,6 +183,7 @@ BenchEntry BenchEntryFromJson(const json& doc) {
   BenchEntry e;
   e.problem = Text(doc, "problem");
   e.problem_path = Text(doc, "problem_path");
+  e.problem_hash = Text(doc, "problem_hash");
   e.run_dir = Text(doc, "run_dir");
   e.outcome = Text(doc, "outcome");
   e.correct = doc.is_object() && doc.value("correct", false);
@@ -203,13 +206,21 @@ BenchEntry BenchEntryFromJson(const json& doc) {
   e.exit_code = static_cast<int>(Number(doc, "exit_code", -1));
   e.speedup_vs_compile = Number(doc, "speedup_vs_torch_compile");
   e.has_gpu = doc.is_object() && doc.value("has_gpu", false);
-  if (e.problem.empty() || e.outcome.empty()) e.outcome = "error";  // caller checks the name
+  static const std::set<std::string> kOutcomes = {"correct", "no_correct_candidate", "unsupported",
+                                                  "load_error", "error", "interrupted"};
+  if (e.problem.empty() || !kOutcomes.count(e.outcome)) {  // caller checks the name
+    e.outcome = "error";
+    e.correct = false;
+    e.speedup = 0;
+  }
+  e.correct = e.correct && e.outcome == "correct";
   return e;
 }
 
 json BenchEntryToJson(const BenchEntry& e) {
   return {{"problem", e.problem},
           {"problem_path", e.problem_path},
+          {"problem_hash", e.problem_hash},
           {"run_dir", e.run_dir.string()},
           {"outcome", e.outcome},
           {"correct", e.correct},

@@ -14,6 +14,9 @@ namespace kernelevolve::report {
 struct BenchEntry {
   std::string problem;               // file stem
   std::string problem_path;
+  /// core::FileContentHash of the problem file when the bench ran it ("" unknown):
+  /// `bench --resume` refuses a suite whose file changed since.
+  std::string problem_hash;
   std::filesystem::path run_dir;
   /// "correct" (a correct kernel was found), "no_correct_candidate", "unsupported"
   /// (no template covers an op or dtype), "load_error" (the problem file failed to
@@ -103,7 +106,8 @@ BenchEntry BenchEntryFromResult(const nlohmann::json& result, BenchEntry entry);
 nlohmann::json BenchEntryToJson(const BenchEntry& entry);
 /// The inverse of BenchEntryToJson, for `bench --resume` reading a bench.json back.
 /// Never throws: missing fields keep BenchEntry's defaults; a document without
-/// "problem" or "outcome" gives outcome "error".
+/// "problem" or with an outcome not listed in BenchEntry gives outcome "error" (not
+/// correct).
 BenchEntry BenchEntryFromJson(const nlohmann::json& doc);
 nlohmann::json BenchTotalsToJson(const BenchTotals& totals);
 

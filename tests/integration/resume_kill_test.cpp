@@ -246,6 +246,16 @@ TEST(ResumeKillTest, SigtermToABenchThenResumeFinishesTheSuite) {
   { std::ofstream(out / "b_softmax" / "result.json") << R"({"status": "error"})"; }
 
   args.push_back("--resume");
+  // An edited problem file: its earlier figures no longer describe it.
+  const std::string original = ReadFile(dir / "suite" / "a_softmax.py");
+  { std::ofstream(dir / "suite" / "a_softmax.py", std::ios::app) << "\n# edited\n"; }
+  const pid_t edited_run = Spawn(args, dir / "edited.log");
+  ASSERT_GT(edited_run, 0);
+  EXPECT_EQ(WaitExit(edited_run), 2) << ReadFile(dir / "edited.log");
+  EXPECT_NE(ReadFile(dir / "edited.log").find("a_softmax.py changed since the bench ran it"), std::string::npos)
+      << ReadFile(dir / "edited.log");
+  { std::ofstream(dir / "suite" / "a_softmax.py") << original; }
+
   std::vector<std::string> other_budget = args;
   other_budget[9] = "9";  // --budget 9: figures measured another way
   const pid_t refused = Spawn(other_budget, dir / "refused.log");

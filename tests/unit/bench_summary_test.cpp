@@ -109,6 +109,7 @@ TEST(BenchSummary, EntryJsonRoundTrips) {
   report::BenchEntry e = Entry("correct", 1.75, "memory", 0.61);
   e.problem = "gelu";
   e.problem_path = "problems/level1/gelu.py";
+  e.problem_hash = "3f2a";
   e.run_dir = "runs/b/gelu";
   e.ci_low = 1.5;
   e.ci_high = 1.9;
@@ -125,6 +126,9 @@ TEST(BenchSummary, EntryJsonRoundTrips) {
   EXPECT_EQ(report::BenchEntryToJson(back), report::BenchEntryToJson(e));
   EXPECT_EQ(report::BenchEntryFromJson(nlohmann::json::array()).outcome, "error");
   EXPECT_EQ(report::BenchEntryFromJson({{"problem", "x"}}).outcome, "error");
+  const auto odd = report::BenchEntryFromJson({{"problem", "x"}, {"outcome", "banana"}, {"correct", true}});
+  EXPECT_EQ(odd.outcome, "error");  // an outcome bench never writes is not a result
+  EXPECT_FALSE(odd.correct);
 }
 
 TEST(BenchSummary, TotalsSayNoneRatherThanAZeroGeomean) {

@@ -183,9 +183,12 @@ TEST(ToleranceTest, IntegersAndBoolAreExactByDefault) {
                               MakeTensor<int32_t>(DType::kInt32, {1}, {-7}), {0, 0}).passed);
   EXPECT_FALSE(CompareTensors(MakeTensor<uint8_t>(DType::kUInt8, {1}, {0}),
                               MakeTensor<uint8_t>(DType::kUInt8, {1}, {255}), {0, 0}).passed);
-  // bool: any nonzero byte is true.
-  EXPECT_TRUE(CompareTensors(MakeTensor<uint8_t>(DType::kBool, {2}, {2, 0}),
+  // bool: the byte itself. A bool holds 0 or 1; any other byte is one the kernel never
+  // wrote (the harness's 0x5A poison), not "true".
+  EXPECT_TRUE(CompareTensors(MakeTensor<uint8_t>(DType::kBool, {2}, {1, 0}),
                              MakeTensor<uint8_t>(DType::kBool, {2}, {1, 0}), {0, 0}).passed);
+  EXPECT_FALSE(CompareTensors(MakeTensor<uint8_t>(DType::kBool, {2}, {0x5A, 0}),
+                              MakeTensor<uint8_t>(DType::kBool, {2}, {1, 0}), {0, 0}).passed);
   EXPECT_FALSE(CompareTensors(MakeTensor<uint8_t>(DType::kBool, {2}, {0, 0}),
                               MakeTensor<uint8_t>(DType::kBool, {2}, {1, 0}), {0, 0}).passed);
 }
