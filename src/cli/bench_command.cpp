@@ -198,8 +198,8 @@ nlohmann::json BenchDocument(const BenchOptions& b, const core::MachineContext& 
 /// that the bench there was measured with these flags, on this kind of machine, over
 /// problems this suite has. Throws InvalidInputError naming each mismatch.
 std::map<std::string, report::BenchEntry> EntriesToResume(const BenchOptions& b,
-                                                                  const core::MachineContext& machine,
-                                                                  const std::vector<fs::path>& problems) {
+                                                          const core::MachineContext& machine,
+                                                          const std::vector<fs::path>& problems) {
   const fs::path path = b.out_dir / "bench.json";
   if (!fs::is_regular_file(path)) {
     throw core::InvalidInputError(fmt::format(

@@ -65,8 +65,12 @@ std::vector<std::filesystem::path> SuiteProblems(const std::filesystem::path& di
 /// to load, is unsupported or makes kernelevolve fail (recorded as such), with one line
 /// per problem on stderr (with --llm: that problem's LLM cost and the suite's so far). After each problem OUT/bench.json and OUT/bench.txt are
 /// rewritten, so Ctrl-C (which stops the problem in flight as optimize does) leaves
-/// every finished problem recorded. Prints the table on stdout. Returns 0 when the suite
-/// ran (whatever each problem's outcome), 2 on bad input, 128 + signal when interrupted.
+/// every finished problem recorded; with --resume the same command continues the bench
+/// in OUT (same suite, measurement flags, machine kind and problem files, else
+/// InvalidInputError naming each difference): finished entries are kept, an interrupted
+/// problem resumes its own run, one that ended "error" runs again. Prints the table on
+/// stdout. Returns 0 when the suite ran (whatever each problem's outcome), 2 on bad
+/// input, 128 + signal when interrupted.
 int RunBench(const BenchOptions& options);
 
 }  // namespace kernelevolve::cli
