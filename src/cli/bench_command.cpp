@@ -194,17 +194,14 @@ nlohmann::json BenchDocument(const BenchOptions& b, const core::MachineContext& 
   return doc;
 }
 
-/// `bench --resume`: the entries of OUT/bench.json by problem name, after checking
-/// that the bench there was measured with these flags, on this kind of machine, over
-/// problems this suite has. Throws InvalidInputError naming each mismatch.
+/// `bench --resume`: the entries of OUT/bench.json (RunBench checked that it exists) by
+/// problem name, after checking that the bench there was measured with these flags, on
+/// this kind of machine, over problems this suite has, unchanged since. Throws
+/// InvalidInputError naming each mismatch.
 std::map<std::string, report::BenchEntry> EntriesToResume(const BenchOptions& b,
                                                           const core::MachineContext& machine,
                                                           const std::vector<fs::path>& problems) {
   const fs::path path = b.out_dir / "bench.json";
-  if (!fs::is_regular_file(path)) {
-    throw core::InvalidInputError(fmt::format(
-        "--resume: {} does not exist; give the --out folder of an earlier `kernelevolve bench`", path.string()));
-  }
   std::ifstream in(path);
   const nlohmann::json doc = nlohmann::json::parse(in, nullptr, false);
   if (!doc.is_object() || !doc.contains("problems") || !doc["problems"].is_array()) {
@@ -362,7 +359,6 @@ int RunBench(const BenchOptions& options) {
 
   core::MachineContext machine = core::ProbeLocalMachine();
   machine.threads = b.threads > 0 ? b.threads : std::max(1, machine.logical_cores);
-  // CPU peaks for the roofline (optimize then reads the cache); GPU targets measure their own.
   // --resume: finished problems keep their entries; the others run (or resume) below.
   std::vector<std::optional<report::BenchEntry>> slots(problems.size());
   std::vector<report::BenchEntry> entries;  // the finished ones, in suite order
@@ -382,6 +378,7 @@ int RunBench(const BenchOptions& options) {
       todo.push_back(i);
     }
   }
+  // CPU peaks for the roofline (optimize then reads the cache); GPU targets measure their own.
   if (b.target == "cpu") AttachMachinePeaks(machine, b.cache_dir, b.remeasure_machine, b.quiet);
   if (!b.quiet) {
     const std::string kept =
@@ -456,13 +453,10 @@ int RunBench(const BenchOptions& options) {
   std::cout << "\n" << table;
   std::cout << fmt::format("written: {} and bench.txt\n", (b.out_dir / "bench.json").string());
   if (Interrupted()) {
-    const auto finished_problems = std::count_if(entries.begin(), entries.end(), [](const report::BenchEntry& e) {
-      return e.outcome != "interrupted";
-    });
     std::cout << fmt::format(
         "interrupted after {} of {} problems; their runs stay in {}; the same command with `--out {} --resume` "
         "finishes the suite\n",
-        finished_problems, problems.size(), b.out_dir.string(), b.out_dir.string());
+        totals.problems, problems.size(), b.out_dir.string(), b.out_dir.string());  // finished ones only
     return 128 + InterruptSignal();
   }
   return 0;

@@ -21,29 +21,6 @@ std::string ShapeText(const std::vector<int64_t>& shape) {
   return text + "]";
 }
 
-template <typename T>
-T Load(const HostTensor& tensor, int64_t index) {
-  T value;
-  std::memcpy(&value, tensor.bytes.data() + index * static_cast<int64_t>(sizeof(T)), sizeof(T));
-  return value;
-}
-
-// Element `index` of an integer or bool tensor, widened exactly (bool: 0 or 1).
-int64_t IntAt(const HostTensor& tensor, int64_t index) {
-  switch (tensor.dtype) {
-    case DType::kInt8: return Load<int8_t>(tensor, index);
-    case DType::kInt16: return Load<int16_t>(tensor, index);
-    case DType::kInt32: return Load<int32_t>(tensor, index);
-    case DType::kInt64: return Load<int64_t>(tensor, index);
-    case DType::kUInt8: return Load<uint8_t>(tensor, index);
-    // The byte itself: a bool holds 0 or 1 (PyTorch and C++ store nothing else), so a
-    // byte the kernel never wrote (the harness's 0x5A poison) is a mismatch, not "true".
-    case DType::kBool: return Load<uint8_t>(tensor, index);
-    default: break;
-  }
-  throw core::InternalError("IntAt called on a floating dtype");
-}
-
 // Counts of NaN/Inf parity failures, one per kind, for the note.
 struct ParityCounts {
   int64_t nan_vs_finite = 0;    // actual NaN, reference finite
@@ -100,6 +77,15 @@ void RecordMismatch(int64_t index, core::OutputCheck* check) {
   if (check->mismatches++ == 0) check->first_mismatch = index;
 }
 
+// Element `i` of a tensor stored as `Stored` (memcpy: HostTensor bytes carry no
+// alignment promise).
+template <typename Stored>
+Stored ElementAt(const HostTensor& tensor, int64_t i) {
+  Stored value;
+  std::memcpy(&value, tensor.bytes.data() + i * static_cast<int64_t>(sizeof(Stored)), sizeof(Stored));
+  return value;
+}
+
 // The floating-point comparison of CompareTensors over `n` elements stored as `Stored`,
 // widened to double by `widen` (exact for every float dtype). Equal elements (the
 // common case for a correct kernel) pass at once: their difference is 0, and two equal
@@ -108,19 +94,32 @@ template <typename Stored, typename Widen>
 void CompareFloatElements(const HostTensor& actual, const HostTensor& expected, int64_t n,
                           const core::Tolerance& tolerance, core::OutputCheck* check, ParityCounts* parity,
                           Widen widen) {
-  const auto* a_bytes = actual.bytes.data();
-  const auto* e_bytes = expected.bytes.data();
   for (int64_t i = 0; i < n; ++i) {
-    Stored a_raw;
-    Stored e_raw;
-    std::memcpy(&a_raw, a_bytes + i * static_cast<int64_t>(sizeof(Stored)), sizeof(Stored));
-    std::memcpy(&e_raw, e_bytes + i * static_cast<int64_t>(sizeof(Stored)), sizeof(Stored));
-    const double a = widen(a_raw);
-    const double e = widen(e_raw);
+    const double a = widen(ElementAt<Stored>(actual, i));
+    const double e = widen(ElementAt<Stored>(expected, i));
     if (a == e) continue;
     const bool ok = std::isfinite(a) && std::isfinite(e) ? FinitePasses(std::fabs(a - e), std::fabs(e), tolerance, check)
                                                          : NonFinitePasses(a, e, parity);
     if (!ok) RecordMismatch(i, check);
+  }
+}
+
+// The integer comparison of CompareTensors over `n` elements stored as `Stored`, widened
+// exactly to int64 (bool: the byte itself, since a bool holds 0 or 1 and PyTorch and C++
+// store nothing else, so a byte the kernel never wrote, the harness's 0x5A poison, is a
+// mismatch rather than "true"). Equal elements pass at once (difference 0).
+template <typename Stored>
+void CompareIntegerElements(const HostTensor& actual, const HostTensor& expected, int64_t n,
+                            const core::Tolerance& tolerance, core::OutputCheck* check) {
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t a = ElementAt<Stored>(actual, i);
+    const int64_t e = ElementAt<Stored>(expected, i);
+    if (a == e) continue;
+    // Exact difference in 128 bits, then widened: never rounds a nonzero gap to 0.
+    const __int128 gap = static_cast<__int128>(a) - static_cast<__int128>(e);
+    const double diff = static_cast<double>(gap < 0 ? -gap : gap);
+    const double abs_e = std::fabs(static_cast<double>(e));
+    if (!FinitePasses(diff, abs_e, tolerance, check)) RecordMismatch(i, check);
   }
 }
 
@@ -180,18 +179,12 @@ core::OutputCheck CompareTensors(const HostTensor& actual, const HostTensor& exp
       CompareFloatElements<uint16_t>(actual, expected, n, tolerance, &check, &parity,
                                      [](uint16_t v) { return double{BFloat16ToFloat(v)}; });
       break;
-    default: break;
-  }
-  if (!core::IsFloatingPoint(expected.dtype)) {
-    for (int64_t i = 0; i < n; ++i) {
-      const int64_t a = IntAt(actual, i);
-      const int64_t e = IntAt(expected, i);
-      // Exact difference in 128 bits, then widened: never rounds a nonzero gap to 0.
-      const __int128 gap = static_cast<__int128>(a) - static_cast<__int128>(e);
-      const double diff = static_cast<double>(gap < 0 ? -gap : gap);
-      const double abs_e = std::fabs(static_cast<double>(e));
-      if (!FinitePasses(diff, abs_e, tolerance, &check)) RecordMismatch(i, &check);
-    }
+    case DType::kInt8: CompareIntegerElements<int8_t>(actual, expected, n, tolerance, &check); break;
+    case DType::kInt16: CompareIntegerElements<int16_t>(actual, expected, n, tolerance, &check); break;
+    case DType::kInt32: CompareIntegerElements<int32_t>(actual, expected, n, tolerance, &check); break;
+    case DType::kInt64: CompareIntegerElements<int64_t>(actual, expected, n, tolerance, &check); break;
+    case DType::kUInt8:
+    case DType::kBool: CompareIntegerElements<uint8_t>(actual, expected, n, tolerance, &check); break;
   }
   check.note = ParityNote(parity);
   check.passed = check.mismatches == 0;

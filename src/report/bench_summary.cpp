@@ -32,6 +32,15 @@ std::string Text(const json& doc, const char* key) {
   return doc.at(key).get<std::string>();
 }
 
+/// Reads a [low, high] pair of numbers (an interval) into *low and *high; leaves them
+/// unchanged when `pair` is anything else.
+void ReadInterval(const json& pair, double* low, double* high) {
+  if (pair.is_array() && pair.size() == 2 && pair[0].is_number() && pair[1].is_number()) {
+    *low = pair[0].get<double>();
+    *high = pair[1].get<double>();
+  }
+}
+
 const json& Object(const json& doc, const char* key) {
   static const json kNull;
   if (!doc.is_object() || !doc.contains(key) || !doc.at(key).is_object()) return kNull;
@@ -129,19 +138,12 @@ BenchEntry BenchEntryFromResult(const json& result, BenchEntry e) {
     if (confirmed.is_object() && confirmed.value("done", false)) {
       e.speedup_source = "confirmed";
       e.speedup = Number(confirmed, "speedup_vs_eager");
-      const json& ci = confirmed.contains("ci95") ? confirmed["ci95"] : json();
-      if (ci.is_array() && ci.size() == 2 && ci[0].is_number() && ci[1].is_number()) {
-        e.ci_low = ci[0].get<double>();
-        e.ci_high = ci[1].get<double>();
-      }
+      ReadInterval(confirmed.contains("ci95") ? confirmed["ci95"] : json(), &e.ci_low, &e.ci_high);
       e.clearly_faster = confirmed.value("clearly_faster", false);
     } else {
       e.speedup_source = "search";
       e.speedup = e.search_speedup;
-      if (spread.is_array() && spread.size() == 2 && spread[0].is_number() && spread[1].is_number()) {
-        e.ci_low = spread[0].get<double>();
-        e.ci_high = spread[1].get<double>();
-      }
+      ReadInterval(spread, &e.ci_low, &e.ci_high);
     }
     const json& roofline = Object(best, "roofline");
     if (roofline.is_object()) {
@@ -188,11 +190,7 @@ BenchEntry BenchEntryFromJson(const json& doc) {
   e.outcome = Text(doc, "outcome");
   e.correct = doc.is_object() && doc.value("correct", false);
   e.speedup = Number(doc, "speedup");
-  const json& ci = doc.is_object() && doc.contains("ci") ? doc["ci"] : json();
-  if (ci.is_array() && ci.size() == 2 && ci[0].is_number() && ci[1].is_number()) {
-    e.ci_low = ci[0].get<double>();
-    e.ci_high = ci[1].get<double>();
-  }
+  ReadInterval(doc.is_object() && doc.contains("ci") ? doc["ci"] : json(), &e.ci_low, &e.ci_high);
   e.speedup_source = Text(doc, "speedup_source");
   e.search_speedup = Number(doc, "search_speedup");
   e.clearly_faster = doc.is_object() && doc.value("clearly_faster", false);
@@ -210,10 +208,9 @@ BenchEntry BenchEntryFromJson(const json& doc) {
                                                   "load_error", "error", "interrupted"};
   if (e.problem.empty() || !kOutcomes.count(e.outcome)) {  // caller checks the name
     e.outcome = "error";
-    e.correct = false;
     e.speedup = 0;
   }
-  e.correct = e.correct && e.outcome == "correct";
+  e.correct = e.correct && e.outcome == "correct";  // only a "correct" outcome is a result
   return e;
 }
 
