@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-FOLDERS = ["level1", "level2", "core_ops", "chains", "gpu_gemm", "matmul", "conv", "pool"]
+FOLDERS = ["level1", "level2", "core_ops", "chains", "gpu_gemm", "matmul", "conv", "pool", "recsys"]
 
 # Why an overload without a lowering has none (by operator name).
 NOT_LOWERED = {
@@ -26,22 +26,10 @@ NOT_LOWERED = {
     "randperm": "random: no kernel can match the reference's draws",
     "native_dropout": "random in training; eval-mode dropout is not captured",
     "nonzero": "data-dependent output shape (the recommendation-ops issue adds such outputs)",
-    "sort": "sort and top-k: the recommendation-ops issue",
-    "topk": "sort and top-k: the recommendation-ops issue",
     "_embedding_bag": "embedding bags: the recommendation-ops issue",
-    "scatter": "scatter writes: the recommendation-ops issue (segment and index_add reductions)",
-    "scatter_add": "scatter writes: the recommendation-ops issue",
-    "scatter_reduce": "scatter writes: the recommendation-ops issue",
-    "index_put": "scatter writes: the recommendation-ops issue",
-    "masked_scatter": "data-dependent read positions (a prefix count of the mask); not yet",
     "_fft_r2c": "complex values (unsupported_dtype)",
     "_fft_c2r": "complex values (unsupported_dtype)",
     "_local_scalar_dense": "Tensor.item(): a host value, graphs that branch on it do not trace",
-    "_cdist_forward": "not yet (a matmul-family lowering in the heavy-ops issue)",
-    "_pdist_forward": "not yet (a matmul-family lowering in the heavy-ops issue)",
-    "grid_sampler_2d": "not yet (data-dependent bilinear reads)",
-    "upsample_bilinear2d": "not yet (bilinear weights; nearest is lowered)",
-    "col2im": "not yet (a scatter-add of patches)",
     "resize_": "in-place resize: not in a functional graph",
     "_adaptive_avg_pool2d_backward": "backward op: not in a forward graph",
     "avg_pool2d_backward": "backward op: not in a forward graph",

@@ -1,7 +1,8 @@
 // problems/recsys end to end (the kernelevolve binary, the real worker, the real
 // compiler): problems whose jagged inputs have other lengths under every seed get a
 // correct kernel from the template operator, whose kernels read their sizes at run
-// time (embedding_bag family), and the searches and integer hashes of the loop IR.
+// time (embedding_bag family), the sort family (stable sort with ties, top-k), and the
+// searches and integer hashes of the loop IR.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -76,7 +77,9 @@ INSTANTIATE_TEST_SUITE_P(Problems, RecsysCliTest,
                                            RecsysCase{"embedding_bag_max", "embedding_bag", true},
                                            RecsysCase{"embedding_bag_weighted", "embedding_bag", true},
                                            RecsysCase{"bucketize_right", "loop_nest", false},
-                                           RecsysCase{"hash_mod", "loop_nest", false}),
+                                           RecsysCase{"hash_mod", "loop_nest", false},
+                                           RecsysCase{"sort_scores_stable", "sort", false},
+                                           RecsysCase{"topk_candidates", "sort", false}),
                          [](const auto& info) { return std::string(info.param.problem); });
 
 }  // namespace

@@ -2,7 +2,8 @@
 // (ir/kernel_plan.h), the primitive table (codegen/prim_spelling.h) and the family
 // "loop_nest" that prints it in C++ (families/loop_nest): captured graphs of small
 // models compiled on every draft and run against eager PyTorch outputs (cases
-// written by tests/unit/data/loop_nest/make_cases.py).
+// written by tests/unit/data/loop_nest/make_cases.py). The sort cases also run every
+// setting of the CPU's sort family (families/sort), which takes a lone sort or top-k.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -16,6 +17,7 @@
 #include "operators/codegen/cpp/loop_nest_cpp.h"
 #include "operators/codegen/prim_spelling.h"
 #include "operators/families/loop_nest/loop_nest_template.h"
+#include "operators/families/sort/sort_template.h"
 #include "operators/ir/contraction.h"
 #include "operators/ir/convolution.h"
 #include "operators/ir/expr.h"
@@ -63,6 +65,13 @@ const std::vector<std::string>& CaseNames() {
       "conv2d_grouped_strided_padded", "conv2d_depthwise_unbatched", "conv1d_strided_silu", "conv3d_padded",
       // pooling windows (the row-blocked draft runs them)
       "max_pool2d_dilated_ceil", "avg_pool2d_ceil_include_pad", "max_pool1d_indices", "conv2d_depthwise",
+      // sort and top-k as counting reductions (ties, NaN, -0.0, int64, another dim, in a chain)
+      "sort_desc_nan_ties", "sort_int64_dim0", "topk_smallest_dim0", "topk_relu_sum",
+      // scatter writes in their gather form (duplicates, every scatter_reduce mode, index_put)
+      "scatter_add_dup", "scatter_src_value", "scatter_reduce_modes", "index_put_accumulate", "index_add_rows",
+      "masked_scatter_broadcast",
+      // resampling and distances
+      "upsample_bilinear", "grid_sample_modes", "fold_col2im", "col2im_direct", "cdist_pdist",
   };
   return names;
 }
@@ -764,6 +773,50 @@ TEST(LoopNestPooling, RowBlockedWindowsMatchEager) {
     }
   }
   CompileAndCompareAll(batch);
+}
+
+// ---- the sort family (a lone sort or top-k) ------------------------------------------
+
+TEST(SortFamily, EverySettingMatchesEagerOnTiesNanAndOtherDims) {
+  // Descending with ties, NaN, infinities and -0.0 == +0.0; int64 along dim 0 with
+  // ties (stable); top-k of the smallest along dim 0 with a NaN. Every algorithm, one
+  // thread and all, every chunk.
+  DraftBatch batch;
+  for (const std::string name : {"sort_desc_nan_ties", "sort_int64_dim0", "topk_smallest_dim0"}) {
+    const core::OpGraph graph = CaseGraph(name);
+    const auto match = families::MatchSort(graph, /*multithread=*/true);
+    ASSERT_TRUE(match.has_value() && match->tmpl != nullptr) << name;
+    EXPECT_EQ(match->tmpl->Name(), "sort");
+    const auto settings = match->tmpl->Space().Enumerate();
+    // 3 sort algorithms or 4 top-k ones, each on 1 thread and on all with 3 chunk sizes.
+    const size_t algorithms = std::string(name).rfind("topk", 0) == 0 ? 4 : 3;
+    EXPECT_EQ(settings.size(), algorithms * (1 + 3)) << name;
+    for (const auto& k : settings) batch.Add(name, k, match->tmpl->Generate(k));
+  }
+  CompileAndCompareAll(batch);
+}
+
+TEST(SortFamily, TakesOnlyALoneSortOrTopK) {
+  // The template operator picks the family for a lone sort; a top-k inside a bigger
+  // graph stays a loop-nest program (the counting form).
+  core::Problem lone;
+  lone.graph = CaseGraph("sort_int64_dim0");
+  const auto picked = templates::MatchTemplate(lone, 2);
+  ASSERT_TRUE(picked.tmpl != nullptr) << picked.unsupported;
+  EXPECT_EQ(picked.tmpl->Name(), "sort");
+  core::Problem chain;
+  chain.graph = CaseGraph("topk_relu_sum");
+  EXPECT_FALSE(families::MatchSort(chain.graph, true).has_value());
+  const auto fallback = templates::MatchTemplate(chain, 2);
+  ASSERT_TRUE(fallback.tmpl != nullptr) << fallback.unsupported;
+  EXPECT_EQ(fallback.tmpl->Name(), "loop_nest");
+  // The generated source reads the row length from the tensor, and top-k checks k
+  // against it (return 3) rather than reading past the row.
+  const auto topk = families::MatchSort(CaseGraph("topk_smallest_dim0"), false);
+  ASSERT_TRUE(topk.has_value());
+  const std::string source = topk->tmpl->Generate(topk->tmpl->Drafts().front());
+  EXPECT_NE(source.find("const int64_t len = X.shape[0];"), std::string::npos) << source;
+  EXPECT_NE(source.find("if (keep > len) return 3;"), std::string::npos) << source;
 }
 
 }  // namespace

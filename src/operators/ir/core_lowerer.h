@@ -92,6 +92,10 @@ const std::vector<LoweringRule>& ReductionRules();    // lower_core_reduce.cpp
 const std::vector<LoweringRule>& HeavyRules();        // lower_core_heavy.cpp
 const std::vector<LoweringRule>& KeptRules();         // lower_core_kept.cpp
 const std::vector<LoweringRule>& SearchRules();       // lower_core_search.cpp
+const std::vector<LoweringRule>& SortRules();         // lower_core_sort.cpp
+const std::vector<LoweringRule>& ScatterRules();      // lower_core_scatter.cpp
+const std::vector<LoweringRule>& SampleRules();       // lower_core_sample.cpp
+const std::vector<LoweringRule>& DistanceRules();     // lower_core_distance.cpp
 
 // Shared building blocks of the rules.
 /// Reduction of `x` (a def) over `dims` (normalized, sorted, unique) to `out_shape`

@@ -18,7 +18,7 @@ using core::DType;
 const std::map<std::string, const LoweringRule*>& RuleIndex() {
   static const std::map<std::string, const LoweringRule*> index = [] {
     std::map<std::string, const LoweringRule*> m;
-    for (const auto* table : {&ElementwiseRules(), &LayoutRules(), &ReductionRules(), &HeavyRules(), &KeptRules(), &SearchRules()}) {
+    for (const auto* table : {&ElementwiseRules(), &LayoutRules(), &ReductionRules(), &HeavyRules(), &KeptRules(), &SearchRules(), &SortRules(), &ScatterRules(), &SampleRules(), &DistanceRules()}) {
       for (const LoweringRule& r : *table) m.emplace(r.target, &r);
     }
     return m;

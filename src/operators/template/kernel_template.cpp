@@ -5,6 +5,7 @@
 
 #include "operators/families/embedding_bag/embedding_bag_template.h"
 #include "operators/families/loop_nest/loop_nest_template.h"
+#include "operators/families/sort/sort_template.h"
 #include "operators/template/pointwise_template.h"
 #include "operators/template/rowwise_template.h"
 #include "operators/template/scan_template.h"
@@ -70,6 +71,8 @@ TemplateMatch MatchTemplate(const core::Problem& problem, int threads, int vecto
   // Specialized templates first, in order; the general rowwise template last.
   // A pooled embedding lookup: its own family, whose kernel reads sizes at run time.
   if (auto match = families::MatchEmbeddingBag(graph, multithread)) return std::move(*match);
+  // One sort or top-k: its own family (sizes read at run time; O(n log n) per row).
+  if (auto match = families::MatchSort(graph, multithread)) return std::move(*match);
   if (auto match = MatchSoftmaxLastDim(graph, multithread)) return std::move(*match);
   if (auto match = MatchPointwise(graph, multithread, vector_lanes)) return std::move(*match);
   TemplateMatch rowwise = MatchRowwiseTemplate(graph, multithread);

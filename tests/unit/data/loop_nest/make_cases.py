@@ -3,7 +3,7 @@ for each small model, its captured Core ATen graph (<case>.json, worker format) 
 one input set with the eager outputs (<case>.safetensors: "in.<k>" ABI inputs, the
 forward() inputs then the state_dict() tensors the graph reads, and "out.<k>" eager
 outputs). The cases cover every rule file of the generic lowering
-(src/operators/ir/lower_core_{layout,elementwise,reduce,heavy,kept}.cpp).
+(src/operators/ir/lower_core_{layout,elementwise,reduce,heavy,kept,search,sort}.cpp).
 
 Regenerate from the repository root: .venv/bin/python tests/unit/data/loop_nest/make_cases.py
 """
@@ -188,7 +188,69 @@ def cases():
         "max_pool1d_indices": (Fn(lambda s, x: F.max_pool1d(x, 4, stride=3, padding=2, return_indices=True)),
                                [r(2, 5, 20)]),
         "conv2d_depthwise": (Fn(lambda s, x: s.mods[0](x), nn.Conv2d(4, 8, 3, padding=1, groups=4)), [r(2, 4, 7, 6)]),
+        # ---- sort and top-k (lower_core_sort.cpp; families/sort): ties in input order,
+        # NaN largest, -0.0 == +0.0 ----
+        "sort_desc_nan_ties": (Fn(lambda s, x: torch.sort(x, dim=1, descending=True, stable=True)),
+                               [torch.cat([torch.round(2 * r(3, 9)) / 2,
+                                           torch.tensor([[float("nan"), 0.0, -0.0, 1.0, float("nan"), -0.0,
+                                                          float("inf"), -float("inf"), 0.0]])])]),
+        "sort_int64_dim0": (Fn(lambda s, x: torch.sort(x, dim=0, stable=True)), [ints(-3, 4, 11, 5)]),
+        "topk_smallest_dim0": (Fn(lambda s, x: torch.topk(x, 3, dim=0, largest=False)),
+                               [torch.cat([r(7, 4), torch.tensor([[float("nan"), 0.5, -9.0, 2.0]])])]),
+        "topk_relu_sum": (Fn(lambda s, x: torch.relu(torch.topk(x, 4, dim=-1).values).sum(-1)), [r(5, 2, 10)]),
+        # ---- scatter writes in their gather form (lower_core_scatter.cpp): duplicate
+        # indices, an index smaller than self, every scatter_reduce mode ----
+        "scatter_add_dup": (Fn(lambda s, x, i, src: torch.scatter_add(x, 1, i, src)),
+                            [r(4, 6), ints(0, 6, 3, 5), r(4, 7)]),
+        "scatter_src_value": (Fn(lambda s, x, i, src, j: (x.scatter(0, i, src), x.scatter(1, j, 2.5))),
+                              [r(5, 4), ints(0, 5, 3, 4), r(3, 4), ints(0, 4, 5, 2)]),
+        "scatter_reduce_modes": (
+            Fn(lambda s, x, i, src, xi, srci: (x.scatter_reduce(0, i, src, "sum"),
+                                               x.scatter_reduce(0, i, src, "prod", include_self=False),
+                                               x.scatter_reduce(0, i, src, "mean"),
+                                               x.scatter_reduce(0, i, src, "amax"),
+                                               x.scatter_reduce(0, i, src, "amin", include_self=False),
+                                               xi.scatter_reduce(0, i, srci, "mean", include_self=False))),
+            [r(6, 3), ints(0, 6, 8, 3), r(8, 3), ints(-20, 20, 6, 3), ints(-20, 20, 8, 3)]),
+        "index_put_accumulate": (
+            Fn(lambda s, x, i, v, a, c, w: (x.index_put((i,), v, accumulate=True),
+                                             x.index_put((a, c), w))),
+            [r(7, 3), ints(-7, 7, 10), r(10, 3), torch.tensor([0, 2, 6, -1]), torch.tensor([1, 0, 2, 2]), r(4)]),
+        "index_add_rows": (Fn(lambda s, x, i, src: x.index_add(0, i, src, alpha=0.5)), [r(6, 4), ints(0, 6, 9), r(9, 4)]),
+        "masked_scatter_broadcast": (Fn(lambda s, x, m, src: x.masked_scatter(m, src)),
+                                     [r(3, 4, 5), r(4, 1) > 0, r(70)]),
+        # ---- resampling and distances (lower_core_sample.cpp, lower_core_distance.cpp) ----
+        "upsample_bilinear": (Fn(lambda s, x: (F.interpolate(x, size=(7, 9), mode="bilinear"),
+                                               F.interpolate(x, scale_factor=2.5, mode="bilinear", align_corners=True))),
+                              [r(2, 3, 4, 5)]),
+        "grid_sample_modes": (Fn(lambda s, x, g: (F.grid_sample(x, g, align_corners=False),
+                                                  F.grid_sample(x, g, mode="nearest", padding_mode="border",
+                                                                align_corners=True))),
+                              [r(2, 3, 5, 6), 1.2 * torch.rand(2, 4, 7, 2) * 2 - 1.2]),
+        "fold_col2im": (Fn(lambda s, x: F.fold(x, (7, 8), (3, 2), dilation=(1, 2), padding=1, stride=(2, 1))),
+                        [r(2, 18, 4 * 8)]),
+        "cdist_pdist": (Fn(lambda s, a, b: (torch.cdist(a, b), torch.cdist(a, b, p=1.0), torch.cdist(a, b, p=float("inf")),
+                                            torch.cdist(a, b, p=3.0), F.pdist(a[0]), F.pdist(a[1], p=1.0))),
+                        [r(2, 6, 5), r(2, 4, 5)]),
     }
+
+
+def col2im_case():
+    """aten.col2im as one node (the capture decomposes F.fold into index_put, so this
+    core op is written by hand): graph, inputs, eager outputs."""
+    x = r(2, 18, 4 * 8)
+    args = dict(output_size=[7, 8], kernel_size=[3, 2], dilation=[1, 2], padding=[1, 1], stride=[2, 1])
+    out = torch.ops.aten.col2im.default(x, **args)
+    graph = {
+        "nodes": [
+            {"name": "arg0_1", "kind": "placeholder", "abi_index": 0, "shape": list(x.shape), "dtype": "float32"},
+            {"name": "col2im", "kind": "call", "target": "aten.col2im.default",
+             "args": [{"name": "self", "ref": "arg0_1"}] + [{"name": k, "value": v} for k, v in args.items()],
+             "shape": list(out.shape), "dtype": "float32"},
+        ],
+        "outputs": ["col2im"],
+    }
+    return graph, [x], [out]
 
 
 def main():
@@ -216,7 +278,13 @@ def main():
             json.dump(graph, f, indent=1)
         total += os.path.getsize(path) + os.path.getsize(os.path.join(HERE, f"{name}.json"))
         print(name, [n["target"] for n in graph["nodes"] if n["kind"] == "call"])
-    print(f"{len(cases())} cases, {total} bytes")
+    graph, inputs, outs = col2im_case()
+    save_file({"in.0": inputs[0].contiguous(), "out.0": outs[0].contiguous()},
+              os.path.join(HERE, "col2im_direct.safetensors"))
+    with open(os.path.join(HERE, "col2im_direct.json"), "w") as f:
+        json.dump(graph, f, indent=1)
+    print("col2im_direct", ["aten.col2im.default"])
+    print(f"{len(cases()) + 1} cases, {total} bytes")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,134 @@
+#include "operators/families/sort/sort_template.h"
+
+#include <fmt/format.h>
+
+namespace kernelevolve::operators::families {
+namespace {
+
+using codegen::SortAlgorithm;
+using templates::KnobDim;
+using templates::KnobSpace;
+
+bool IsTopK(const codegen::SortSpec& s) { return s.k >= 0; }
+
+std::vector<SortAlgorithm> Algorithms(const codegen::SortSpec& s) {
+  if (IsTopK(s)) {
+    return {SortAlgorithm::kPartialSort, SortAlgorithm::kInsertion, SortAlgorithm::kNthElement, SortAlgorithm::kRadix};
+  }
+  return {SortAlgorithm::kStableSort, SortAlgorithm::kIntroSort, SortAlgorithm::kRadix};
+}
+
+KnobSpace SortKnobSpace(const codegen::SortSpec& s, bool multithread) {
+  std::vector<nlohmann::json> names;
+  for (SortAlgorithm a : Algorithms(s)) names.emplace_back(codegen::SortAlgorithmName(a));
+  std::vector<KnobDim> dims;
+  dims.push_back({"algorithm", names, names.front(), names.front(), nullptr, "", nullptr, "{}"});
+  dims.push_back({"threads", multithread ? std::vector<nlohmann::json>{"1", "all"} : std::vector<nlohmann::json>{"1"},
+                  "1", "1", multithread ? nlohmann::json("all") : nlohmann::json(), "", nullptr, "{} threads"});
+  dims.push_back({"chunk", {4, 1, 16}, 4, nullptr, nullptr, "threads", "all", "{} rows a chunk"});
+  return KnobSpace(std::move(dims));
+}
+
+SortAlgorithm AlgorithmNamed(const std::string& name) {
+  for (SortAlgorithm a : {SortAlgorithm::kStableSort, SortAlgorithm::kIntroSort, SortAlgorithm::kRadix,
+                          SortAlgorithm::kPartialSort, SortAlgorithm::kNthElement, SortAlgorithm::kInsertion}) {
+    if (name == codegen::SortAlgorithmName(a)) return a;
+  }
+  return SortAlgorithm::kStableSort;  // unreachable: Canonical() checked the value
+}
+
+/// A constant integer argument of `call`, or `fallback` when absent; nullopt when it
+/// is a ref (computed at run time).
+std::optional<int64_t> ConstInt(const core::OpNode& call, const std::string& name, int64_t fallback) {
+  const core::OpArg* arg = call.Arg(name);
+  if (arg == nullptr || arg->value.is_null()) return arg != nullptr && arg->IsRef() ? std::nullopt : std::optional(fallback);
+  if (arg->IsRef()) return std::nullopt;
+  if (arg->value.is_boolean()) return arg->value.get<bool>() ? 1 : 0;
+  if (!arg->value.is_number_integer()) return std::nullopt;
+  return arg->value.get<int64_t>();
+}
+
+}  // namespace
+
+SortTemplate::SortTemplate(codegen::SortSpec spec, bool multithread)
+    : spec_(std::move(spec)), multithread_(multithread), space_(SortKnobSpace(spec_, multithread)) {}
+
+std::vector<nlohmann::json> SortTemplate::Drafts() const {
+  std::vector<nlohmann::json> drafts;
+  const auto algorithms = Algorithms(spec_);
+  drafts.push_back({{"algorithm", codegen::SortAlgorithmName(algorithms.front())}, {"threads", "1"}});
+  for (SortAlgorithm a : algorithms) {
+    drafts.push_back({{"algorithm", codegen::SortAlgorithmName(a)}, {"threads", multithread_ ? "all" : "1"}});
+  }
+  for (auto& d : drafts) d = space_.Canonical(d);
+  return drafts;
+}
+
+std::string SortTemplate::Summary(const nlohmann::json& knobs) const {
+  const nlohmann::json k = space_.Canonical(knobs);
+  const std::string threads =
+      k.at("threads") == "all" ? fmt::format("all threads, {} rows a chunk", k.at("chunk").get<int>()) : "1 thread";
+  return fmt::format("{}, {}", k.at("algorithm").get<std::string>(), threads);
+}
+
+std::string SortTemplate::Generate(const nlohmann::json& knobs) const {
+  const nlohmann::json k = space_.Canonical(knobs);
+  codegen::SortSchedule schedule;
+  schedule.algorithm = AlgorithmNamed(k.at("algorithm").get<std::string>());
+  schedule.threads_all = k.at("threads") == "all";
+  if (schedule.threads_all) schedule.chunk = k.at("chunk").get<int>();
+  const std::string order = spec_.descending ? "descending (NaN first)" : "ascending (NaN last)";
+  const std::string what =
+      (IsTopK(spec_) ? fmt::format("topk, k = {}, along dim {}, {}", spec_.k, spec_.dim, order)
+                     : fmt::format("sort along dim {}, {}", spec_.dim, order)) +
+      ", equal values in input order (stable);\nsizes read from the tensor at run time.";
+  return codegen::PrintSortCpp(spec_, schedule, templates::GeneratedHeader(Name(), what, k, ""));
+}
+
+std::optional<templates::TemplateMatch> MatchSort(const core::OpGraph& graph, bool multithread) {
+  const core::OpNode* call = nullptr;
+  for (const core::OpNode* c : graph.Calls()) {
+    if (c->target == "aten.sort.default" || c->target == "aten.sort.stable" || c->target == "aten.topk.default") {
+      if (call != nullptr) return std::nullopt;
+      call = c;
+    } else if (c->target != "getitem") {
+      return std::nullopt;
+    }
+  }
+  if (call == nullptr || graph.outputs.empty()) return std::nullopt;
+  const core::OpArg* self = call->Arg("self");
+  const core::OpNode* input = self != nullptr && self->IsRef() ? graph.Find(self->ref) : nullptr;
+  if (input == nullptr || input->kind == core::OpNodeKind::kCall || input->shape.empty()) return std::nullopt;
+  codegen::SortSpec spec;
+  spec.dtype = input->dtype;
+  if (spec.dtype != core::DType::kFloat32 && spec.dtype != core::DType::kInt64) return std::nullopt;
+  spec.input = input->abi_index;
+  spec.num_inputs = input->abi_index + 1;
+  spec.rank = static_cast<int>(input->shape.size());
+  const bool topk = call->target == "aten.topk.default";
+  const auto dim = ConstInt(*call, "dim", -1);
+  const auto order = ConstInt(*call, topk ? "largest" : "descending", topk ? 1 : 0);
+  if (!dim || !order || *dim < -spec.rank || *dim >= spec.rank) return std::nullopt;
+  spec.dim = static_cast<int>(*dim < 0 ? *dim + spec.rank : *dim);
+  spec.descending = *order != 0;
+  if (topk) {
+    const auto k = ConstInt(*call, "k", -1);
+    if (!k || *k < 0) return std::nullopt;
+    spec.k = *k;
+  }
+  for (const std::string& name : graph.outputs) {
+    const core::OpNode* out = graph.Find(name);
+    if (out == nullptr || out->target != "getitem") return std::nullopt;
+    const core::OpArg* of = out->Arg("self");
+    const core::OpArg* index = out->Arg("index");
+    if (of == nullptr || of->ref != call->name || index == nullptr || !index->value.is_number_integer()) {
+      return std::nullopt;
+    }
+    const int which = index->value.get<int>();
+    if (which != 0 && which != 1) return std::nullopt;
+    spec.outputs.push_back(which);
+  }
+  return templates::TemplateMatch{std::make_unique<SortTemplate>(std::move(spec), multithread), ""};
+}
+
+}  // namespace kernelevolve::operators::families
