@@ -55,7 +55,7 @@ TEST(BenchCli, TinySuiteRecordsEveryProblemAndTheTotals) {
   fs::create_directories(suite);
   WriteProblem(suite / "a_relu.py", "torch.relu(x)");
   std::ofstream(suite / "b_broken.py") << "import torch\nclass Model(:\n";  // syntax error
-  WriteProblem(suite / "c_sort.py", "torch.sort(x, dim=1)[0]");             // no template for aten.sort
+  WriteProblem(suite / "c_histc.py", "torch.histc(x)");                      // no lowering for aten.histc
   std::ofstream(suite / "__init__.py") << "";                               // not a problem
   const fs::path out = dir / "bench";
   const std::string cmd = fmt::format(
@@ -71,7 +71,7 @@ TEST(BenchCli, TinySuiteRecordsEveryProblemAndTheTotals) {
   ASSERT_EQ(doc["problems"].size(), 3u) << doc.dump(2);
   const auto& relu = doc["problems"][0];
   const auto& broken = doc["problems"][1];
-  const auto& sort = doc["problems"][2];
+  const auto& histc = doc["problems"][2];
   EXPECT_EQ(relu["problem"], "a_relu");
   EXPECT_EQ(relu["outcome"], "correct") << relu.dump(2) << log;
   EXPECT_GT(relu["speedup"].get<double>(), 0);
@@ -79,8 +79,8 @@ TEST(BenchCli, TinySuiteRecordsEveryProblemAndTheTotals) {
   EXPECT_EQ(relu["roofline"]["bound"], "memory");
   EXPECT_GT(relu["roofline"]["fraction"].get<double>(), 0);
   EXPECT_EQ(broken["outcome"], "load_error");
-  EXPECT_EQ(sort["outcome"], "unsupported");
-  EXPECT_NE(sort["message"].get<std::string>().find("aten.sort"), std::string::npos) << sort.dump(2);
+  EXPECT_EQ(histc["outcome"], "unsupported");
+  EXPECT_NE(histc["message"].get<std::string>().find("aten.histc"), std::string::npos) << histc.dump(2);
 
   const auto& totals = doc["totals"];
   EXPECT_EQ(totals["problems"], 3);
@@ -103,7 +103,7 @@ TEST(BenchCli, TinySuiteRecordsEveryProblemAndTheTotals) {
   EXPECT_TRUE(fs::exists(fs::path(broken["run_dir"].get<std::string>()) / "result.json"));
   EXPECT_TRUE(fs::exists(out / "bench.txt"));
   EXPECT_NE(ReadFile(dir / "stdout.txt").find("incorrect ones counted as 1.0"), std::string::npos) << log;
-  EXPECT_NE(ReadFile(dir / "stderr.txt").find("[3/3] c_sort"), std::string::npos) << log;
+  EXPECT_NE(ReadFile(dir / "stderr.txt").find("[3/3] c_histc"), std::string::npos) << log;
   if (!::testing::Test::HasFailure()) fs::remove_all(dir);
 }
 

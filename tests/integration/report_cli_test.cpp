@@ -70,14 +70,14 @@ RunFacts ReadRunFacts(const fs::path& run_dir) {
   return facts;
 }
 
-/// A bench of two problems (relu: a real search of 4 evaluations; sort: unsupported,
+/// A bench of two problems (relu: a real search of 4 evaluations; histc: unsupported,
 /// recorded without a search) in `dir`/bench; relu's run directory is a real
 /// `optimize --out` folder. Returns the bench folder.
 fs::path MakeTinyBench(const fs::path& dir) {
   const fs::path suite = dir / "suite";
   fs::create_directories(suite);
   WriteProblem(suite / "a_relu.py", "torch.relu(x)");
-  WriteProblem(suite / "b_sort.py", "torch.sort(x, dim=1)[0]");
+  WriteProblem(suite / "b_histc.py", "torch.histc(x)");
   const fs::path out = dir / "bench";
   const int code = Shell(fmt::format("cd '{}' && '{}' bench '{}' --budget 4 --threads 1 --seeds 2 --min-time 0.03 "
                                      "--confirm-rounds 2 --out '{}' --cache-dir '{}'",

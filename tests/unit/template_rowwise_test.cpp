@@ -101,11 +101,11 @@ TEST(RowwiseLowering, OffsetTermsOfBroadcastOperands) {
 }
 
 TEST(RowwiseLowering, UnsupportedGraphsGiveReasons) {
-  GraphBuilder sort({4, 8});
-  sort.Input("x");
-  sort.Call("c", "aten.sort.default", {Ref("self", "x"), Val("dim", 1), Val("descending", false)});
+  GraphBuilder histc({4, 8});
+  histc.Input("x");
+  histc.Call("c", "aten.histc.default", {Ref("self", "x"), Val("bins", 10)});
   operators::TemplateOperator op;
-  EXPECT_EQ(op.Unsupported(sort.Finish("c")).value_or(""), "unsupported_op: aten.sort.default (node c)");
+  EXPECT_EQ(op.Unsupported(histc.Finish("c")).value_or(""), "unsupported_op: aten.histc.default (node c)");
 
   // The rowwise region refuses these two graphs (and says why); the loop nest takes them.
   GraphBuilder split({4, 5, 6});  // sum over dims 0 and 2: not contiguous

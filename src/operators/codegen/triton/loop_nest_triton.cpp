@@ -82,6 +82,13 @@ class TritonExprPrinter {
         if (all_const) {
           args[0] = fmt::format("tl.full({}, {}, {})", tile_, args[0], Ty(e->args[0]->dtype));
         }
+        if (e->op == ir::Prim::kPow) {  // its spelling tests the exponent elementwise: tensors only
+          for (size_t k = 0; k < args.size(); ++k) {
+            if (e->args[k]->kind == ExprKind::kConst && args[k].rfind("tl.full(", 0) != 0) {
+              args[k] = fmt::format("tl.full({}, {}, {})", tile_, args[k], Ty(e->args[k]->dtype));
+            }
+          }
+        }
         const DType operand = e->op == ir::Prim::kWhere ? e->args[1]->dtype : e->args[0]->dtype;
         text = SpellPrim(Language::kTriton, SpellingPrim(*e), operand, e->dtype, args);
         break;
