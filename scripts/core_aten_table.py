@@ -26,7 +26,7 @@ NOT_LOWERED = {
     "randperm": "random: no kernel can match the reference's draws",
     "native_dropout": "random in training; eval-mode dropout is not captured",
     "nonzero": "data-dependent output shape (the recommendation-ops issue adds such outputs)",
-    "_embedding_bag": "embedding bags: the recommendation-ops issue",
+    "_embedding_bag": "no loop-IR lowering; a lone one is the CPU embedding_bag family (docs/templates.md)",
     "_fft_r2c": "complex values (unsupported_dtype)",
     "_fft_c2r": "complex values (unsupported_dtype)",
     "_local_scalar_dense": "Tensor.item(): a host value, graphs that branch on it do not trace",

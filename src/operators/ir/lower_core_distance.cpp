@@ -83,7 +83,7 @@ Outs PDist(CoreLowerer& l, const OpNode& n) {
 }
 
 const std::vector<LoweringRule> kRules = {
-    {"aten._cdist_forward.default", CDist, "reduce over the features of |x1 - x2| (count, sum, sum of squares then sqrt, max, or p-th powers then root)"},
+    {"aten._cdist_forward.default", CDist, "reduce over the features of abs(x1 - x2): count (p 0), sum (1), sum of squares then sqrt (2), max (inf), else p-th powers then root"},
     {"aten._pdist_forward.default", PDist, "row of each pair by a count reduction, then cdist's reduction for rows i < j"},
 };
 

@@ -4,8 +4,9 @@
 //
 // Formulas follow PyTorch's CPU kernels (aten/src/ATen/native/UpSample.h:
 // area_pixel_compute_scale and area_pixel_compute_source_index; GridSampler.h:
-// grid_sampler_unnormalize and clip_coordinates; Im2Col.h: col2im), in float32 as
-// PyTorch computes them for float32 tensors.
+// grid_sampler_unnormalize and clip_coordinates; Im2Col.h: col2im): source positions
+// in float32 as PyTorch computes them for float32 tensors, so the same neighbours are
+// read; the weighted blend in float64.
 #include "operators/ir/core_lowerer.h"
 
 namespace kernelevolve::operators::ir {
@@ -21,6 +22,8 @@ Expr FMul(const Expr& a, const Expr& b) { return Op(Prim::kMul, {a, b}); }
 Expr FAdd(const Expr& a, const Expr& b) { return Op(Prim::kAdd, {a, b}); }
 Expr FSub(const Expr& a, const Expr& b) { return Op(Prim::kSub, {a, b}); }
 Expr ToF32(const Expr& e) { return Cast(e, DType::kFloat32); }
+Expr ToF64(const Expr& e) { return Cast(e, DType::kFloat64); }
+Expr F64(double v) { return Float(v, DType::kFloat64); }
 
 /// upsample_bilinear2d.vec(input, output_size, align_corners, scale_factors) and
 /// upsample_bilinear2d.default(self, output_size, align_corners, scales_h, scales_w):
@@ -55,10 +58,12 @@ Outs UpsampleBilinear(CoreLowerer& l, const OpNode& n) {
                            : Op(Prim::kMaximum, {FSub(FMul(F32(scale), FAdd(dst, F32(0.5))), F32(0.5)), F32(0)});
     i0[a] = Cast(src, DType::kInt64);  // src >= 0: truncation is floor
     i1[a] = Op(Prim::kMinimum, {IAdd(i0[a], 1), Int(s[d] - 1)});
-    w1[a] = FSub(src, ToF32(i0[a]));
-    w0[a] = FSub(F32(1), w1[a]);
+    // Positions in float32 as PyTorch picks them; the blend in float64, so neighbours of
+    // opposite sign (a large-magnitude input) cancel without float32's rounding.
+    w1[a] = FSub(ToF64(src), ToF64(i0[a]));
+    w0[a] = FSub(F64(1), w1[a]);
   }
-  const auto at = [&](const Expr& h, const Expr& w) { return ToF32(l.Read(x, {Var(0), Var(1), h, w})); };
+  const auto at = [&](const Expr& h, const Expr& w) { return ToF64(l.Read(x, {Var(0), Var(1), h, w})); };
   const Expr top = FAdd(FMul(w0[1], at(i0[0], i0[1])), FMul(w1[1], at(i0[0], i1[1])));
   const Expr bottom = FAdd(FMul(w0[1], at(i1[0], i0[1])), FMul(w1[1], at(i1[0], i1[1])));
   return {l.Compute(n.shape, n.dtype, Cast(FAdd(FMul(w0[0], top), FMul(w1[0], bottom)), n.dtype))};
@@ -90,7 +95,7 @@ Outs GridSampler2d(CoreLowerer& l, const OpNode& n) {
   }
   const auto read = [&](const Expr& h, const Expr& w) {
     const Expr inside = Op(Prim::kLogicalAnd, {InRange(h, s[2]), InRange(w, s[3])});
-    return ToF32(l.Read(x, {Var(0), Var(1), h, w}, inside));
+    return ToF64(l.Read(x, {Var(0), Var(1), h, w}, inside));
   };
   if (mode == 1) {
     const Expr h = Cast(Op(Prim::kRound, {coord[0]}), DType::kInt64);
@@ -100,8 +105,9 @@ Outs GridSampler2d(CoreLowerer& l, const OpNode& n) {
   const Expr h0f = Op(Prim::kFloor, {coord[0]}), w0f = Op(Prim::kFloor, {coord[1]});
   const Expr h0 = Cast(h0f, DType::kInt64), w0 = Cast(w0f, DType::kInt64);
   const Expr h1 = IAdd(h0, 1), w1 = IAdd(w0, 1);
-  const Expr dh = FSub(coord[0], h0f), dw = FSub(coord[1], w0f);  // weights of the far side
-  const Expr ch = FSub(F32(1), dh), cw = FSub(F32(1), dw);
+  // Weights of the far side; the blend in float64 (as for upsampling).
+  const Expr dh = ToF64(FSub(coord[0], h0f)), dw = ToF64(FSub(coord[1], w0f));
+  const Expr ch = FSub(F64(1), dh), cw = FSub(F64(1), dw);
   Expr sum = FMul(FMul(ch, cw), read(h0, w0));
   sum = FAdd(sum, FMul(FMul(ch, dw), read(h0, w1)));
   sum = FAdd(sum, FMul(FMul(dh, cw), read(h1, w0)));
