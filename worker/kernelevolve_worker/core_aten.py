@@ -89,6 +89,9 @@ KEEP: frozenset[str] = frozenset({
     "aten.baddbmm.default",
     "aten.linear.default",
     "aten.matmul.default",
+    # resampling (lower_core_sample.cpp): F.interpolate(mode="bilinear") captures to
+    # this non-core overload, which core_aten_decompositions() leaves as it is
+    "aten.upsample_bilinear2d.default",
 })
 
 # Core overloads that core_aten_decompositions() nevertheless rewrites into other core

@@ -105,6 +105,9 @@ int ReduceDims(CoreLowerer& l, int x, const std::vector<int>& dims, bool keepdim
                core::DType dtype);
 /// Normalizes a dim list argument (null or []: every dim).
 std::vector<int> DimList(CoreLowerer& l, const core::OpNode& node, const std::string& name, size_t rank);
+/// The identity of a max (`lowest`: -inf or the dtype's smallest value) or of a min
+/// (+inf or the largest value) for `dt`.
+Expr ExtremeValue(core::DType dt, bool lowest);
 /// Mean of x over dims, keepdim shape.
 int MeanKeep(CoreLowerer& l, int x, const std::vector<int>& dims);
 /// Variance sum((x - mean)^2) / max(n - correction, 0) over dims, keepdim shape;

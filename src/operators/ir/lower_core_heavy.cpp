@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 
 #include "operators/ir/core_lowerer.h"
 
@@ -18,14 +17,6 @@ using core::DType;
 using core::OpNode;
 using V = std::vector<Expr>;
 using Outs = std::vector<int>;
-
-/// The identity of a max: -inf, or the dtype's smallest value.
-Expr Lowest(DType dt) {
-  if (core::IsFloatingPoint(dt)) return Constant(-INFINITY, dt);
-  if (dt == DType::kBool || dt == DType::kUInt8) return Int(0, dt);
-  const int bits = static_cast<int>(core::DTypeSize(dt) * 8);
-  return Int(bits == 64 ? std::numeric_limits<int64_t>::min() : -(int64_t{1} << (bits - 1)), dt);
-}
 
 /// sum_k a[..., i, k] * b[..., k, j] with `batch` leading dims (0: mm, 1: bmm).
 int MatMul(CoreLowerer& l, int a, int b, size_t batch, DType dt) {
@@ -207,7 +198,7 @@ Outs MaxPool(CoreLowerer& l, const OpNode& n) {
   const auto xs = l.Def(x).shape;
   const DType dt = l.Def(x).dtype;
   const Window win = PoolWindow(l, n, x, true);
-  const Expr lowest = Lowest(dt);
+  const Expr lowest = ExtremeValue(dt, /*lowest=*/true);
   const Expr term = win.inside ? Op(Prim::kWhere, {win.inside, l.Read(x, win.index, win.inside), lowest}) : l.Read(x, win.index);
   const int values = l.Reduce(n.shape, dt, win.kernel, ReduceOp::kMax, term);
   const int arg = l.Reduce(n.shape, DType::kInt64, win.kernel, ReduceOp::kArgMax, term);
@@ -314,7 +305,7 @@ Outs AdaptiveMaxPool(CoreLowerer& l, const OpNode& n) {
   const auto xs = l.Def(x).shape;
   const DType dt = l.Def(x).dtype;
   const AdaptiveWindow a = Adaptive(l, n, x);
-  const Expr lowest = Lowest(dt);
+  const Expr lowest = ExtremeValue(dt, /*lowest=*/true);
   const Expr term = Op(Prim::kWhere, {a.inside, l.Read(x, a.index, a.inside), lowest});
   const int values = l.Reduce(n.shape, dt, a.extents, ReduceOp::kMax, term);
   const int arg = l.Reduce(n.shape, DType::kInt64, a.extents, ReduceOp::kArgMax, term);

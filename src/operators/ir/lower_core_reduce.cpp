@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <set>
 
 #include "operators/ir/core_lowerer.h"
@@ -365,6 +366,16 @@ const std::vector<LoweringRule> kRules = {
 }  // namespace
 
 const std::vector<LoweringRule>& ReductionRules() { return kRules; }
+
+Expr ExtremeValue(DType dt, bool lowest) {
+  if (core::IsFloatingPoint(dt)) return Constant(lowest ? -INFINITY : INFINITY, dt);
+  if (dt == DType::kBool || dt == DType::kUInt8) return Int(lowest ? 0 : (dt == DType::kBool ? 1 : 255), dt);
+  const int bits = static_cast<int>(core::DTypeSize(dt) * 8);
+  if (bits == 64) {
+    return Int(lowest ? std::numeric_limits<int64_t>::min() : std::numeric_limits<int64_t>::max(), dt);
+  }
+  return Int(lowest ? -(int64_t{1} << (bits - 1)) : (int64_t{1} << (bits - 1)) - 1, dt);
+}
 
 std::vector<int> DimList(CoreLowerer& l, const OpNode& n, const std::string& name, size_t rank) {
   std::vector<int> dims;

@@ -12,8 +12,6 @@
 // sets, slow for large ones (a real scatter kernel is the recommendation-ops issue's
 // segment reductions).
 #include <algorithm>
-#include <cmath>
-#include <limits>
 
 #include "operators/ir/core_lowerer.h"
 
@@ -112,17 +110,6 @@ Outs ScatterAdd(CoreLowerer& l, const OpNode& n) {
   return {l.Compute(s, dt, Op(Prim::kAdd, {l.Read(x, p), l.Read(sum, p)}))};
 }
 
-/// The identity of a max (lowest) or min (highest) of `dt`.
-Expr Extreme(DType dt, bool lowest) {
-  if (core::IsFloatingPoint(dt)) return Constant(lowest ? -INFINITY : INFINITY, dt);
-  if (dt == DType::kBool || dt == DType::kUInt8) return Int(lowest ? 0 : (dt == DType::kBool ? 1 : 255), dt);
-  const int bits = static_cast<int>(core::DTypeSize(dt) * 8);
-  if (bits == 64) {
-    return Int(lowest ? std::numeric_limits<int64_t>::min() : std::numeric_limits<int64_t>::max(), dt);
-  }
-  return Int(lowest ? -(int64_t{1} << (bits - 1)) : (int64_t{1} << (bits - 1)) - 1, dt);
-}
-
 /// scatter_reduce.two(self, dim, index, src, reduce, include_self=True), reduce one of
 /// "sum", "prod", "mean", "amax", "amin". Elements no index names keep self (PyTorch).
 Outs ScatterReduce(CoreLowerer& l, const OpNode& n) {
@@ -152,7 +139,7 @@ Outs ScatterReduce(CoreLowerer& l, const OpNode& n) {
     combined = include_self ? Op(Prim::kMul, {self, prod}) : prod;
   } else if (reduce == "amax" || reduce == "amin") {
     const bool max = reduce == "amax";
-    const Expr m = along(max ? ReduceOp::kMax : ReduceOp::kMin, Extreme(dt, max));
+    const Expr m = along(max ? ReduceOp::kMax : ReduceOp::kMin, ExtremeValue(dt, max));
     combined = include_self ? Op(max ? Prim::kMaximum : Prim::kMinimum, {self, m}) : m;
   } else if (reduce == "mean") {
     const Expr sum = along(ReduceOp::kSum, Constant(0, dt));

@@ -72,26 +72,29 @@ Outs SortedPrefix(CoreLowerer& l, const OpNode& n, int x, int dim, int64_t count
   return {values, positions};
 }
 
+/// The node's `self` and its normalized `dim` (default -1; 0 for a 0-d tensor).
+bool SelfAndDim(CoreLowerer& l, const OpNode& n, int* x, int* dim) {
+  *x = l.Tensor(n, "self");
+  if (*x < 0) return false;
+  const size_t rank = l.Def(*x).shape.size();
+  *dim = rank == 0 ? 0 : l.NormDim(l.IntArg(n, "dim", -1), rank);
+  return !l.Failed();
+}
+
 /// aten.sort.default(self, dim=-1, descending=False) and
 /// aten.sort.stable(self, *, stable=None, dim=-1, descending=False) -> (values, indices).
 Outs Sort(CoreLowerer& l, const OpNode& n) {
-  const int x = l.Tensor(n, "self");
-  if (x < 0) return {};
-  const size_t rank = l.Def(x).shape.size();
-  const int dim = rank == 0 ? 0 : l.NormDim(l.IntArg(n, "dim", -1), rank);
-  if (l.Failed()) return {};
-  const int64_t len = rank == 0 ? 1 : l.Def(x).shape[static_cast<size_t>(dim)];
+  int x, dim;
+  if (!SelfAndDim(l, n, &x, &dim)) return {};
+  const int64_t len = l.Def(x).shape.empty() ? 1 : l.Def(x).shape[static_cast<size_t>(dim)];
   return SortedPrefix(l, n, x, dim, len, l.IntArg(n, "descending", 0) != 0);
 }
 
 /// aten.topk.default(self, k, dim=-1, largest=True, sorted=True) -> (values, indices),
 /// always in sorted order (sorted=False leaves the order to the implementation).
 Outs TopK(CoreLowerer& l, const OpNode& n) {
-  const int x = l.Tensor(n, "self");
-  if (x < 0) return {};
-  const size_t rank = l.Def(x).shape.size();
-  const int dim = rank == 0 ? 0 : l.NormDim(l.IntArg(n, "dim", -1), rank);
-  if (l.Failed()) return {};
+  int x, dim;
+  if (!SelfAndDim(l, n, &x, &dim)) return {};
   return SortedPrefix(l, n, x, dim, l.IntArg(n, "k", 1), l.IntArg(n, "largest", 1) != 0);
 }
 
