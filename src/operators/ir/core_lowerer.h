@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/op_graph.h"
@@ -108,6 +109,9 @@ std::vector<int> DimList(CoreLowerer& l, const core::OpNode& node, const std::st
 /// The identity of a max (`lowest`: -inf or the dtype's smallest value) or of a min
 /// (+inf or the largest value) for `dt`.
 Expr ExtremeValue(core::DType dt, bool lowest);
+/// An int64 index read from `index_def` at `at`, wrapped when negative (Python
+/// indexing) if `wrap`, and whether it lies in [0, size).
+std::pair<Expr, Expr> IndexValue(CoreLowerer& l, int index_def, std::vector<Expr> at, int64_t size, bool wrap);
 /// Mean of x over dims, keepdim shape.
 int MeanKeep(CoreLowerer& l, int x, const std::vector<int>& dims);
 /// Variance sum((x - mean)^2) / max(n - correction, 0) over dims, keepdim shape;

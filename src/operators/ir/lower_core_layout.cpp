@@ -332,14 +332,6 @@ Outs Triangle(CoreLowerer& l, const OpNode& n) {
   return {l.Compute(n.shape, n.dtype, Op(Prim::kWhere, {keep, l.Read(x, IndexVars(n.shape.size())), Constant(0, n.dtype)}))};
 }
 
-/// An int64 index read from `index_def` at `at`, wrapped when negative (Python
-/// indexing), and whether it lies in [0, size).
-std::pair<Expr, Expr> IndexValue(CoreLowerer& l, int index_def, V at, int64_t size, bool wrap) {
-  Expr i = Cast(l.Read(index_def, std::move(at)), DType::kInt64);
-  if (wrap) i = Op(Prim::kWhere, {Op(Prim::kLt, {i, Int(0)}), IAdd(i, size), i});
-  return {i, InRange(i, size)};
-}
-
 /// index_select(self, dim, index).
 Outs IndexSelect(CoreLowerer& l, const OpNode& n) {
   const int x = l.Tensor(n, "self"), idx = l.Tensor(n, "index");
@@ -536,6 +528,12 @@ const std::vector<LoweringRule> kRules = {
 };
 
 }  // namespace
+
+std::pair<Expr, Expr> IndexValue(CoreLowerer& l, int index_def, V at, int64_t size, bool wrap) {
+  Expr i = Cast(l.Read(index_def, std::move(at)), DType::kInt64);
+  if (wrap) i = Op(Prim::kWhere, {Op(Prim::kLt, {i, Int(0)}), IAdd(i, size), i});
+  return {i, InRange(i, size)};
+}
 
 const std::vector<LoweringRule>& LayoutRules() { return kRules; }
 

@@ -208,8 +208,8 @@ Outs IndexPut(CoreLowerer& l, const OpNode& n) {
     const auto& ts = l.Def(idx[k]).shape;
     V at(ts.size());
     for (size_t j = 0; j < ts.size(); ++j) at[j] = ts[j] == 1 ? Int(0) : bvars[b.size() - ts.size() + j];
-    Expr i = Cast(l.Read(idx[k], at), DType::kInt64);
-    i = Op(Prim::kWhere, {Op(Prim::kLt, {i, Int(0)}), IAdd(i, s[k]), i});
+    // An index outside [0, size) names no element, so its range check is not needed.
+    const Expr i = IndexValue(l, idx[k], at, s[k], /*wrap=*/true).first;
     match = And(match, Op(Prim::kEq, {i, Var(static_cast<int>(k))}));
   }
   // The shape of self[indices] and a position in it for broadcast position `bpos`.
