@@ -1,7 +1,7 @@
 // problems/recsys end to end (the kernelevolve binary, the real worker, the real
 // compiler): problems whose jagged inputs have other lengths under every seed get a
 // correct kernel from the template operator, whose kernels read their sizes at run
-// time (embedding_bag family), the sort family (stable sort with ties, top-k), and the
+// time (embedding_bag and index_add families), the sort family (stable sort with ties, top-k), and the
 // searches and integer hashes of the loop IR.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
@@ -31,6 +31,7 @@ struct RecsysCase {
   const char* problem;        // problems/recsys/<problem>.py
   const char* template_name;  // the template of the best kernel
   bool shapes_vary;           // the fixtures record other shapes per seed
+  const char* varying = "input.0";  // an input whose length differs between seeds 0 and 1
 };
 
 void PrintTo(const RecsysCase& c, std::ostream* os) { *os << c.problem; }
@@ -67,7 +68,7 @@ TEST_P(RecsysCliTest, TemplateOperatorFindsACorrectKernel) {
   if (c.shapes_vary) {
     const auto& sets = manifest["set_shapes"];
     ASSERT_EQ(sets.size(), 3u);
-    EXPECT_NE(sets[0]["input.0"], sets[1]["input.0"]) << "seeds 0 and 1 should give indices of other lengths";
+    EXPECT_NE(sets[0][c.varying], sets[1][c.varying]) << "seeds 0 and 1 should give " << c.varying << " other lengths";
   }
 }
 
@@ -76,6 +77,9 @@ INSTANTIATE_TEST_SUITE_P(Problems, RecsysCliTest,
                                            RecsysCase{"embedding_bag_mean_last_offset", "embedding_bag", true},
                                            RecsysCase{"embedding_bag_max", "embedding_bag", true},
                                            RecsysCase{"embedding_bag_weighted", "embedding_bag", true},
+                                           RecsysCase{"segment_sum", "index_add", true},
+                                           RecsysCase{"segment_mean", "index_add", true},
+                                           RecsysCase{"index_add_scatter", "index_add", true, "input.1"},
                                            RecsysCase{"bucketize_right", "loop_nest", false},
                                            RecsysCase{"hash_mod", "loop_nest", false},
                                            RecsysCase{"sort_scores_stable", "sort", false},

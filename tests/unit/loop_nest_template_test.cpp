@@ -16,6 +16,7 @@
 #include "eval/safetensors.h"
 #include "operators/codegen/cpp/loop_nest_cpp.h"
 #include "operators/codegen/prim_spelling.h"
+#include "operators/families/index_add/index_add_template.h"
 #include "operators/families/loop_nest/loop_nest_template.h"
 #include "operators/families/sort/sort_template.h"
 #include "operators/ir/contraction.h"
@@ -817,6 +818,99 @@ TEST(SortFamily, TakesOnlyALoneSortOrTopK) {
   const std::string source = topk->tmpl->Generate(topk->tmpl->Drafts().front());
   EXPECT_NE(source.find("const int64_t len = X.shape[0];"), std::string::npos) << source;
   EXPECT_NE(source.find("if (keep > len) return 3;"), std::string::npos) << source;
+}
+
+TEST(IndexAddFamily, EverySettingMatchesEagerOnSegmentsFillsAndNegativeIndices) {
+  // Segment mean with empty segments; a fill of more rows than segments over 3-D
+  // values; an index tensor with negative and repeated indices. Every setting.
+  DraftBatch batch;
+  for (const std::string name : {"index_add_segment_mean", "index_add_segment_full", "index_add_table_negative"}) {
+    const core::OpGraph graph = CaseGraph(name);
+    const auto match = families::MatchIndexAdd(graph, /*multithread=*/true);
+    ASSERT_TRUE(match.has_value() && match->tmpl != nullptr) << name;
+    EXPECT_EQ(match->tmpl->Name(), "index_add");
+    const auto settings = match->tmpl->Space().Enumerate();
+    // (1 thread, or all with 3 chunk sizes) x 2 accumulators; the index tensor also
+    // x 2 algorithms (direct, bucket).
+    EXPECT_EQ(settings.size(), (std::string(name) == "index_add_table_negative" ? 2u : 1u) * 4 * 2) << name;
+    for (const auto& k : settings) batch.Add(name, k, match->tmpl->Generate(k));
+  }
+  CompileAndCompareAll(batch);
+}
+
+TEST(IndexAddFamily, TakesOnlyALoneAccumulationAndReadsSizesAtRunTime) {
+  // The template operator picks the family; index_add with alpha (a scaled source) and
+  // two index_puts stay loop-nest programs.
+  for (const std::string name : {"index_add_segment_mean", "index_add_table_negative"}) {
+    core::Problem problem;
+    problem.graph = CaseGraph(name);
+    const auto picked = templates::MatchTemplate(problem, 2);
+    ASSERT_TRUE(picked.tmpl != nullptr) << picked.unsupported;
+    EXPECT_EQ(picked.tmpl->Name(), "index_add") << name;
+  }
+  for (const std::string name : {"index_add_rows", "index_put_accumulate"}) {
+    EXPECT_FALSE(families::MatchIndexAdd(CaseGraph(name), true).has_value()) << name;
+  }
+  // Segments of other lengths than the case's (5 rows of values instead of 9), on one
+  // thread and on all: 1.5 + the rows of each segment; rows past the segments keep 1.5.
+  const auto match = families::MatchIndexAdd(CaseGraph("index_add_segment_full"), true);
+  ASSERT_TRUE(match.has_value());
+  std::vector<std::string> sources;
+  for (const char* threads : {"1", "all"}) {
+    sources.push_back(match->tmpl->Generate({{"threads", threads}, {"accumulator", "float"}}));
+  }
+  const auto kernels = CompileAll(sources);
+  for (size_t j = 0; j < kernels.size(); ++j) {
+    ASSERT_NE(kernels[j]->entry, nullptr) << kernels[j]->log;
+    std::vector<float> values(5 * 6);
+    for (size_t e = 0; e < values.size(); ++e) values[e] = static_cast<float>(e % 7) - 2.0f;
+    std::vector<int64_t> lengths = {2, 0, 3, 0};
+    std::vector<float> out(7 * 6, -99.0f);
+    std::vector<int64_t> vshape = {5, 2, 3}, lshape = {4}, oshape = {7, 2, 3};
+    DLTensor in[2] = {}, o{};
+    in[0] = {values.data(), {kDLCPU, 0}, 3, {kDLFloat, 32, 1}, vshape.data(), nullptr, 0};
+    in[1] = {lengths.data(), {kDLCPU, 0}, 1, {kDLInt, 64, 1}, lshape.data(), nullptr, 0};
+    o = {out.data(), {kDLCPU, 0}, 3, {kDLFloat, 32, 1}, oshape.data(), nullptr, 0};
+    ASSERT_EQ(kernels[j]->entry(in, 2, &o, 1), 0) << sources[j];
+    int64_t row = 0;
+    for (int64_t b = 0; b < 7; ++b) {
+      for (int64_t d = 0; d < 6; ++d) {
+        float want = 1.5f;
+        for (int64_t i = row; i < row + (b < 4 ? lengths[b] : 0); ++i) want += values[i * 6 + d];
+        EXPECT_EQ(out[b * 6 + d], want) << "row " << b << " element " << d;
+      }
+      row += b < 4 ? lengths[b] : 0;
+    }
+    // Lengths that do not add up to the values, or more segments than rows: 5, as
+    // PyTorch raises, before anything past the values is read.
+    lengths = {2, 0, 4, 0};
+    EXPECT_EQ(kernels[j]->entry(in, 2, &o, 1), 5);
+    lengths = {1, 1, 1, 1, 1, 0, 0, 0};
+    lshape = {8};
+    EXPECT_EQ(kernels[j]->entry(in, 2, &o, 1), 5);
+  }
+}
+
+TEST(IndexAddFamily, AnIndexPastTheTableIsRefused) {
+  const auto match = families::MatchIndexAdd(CaseGraph("index_add_table_negative"), true);
+  ASSERT_TRUE(match.has_value());
+  std::vector<std::string> sources;
+  for (const auto& k : match->tmpl->Drafts()) sources.push_back(match->tmpl->Generate(k));
+  const auto kernels = CompileAll(sources);
+  for (size_t j = 0; j < kernels.size(); ++j) {
+    ASSERT_NE(kernels[j]->entry, nullptr) << kernels[j]->log;
+    std::vector<float> table(6 * 4, 1.0f), values(2 * 4, 1.0f), out(6 * 4);
+    std::vector<int64_t> tshape = {6, 4}, ishape = {2}, vshape = {2, 4};
+    for (int64_t bad : {6, -7}) {
+      std::vector<int64_t> index = {0, bad};
+      DLTensor in[3] = {}, o{};
+      in[0] = {table.data(), {kDLCPU, 0}, 2, {kDLFloat, 32, 1}, tshape.data(), nullptr, 0};
+      in[1] = {index.data(), {kDLCPU, 0}, 1, {kDLInt, 64, 1}, ishape.data(), nullptr, 0};
+      in[2] = {values.data(), {kDLCPU, 0}, 2, {kDLFloat, 32, 1}, vshape.data(), nullptr, 0};
+      o = {out.data(), {kDLCPU, 0}, 2, {kDLFloat, 32, 1}, tshape.data(), nullptr, 0};
+      EXPECT_EQ(kernels[j]->entry(in, 3, &o, 1), 5) << "index " << bad << "\n" << sources[j];
+    }
+  }
 }
 
 }  // namespace

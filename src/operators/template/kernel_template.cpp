@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "operators/families/embedding_bag/embedding_bag_template.h"
+#include "operators/families/index_add/index_add_template.h"
 #include "operators/families/loop_nest/loop_nest_template.h"
 #include "operators/families/sort/sort_template.h"
 #include "operators/template/pointwise_template.h"
@@ -71,6 +72,9 @@ TemplateMatch MatchTemplate(const core::Problem& problem, int threads, int vecto
   // Specialized templates first, in order; the general rowwise template last.
   // A pooled embedding lookup: its own family, whose kernel reads sizes at run time.
   if (auto match = families::MatchEmbeddingBag(graph, multithread)) return std::move(*match);
+  // Rows accumulated by index or by segment (index_add, jagged segment sum / mean):
+  // its own family (sizes read at run time, PyTorch's order of accumulation).
+  if (auto match = families::MatchIndexAdd(graph, multithread)) return std::move(*match);
   // One sort or top-k: its own family (sizes read at run time; O(n log n) per row).
   if (auto match = families::MatchSort(graph, multithread)) return std::move(*match);
   if (auto match = MatchSoftmaxLastDim(graph, multithread)) return std::move(*match);

@@ -3,7 +3,8 @@ for each small model, its captured Core ATen graph (<case>.json, worker format) 
 one input set with the eager outputs (<case>.safetensors: "in.<k>" ABI inputs, the
 forward() inputs then the state_dict() tensors the graph reads, and "out.<k>" eager
 outputs). The cases cover every rule file of the generic lowering
-(src/operators/ir/lower_core_{layout,elementwise,reduce,heavy,kept,search,sort}.cpp).
+(src/operators/ir/lower_core_{layout,elementwise,reduce,heavy,kept,search,sort}.cpp) and the
+families that take whole graphs (families/index_add).
 
 Regenerate from the repository root: .venv/bin/python tests/unit/data/loop_nest/make_cases.py
 """
@@ -232,6 +233,17 @@ def cases():
         "cdist_pdist": (Fn(lambda s, a, b: (torch.cdist(a, b), torch.cdist(a, b, p=1.0), torch.cdist(a, b, p=float("inf")),
                                             torch.cdist(a, b, p=3.0), F.pdist(a[0]), F.pdist(a[1], p=1.0))),
                         [r(2, 6, 5), r(2, 4, 5)]),
+        # ---- rows accumulated by segment or index (families/index_add: sizes read at run
+        # time; empty segments, more rows than segments, negative and repeated indices) ----
+        "index_add_segment_mean": (
+            Fn(lambda s, v, n: torch.zeros(n.numel(), v.shape[1]).index_add(
+                0, torch.repeat_interleave(torch.arange(n.numel()), n), v) / n.clamp(min=1).to(v.dtype)[:, None]),
+            [r(11, 5), torch.tensor([3, 0, 4, 1, 0, 3])]),
+        "index_add_segment_full": (
+            Fn(lambda s, v, n: torch.full((7, 2, 3), 1.5).index_add(0, torch.repeat_interleave(torch.arange(n.numel()), n), v)),
+            [r(9, 2, 3), torch.tensor([2, 0, 5, 2])]),
+        "index_add_table_negative": (Fn(lambda s, x, i, v: x.index_put((i,), v, accumulate=True)),
+                                     [r(6, 4), torch.tensor([0, -1, 5, 2, -6, 2, 2, 3]), r(8, 4)]),
     }
 
 
