@@ -28,6 +28,10 @@ struct Problem {
   std::vector<TensorSpec> outputs;      // forward() results, a tuple flattened in order
   OpGraph graph;                        // empty when capture failed (graph_error says why)
   std::string graph_error;
+  /// The graphs of the later seeds whose inputs have other sizes than the first seed's
+  /// (jagged inputs), in seed order; empty when sizes never vary or a capture failed.
+  /// The loop IR compares them with `graph` to tell which sizes the program depends on.
+  std::vector<OpGraph> shape_graphs;
   std::filesystem::path fixtures_dir;   // holds manifest.json and seed_<k>.safetensors
   std::vector<std::filesystem::path> fixture_files;  // one per seed
   std::vector<int> seeds;

@@ -105,6 +105,15 @@ core::Problem LoadProblem(WorkerClient& worker, const LoadOptions& options) {
   if (problem.graph_error.empty() && result.contains("graph_error") && result["graph_error"].is_string()) {
     problem.graph_error = result["graph_error"].get<std::string>();
   }
+  if (!problem.graph.nodes.empty() && result.contains("shape_graphs") && result["shape_graphs"].is_array()) {
+    for (const auto& g : result["shape_graphs"]) {
+      if (g.is_null() || !core::FirstUnsupportedDType(g).empty()) {  // one is missing: none is used
+        problem.shape_graphs.clear();
+        break;
+      }
+      problem.shape_graphs.push_back(core::OpGraphFromJson(g));
+    }
+  }
   problem.fixtures_dir = result.at("fixtures_dir").get<std::string>();
   for (const auto& f : result.at("fixture_files")) problem.fixture_files.emplace_back(f.get<std::string>());
   problem.seeds = result.at("seeds").get<std::vector<int>>();

@@ -1,8 +1,10 @@
 // problems/recsys end to end (the kernelevolve binary, the real worker, the real
 // compiler): problems whose jagged inputs have other lengths under every seed get a
 // correct kernel from the template operator, whose kernels read their sizes at run
-// time (embedding_bag and index_add families), the sort family (stable sort with ties, top-k), and the
-// searches and integer hashes of the loop IR.
+// time (embedding_bag, index_add and unique families, the last with bounded outputs and
+// their size tensors; loop-nest programs through the sizes they read at run time,
+// ir/generalize.h), the sort family (stable sort with ties, top-k), and the searches and
+// integer hashes of the loop IR.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -80,10 +82,14 @@ INSTANTIATE_TEST_SUITE_P(Problems, RecsysCliTest,
                                            RecsysCase{"segment_sum", "index_add", true},
                                            RecsysCase{"segment_mean", "index_add", true},
                                            RecsysCase{"index_add_scatter", "index_add", true, "input.1"},
+                                           RecsysCase{"jagged_to_padded_dense", "loop_nest", true},
+                                           RecsysCase{"remap_ids_sorted_table", "loop_nest", true},
                                            RecsysCase{"bucketize_right", "loop_nest", false},
                                            RecsysCase{"hash_mod", "loop_nest", false},
                                            RecsysCase{"sort_scores_stable", "sort", false},
-                                           RecsysCase{"topk_candidates", "sort", false}),
+                                           RecsysCase{"topk_candidates", "sort", false},
+                                           RecsysCase{"dedup_jagged_ids", "unique", true},
+                                           RecsysCase{"unique_ids_counts", "unique", true}),
                          [](const auto& info) { return std::string(info.param.problem); });
 
 }  // namespace

@@ -33,6 +33,20 @@ def test_jagged_inputs_of_other_lengths_per_seed_are_accepted(worker: WorkerProc
     # "inputs"/"outputs" keep the first seed's shapes; no size tensors without OUTPUT_BOUNDS.
     assert manifest["inputs"][0]["shape"] == per_set[0]["input.0"]
     assert [o["name"] for o in manifest["outputs"]] == ["output.0"]
+    # The graph of every later seed whose inputs have other sizes comes too (the C++
+    # side reads those sizes at run time, ir/generalize.h): same ops, other shapes.
+    later = [s["input.0"] for s in per_set[1:] if s["input.0"] != per_set[0]["input.0"]]
+    assert len(result["shape_graphs"]) == len(later)
+    first_values = next(n for n in result["graph"]["nodes"] if n["name"] == "arg0_1")
+    for graph, shape in zip(result["shape_graphs"], later):
+        assert [n.get("target") for n in graph["nodes"]] == [n.get("target") for n in result["graph"]["nodes"]]
+        values = next(n for n in graph["nodes"] if n["name"] == "arg0_1")
+        assert values["shape"] == shape and first_values["shape"] == per_set[0]["input.0"]
+
+
+def test_inputs_of_fixed_sizes_send_no_shape_graphs(worker: WorkerProcess, tmp_path: Path) -> None:
+    result = worker.call("load_problem", load_params(TEST_PROBLEMS_DIR / "unique_bounded.py", tmp_path))
+    assert result["shape_graphs"] == []
 
 
 def test_bounded_output_crosses_at_its_bound_with_a_size_tensor(worker: WorkerProcess, tmp_path: Path) -> None:

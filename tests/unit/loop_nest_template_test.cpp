@@ -60,7 +60,7 @@ const std::vector<std::string>& CaseNames() {
       "mm", "bmm", "linear", "conv1d", "conv2d_stride_dilation", "conv2d_grouped", "conv_transpose2d",
       "max_pool2d_indices", "avg_pool2d_pad", "adaptive_avg_pool2d", "mm_relu_mm",
       // searches in sorted tensors, int64 hashing
-      "bucketize_ties", "searchsorted_sides", "int_hash",
+      "bucketize_ties", "searchsorted_sides", "searchsorted_long_table", "int_hash",
       // fused epilogues, convolutions as implicit GEMMs (the tiled draft runs them)
       "linear_gelu_residual_clamp", "addmm_sigmoid", "conv2d_3x3_bias_relu", "conv2d_1x1_nobias",
       "conv2d_grouped_strided_padded", "conv2d_depthwise_unbatched", "conv1d_strided_silu", "conv3d_padded",
@@ -824,7 +824,8 @@ TEST(IndexAddFamily, EverySettingMatchesEagerOnSegmentsFillsAndNegativeIndices) 
   // Segment mean with empty segments; a fill of more rows than segments over 3-D
   // values; an index tensor with negative and repeated indices. Every setting.
   DraftBatch batch;
-  for (const std::string name : {"index_add_segment_mean", "index_add_segment_full", "index_add_table_negative"}) {
+  for (const std::string name :
+       {"families/index_add_segment_mean", "families/index_add_segment_full", "families/index_add_table_negative"}) {
     const core::OpGraph graph = CaseGraph(name);
     const auto match = families::MatchIndexAdd(graph, /*multithread=*/true);
     ASSERT_TRUE(match.has_value() && match->tmpl != nullptr) << name;
@@ -832,7 +833,7 @@ TEST(IndexAddFamily, EverySettingMatchesEagerOnSegmentsFillsAndNegativeIndices) 
     const auto settings = match->tmpl->Space().Enumerate();
     // (1 thread, or all with 3 chunk sizes) x 2 accumulators; the index tensor also
     // x 2 algorithms (direct, bucket).
-    EXPECT_EQ(settings.size(), (std::string(name) == "index_add_table_negative" ? 2u : 1u) * 4 * 2) << name;
+    EXPECT_EQ(settings.size(), (std::string(name) == "families/index_add_table_negative" ? 2u : 1u) * 4 * 2) << name;
     for (const auto& k : settings) batch.Add(name, k, match->tmpl->Generate(k));
   }
   CompileAndCompareAll(batch);
@@ -841,7 +842,7 @@ TEST(IndexAddFamily, EverySettingMatchesEagerOnSegmentsFillsAndNegativeIndices) 
 TEST(IndexAddFamily, TakesOnlyALoneAccumulationAndReadsSizesAtRunTime) {
   // The template operator picks the family; index_add with alpha (a scaled source) and
   // two index_puts stay loop-nest programs.
-  for (const std::string name : {"index_add_segment_mean", "index_add_table_negative"}) {
+  for (const std::string name : {"families/index_add_segment_mean", "families/index_add_table_negative"}) {
     core::Problem problem;
     problem.graph = CaseGraph(name);
     const auto picked = templates::MatchTemplate(problem, 2);
@@ -853,7 +854,7 @@ TEST(IndexAddFamily, TakesOnlyALoneAccumulationAndReadsSizesAtRunTime) {
   }
   // Segments of other lengths than the case's (5 rows of values instead of 9), on one
   // thread and on all: 1.5 + the rows of each segment; rows past the segments keep 1.5.
-  const auto match = families::MatchIndexAdd(CaseGraph("index_add_segment_full"), true);
+  const auto match = families::MatchIndexAdd(CaseGraph("families/index_add_segment_full"), true);
   ASSERT_TRUE(match.has_value());
   std::vector<std::string> sources;
   for (const char* threads : {"1", "all"}) {
@@ -892,7 +893,7 @@ TEST(IndexAddFamily, TakesOnlyALoneAccumulationAndReadsSizesAtRunTime) {
 }
 
 TEST(IndexAddFamily, AnIndexPastTheTableIsRefused) {
-  const auto match = families::MatchIndexAdd(CaseGraph("index_add_table_negative"), true);
+  const auto match = families::MatchIndexAdd(CaseGraph("families/index_add_table_negative"), true);
   ASSERT_TRUE(match.has_value());
   std::vector<std::string> sources;
   for (const auto& k : match->tmpl->Drafts()) sources.push_back(match->tmpl->Generate(k));

@@ -115,6 +115,8 @@ class WorkerSession:
         memory_budget_bytes, baseline {warmup_seconds, min_time_seconds,
         min_repetitions, max_repetitions}.
         Returns: {"name", "inputs", "outputs" (ABI specs), "graph" | None, "graph_error",
+        "shape_graphs" (the graph of each later seed whose inputs have other sizes than the
+        first seed's, in seed order; None where capture failed; [] when sizes never vary),
         "fixtures_dir", "manifest_path", "fixture_files" (absolute), "seeds",
         "baseline_samples_us" (µs per call), "threads", "torch_version",
         "memory_check" ("ok" | "skipped: <reason>")}.
@@ -171,6 +173,7 @@ class WorkerSession:
         files: list[str] = []
         first_inputs: list[torch.Tensor] = []
         set_shapes: list[dict[str, list[int]]] = []
+        shape_graphs: list[dict[str, Any] | None] = []
         for seed in seeds:
             inputs = loader.make_inputs(module, seed, path)
             outputs = ref.run(inputs, path)
@@ -187,6 +190,12 @@ class WorkerSession:
                 input_specs, output_specs, first_inputs = specs_in, specs_out, inputs
             else:
                 shapes.check_same_layout(input_specs + output_specs, specs_in + specs_out, seed, path)
+                if [s["shape"] for s in specs_in] != [s["shape"] for s in input_specs]:
+                    # Inputs of other sizes than the first seed's: this seed's graph too, from
+                    # which the C++ side tells which sizes the program depends on (its loop
+                    # bounds become the input's sizes, read at run time).
+                    shape_graph, _ = capture_graph(ref.model, ref.inputs(inputs))
+                    shape_graphs.append(shape_graph)
             set_shapes.append(shapes.shape_map(specs_in + specs_out, sizes))
             named += [(f"output.{i}", t) for i, t in enumerate(outputs)] + sizes
             if on_device:  # KE_FIXTURES=device: the GPU runner draws them again (device_fixtures.py)
@@ -220,7 +229,7 @@ class WorkerSession:
         ref.close()
         result = {
             "name": stem, "inputs": input_specs, "outputs": abi_outputs,
-            "graph": graph, "graph_error": graph_error,
+            "graph": graph, "graph_error": graph_error, "shape_graphs": shape_graphs,
             "fixtures_dir": str(fixtures_dir.resolve()), "manifest_path": str(manifest_path),
             "fixture_files": [] if on_device else files, "seeds": seeds, "baseline_samples_us": samples,
             "fixtures": device_fixtures.DEVICE_MODE if on_device else "files",

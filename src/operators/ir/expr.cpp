@@ -101,6 +101,8 @@ Expr Var(int k) {
   return Make(std::move(n));
 }
 
+Expr SizeVar(int k) { return Var(kFirstSizeVar + k); }
+
 Expr Load(int tensor, DType dtype, std::vector<Expr> index, Expr mask) {
   ExprNode n;
   n.kind = ExprKind::kLoad;
@@ -249,6 +251,7 @@ Expr Rewrite(const Expr& root, const Rewriter& rewriter) {
 Expr SubstituteVars(const Expr& e, const std::vector<Expr>& vars) {
   Rewriter r;
   r.var = [&](int k) -> Expr {
+    if (IsSizeVar(k)) return Var(k);
     if (k < 0 || k >= static_cast<int>(vars.size())) {
       throw core::InternalError(fmt::format("ir::SubstituteVars: no value for i{}", k));
     }
@@ -280,7 +283,7 @@ std::string ExprText(const Expr& e) {
     case ExprKind::kConst:
       return core::IsFloatingPoint(e->dtype) ? fmt::format("{}", e->fvalue) : fmt::format("{}", e->ivalue);
     case ExprKind::kVar:
-      return fmt::format("i{}", e->var);
+      return IsSizeVar(e->var) ? fmt::format("s{}", e->var - kFirstSizeVar) : fmt::format("i{}", e->var);
     case ExprKind::kLoad: {
       std::vector<std::string> idx;
       for (const Expr& a : e->args) idx.push_back(ExprText(a));

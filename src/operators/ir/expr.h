@@ -41,6 +41,15 @@ Expr Constant(double value, core::DType dtype);
 Expr Bool(bool value);
 /// The loop index number `k` (int64).
 Expr Var(int k);
+
+/// Sizes read at run time (issue 19: inputs whose sizes differ between input sets) are
+/// loop-invariant int64 variables numbered from kFirstSizeVar: size symbol k of the
+/// program (TensorProgram::symbols) is Var(kFirstSizeVar + k). Loop indices stay below.
+constexpr int kFirstSizeVar = 1 << 20;
+/// Size symbol `k` as an expression.
+Expr SizeVar(int k);
+/// True when var number `var` is a size symbol, not a loop index.
+inline bool IsSizeVar(int var) { return var >= kFirstSizeVar; }
 /// tensor[index...] (row-major, one index per dim); with `mask`, 0 where mask is false.
 Expr Load(int tensor, core::DType dtype, std::vector<Expr> index, Expr mask = nullptr);
 /// A primitive over `args`. The result dtype is bool for comparisons and logic, else
@@ -84,7 +93,8 @@ struct Rewriter {
 };
 Expr Rewrite(const Expr& e, const Rewriter& rewriter);
 
-/// `e` with kVar k replaced by vars[k] (vars.size() must cover every var used).
+/// `e` with kVar k replaced by vars[k] (vars.size() must cover every loop index used;
+/// size symbols are kept).
 Expr SubstituteVars(const Expr& e, const std::vector<Expr>& vars);
 
 /// Calls `fn` once per distinct node reachable from `e`, operands before users.

@@ -46,6 +46,7 @@ void SeparateOutputs(TensorProgram& p) {
     copy.kind = DefKind::kCompute;
     copy.dtype = d.dtype;
     copy.shape = d.shape;
+    copy.symbolic_shape = d.symbolic_shape;
     copy.body = Load(out, d.dtype, IndexVars(d.shape.size()));
     copy.origin = "copy of " + (d.origin.empty() ? "t" + std::to_string(out) : d.origin) + " (an output)";
     p.defs.push_back(std::move(copy));

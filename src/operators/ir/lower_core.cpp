@@ -44,6 +44,26 @@ Expr FlatOffset(const std::vector<Expr>& index, const std::vector<int64_t>& shap
   return flat;
 }
 
+Expr FlatOffset(const std::vector<Expr>& index, const std::vector<Expr>& extents) {
+  Expr flat = Int(0);
+  for (size_t k = 0; k < extents.size(); ++k) flat = IAdd(IMul(flat, extents[k]), index.at(k));
+  return flat;
+}
+
+namespace {
+std::vector<Expr> ConstantsOr(const std::vector<Expr>& symbolic, const std::vector<int64_t>& values) {
+  if (!symbolic.empty()) return symbolic;
+  std::vector<Expr> out;
+  for (int64_t v : values) out.push_back(Int(v));
+  return out;
+}
+}  // namespace
+
+std::vector<Expr> Extents(const TensorDef& def) { return ConstantsOr(def.symbolic_shape, def.shape); }
+std::vector<Expr> ReduceExtents(const TensorDef& def) {
+  return ConstantsOr(def.symbolic_reduce_extents, def.reduce_extents);
+}
+
 std::vector<Expr> Unflatten(const Expr& flat, const std::vector<int64_t>& shape) {
   std::vector<Expr> out(shape.size());
   const auto strides = ContiguousStrides(shape);

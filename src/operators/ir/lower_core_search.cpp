@@ -9,9 +9,12 @@
 // upper_bound), ties included; the negated comparison also gives PyTorch's answer for a
 // NaN value (m: every comparison with NaN is false), since PyTorch's binary search
 // (aten/src/ATen/native/Bucketization.cpp, cus_lower_bound / cus_upper_bound) moves
-// right on `!(b >= x)` / `!(b > x)`. The count is O(m) per value instead of O(log m):
-// exact and vectorizable, fast for the few dozen boundaries of a bucketized feature,
-// slower than a binary search on long tables.
+// right on `!(b >= x)` / `!(b > x)`. The count is O(m) per value: exact and
+// vectorizable, fast for the few dozen boundaries of a bucketized feature. Past
+// kCountLimit boundaries (an id table) the position is found by binary lifting
+// instead, O(log m) per value: pos = 0, then for step = 2^k, ..., 2, 1: pos += step
+// when pos + step <= m and b[pos + step - 1] is before x. On sorted boundaries the
+// predicate holds on a prefix, so pos is the same count (lower_bound / upper_bound).
 #include <algorithm>
 
 #include "operators/ir/core_lowerer.h"
@@ -22,6 +25,10 @@ namespace {
 using core::DType;
 using core::OpNode;
 using Outs = std::vector<int>;
+
+/// Sequences longer than this take the binary form (the count form is exact and
+/// vectorizes; at 64 boundaries it costs 64 compares a value against 7 dependent loads).
+constexpr int64_t kCountLimit = 64;
 
 /// count_k !(seq[lead..., k] OP x[i...]) over the last dim of `seq`, shaped as `x`.
 /// `seq` is 1-D (shared by every value) or has x's leading dims (one row per row of x).
@@ -44,11 +51,23 @@ int CountBefore(CoreLowerer& l, const OpNode& n, int seq, int x, bool right) {
   std::vector<Expr> at;  // seq index: leading output vars (batched), then the reduced var
   if (batched) at = IndexVars(rank - 1);
   at.push_back(Var(static_cast<int>(rank)));
-  const Expr b = Cast(l.Read(seq, at), cmp);
   const Expr v = Cast(l.Read(x, IndexVars(rank)), cmp);
-  const Expr before = Op(Prim::kLogicalNot, {Op(right ? Prim::kGt : Prim::kGe, {b, v})});
+  const auto before = [&](const Expr& b) { return Op(Prim::kLogicalNot, {Op(right ? Prim::kGt : Prim::kGe, {b, v})}); };
   const DType out = n.dtype == DType::kInt32 ? DType::kInt32 : DType::kInt64;
-  return l.Reduce(xs, out, {m}, ReduceOp::kSum, Cast(before, out));
+  if (m <= kCountLimit) return l.Reduce(xs, out, {m}, ReduceOp::kSum, Cast(before(Cast(l.Read(seq, at), cmp)), out));
+  // Binary lifting: the reads stay inside the row (min(pos + step, m) - 1).
+  std::vector<Expr> row = batched ? IndexVars(rank - 1) : std::vector<Expr>{};
+  int64_t step = 1;
+  while (step * 2 <= m) step *= 2;
+  Expr pos = Int(0);
+  for (; step >= 1; step /= 2) {
+    const Expr candidate = IAdd(pos, step);
+    std::vector<Expr> index = row;
+    index.push_back(IAdd(Op(Prim::kMinimum, {candidate, Int(m)}), -1));
+    const Expr take = Op(Prim::kLogicalAnd, {Op(Prim::kLe, {candidate, Int(m)}), before(Cast(l.Read(seq, index), cmp))});
+    pos = Op(Prim::kWhere, {take, candidate, pos});
+  }
+  return l.Compute(xs, out, Cast(pos, out));
 }
 
 /// aten.bucketize.Tensor(self, boundaries, *, out_int32, right).
@@ -80,8 +99,10 @@ Outs SearchSorted(CoreLowerer& l, const OpNode& n) {
 }
 
 const std::vector<LoweringRule> kRules = {
-    {"aten.bucketize.Tensor", Bucketize, "reduce count of boundaries before x (left / right ties)"},
-    {"aten.searchsorted.Tensor", SearchSorted, "reduce count of sequence elements before x (side left / right)"},
+    {"aten.bucketize.Tensor", Bucketize,
+     "reduce count of boundaries before x (left / right ties); binary lifting past 64 boundaries"},
+    {"aten.searchsorted.Tensor", SearchSorted,
+     "reduce count of sequence elements before x (side left / right); binary lifting past 64"},
 };
 
 }  // namespace

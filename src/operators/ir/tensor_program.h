@@ -41,13 +41,36 @@ struct TensorDef {
   int scan_dim = -1;                    // kScan: the dim scanned, in order
   ScanOp scan = ScanOp::kSum;           // kScan
   std::string origin;                   // the captured node, e.g. "mm (aten.mm.default)"
+  /// Sizes that depend on input sizes read at run time (TensorProgram::symbols): when
+  /// non-empty, one int64 expression per dim of `shape` (resp. `reduce_extents`) over
+  /// size symbols (SizeVar); `shape` / `reduce_extents` then hold the first input set's
+  /// values, a hint for schedules. Empty: the sizes are the constants in `shape`.
+  std::vector<Expr> symbolic_shape;
+  std::vector<Expr> symbolic_reduce_extents;
+};
+
+/// A size read at run time: dim `dim` of ABI input `abi_index` (`value`: the first
+/// input set's).
+struct SizeSymbol {
+  int abi_index = -1;
+  int dim = -1;
+  int64_t value = 0;
 };
 
 struct TensorProgram {
   std::vector<TensorDef> defs;  // topological order; defs[k].id == k
   std::vector<int> outputs;     // def ids in ABI output order
   int num_inputs = 0;           // ABI inputs (placeholders and parameters)
+  std::vector<SizeSymbol> symbols;  // SizeVar(k) is symbols[k]; empty: every size fixed
 };
+
+/// The sizes of `def` (resp. its reduced extents) as int64 expressions: its symbolic
+/// ones, or constants.
+std::vector<Expr> Extents(const TensorDef& def);
+std::vector<Expr> ReduceExtents(const TensorDef& def);
+
+/// The flat row-major offset of `index` in a tensor of `extents` (folded int64 expr).
+Expr FlatOffset(const std::vector<Expr>& index, const std::vector<Expr>& extents);
 
 /// Row-major strides of a contiguous tensor of `shape`, in elements.
 std::vector<int64_t> ContiguousStrides(const std::vector<int64_t>& shape);

@@ -7,6 +7,7 @@
 #include "operators/families/index_add/index_add_template.h"
 #include "operators/families/loop_nest/loop_nest_template.h"
 #include "operators/families/sort/sort_template.h"
+#include "operators/families/unique/unique_template.h"
 #include "operators/template/pointwise_template.h"
 #include "operators/template/rowwise_template.h"
 #include "operators/template/scan_template.h"
@@ -77,6 +78,8 @@ TemplateMatch MatchTemplate(const core::Problem& problem, int threads, int vecto
   if (auto match = families::MatchIndexAdd(graph, multithread)) return std::move(*match);
   // One sort or top-k: its own family (sizes read at run time; O(n log n) per row).
   if (auto match = families::MatchSort(graph, multithread)) return std::move(*match);
+  // torch.unique (sorted): its own family (bounded outputs, sizes read at run time).
+  if (auto match = families::MatchUnique(graph, multithread)) return std::move(*match);
   if (auto match = MatchSoftmaxLastDim(graph, multithread)) return std::move(*match);
   if (auto match = MatchPointwise(graph, multithread, vector_lanes)) return std::move(*match);
   TemplateMatch rowwise = MatchRowwiseTemplate(graph, multithread);
@@ -84,7 +87,7 @@ TemplateMatch MatchTemplate(const core::Problem& problem, int threads, int vecto
   // Every other graph the Core ATen lowering accepts: a program of loop-nest kernels.
   // When nothing applies, the lowering's reason is the answer: it names the op and the
   // node against the one coverage list (docs/core_aten.md).
-  return families::MatchLoopNest(graph, multithread, vector_lanes);
+  return families::MatchLoopNest(graph, multithread, vector_lanes, problem.shape_graphs);
 }
 
 std::string GeneratedHeader(const std::string& template_name, const std::string& what,

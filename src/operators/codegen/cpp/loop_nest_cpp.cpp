@@ -27,6 +27,23 @@ using ir::ReduceOp;
 using ir::ScanOp;
 using ir::TensorDef;
 
+/// The C++ name of var number `var`: a loop index i<k>, or a size read at run time ke_s<k>.
+std::string VarName(int var) {
+  return ir::IsSizeVar(var) ? fmt::format("ke_s{}", var - ir::kFirstSizeVar) : fmt::format("i{}", var);
+}
+
+/// A size expression (constants, size symbols, +, -, *) as C++ text.
+std::string SizeText(const Expr& e) {
+  if (e->kind == ExprKind::kConst) return std::to_string(e->ivalue);
+  if (e->kind == ExprKind::kVar) return VarName(e->var);
+  if (e->kind == ExprKind::kOp && e->args.size() == 2 &&
+      (e->op == ir::Prim::kAdd || e->op == ir::Prim::kSub || e->op == ir::Prim::kMul)) {
+    const char* op = e->op == ir::Prim::kAdd ? " + " : e->op == ir::Prim::kSub ? " - " : " * ";
+    return "(" + SizeText(e->args[0]) + op + SizeText(e->args[1]) + ")";
+  }
+  throw core::InternalError("loop_nest_cpp: not a size expression: " + ir::ExprText(e));
+}
+
 /// Prints expression DAGs as `const T vN = ...;` statements.
 class ExprPrinter {
  public:
@@ -48,11 +65,11 @@ class ExprPrinter {
       case ExprKind::kConst:
         return SpellConstant(lang_, *e);
       case ExprKind::kVar:
-        return fmt::format("i{}", e->var);
+        return VarName(e->var);
       case ExprKind::kLoad: {
         if (e->tensor == replaced_tensor_) return replaced_name_;
         const TensorDef& src = program_.defs.at(static_cast<size_t>(e->tensor));
-        const std::string offset = Print(ir::FlatOffset(e->args, src.shape), indent);
+        const std::string offset = Print(ir::FlatOffset(e->args, ir::Extents(src)), indent);
         const std::string read = fmt::format("t{}[{}]", e->tensor, offset);
         if (e->mask) {
           const std::string mask = Print(e->mask, indent);
@@ -118,9 +135,9 @@ std::string DlCode(DType d) {
 }
 int DlBits(DType d) { return d == DType::kBool ? 8 : static_cast<int>(core::DTypeSize(d) * 8); }
 
-/// `for` headers over dims `dims` of `shape` (var i<dim>), with the OpenMP pragma
-/// over the first `collapse` of them when `parallel`.
-std::string LoopHeaders(const std::vector<int64_t>& shape, const std::vector<int>& dims, bool parallel,
+/// `for` headers over dims `dims` of a loop nest whose dim k runs to `bounds[k]` (C++
+/// text; var i<dim>), with the OpenMP pragma over the first `collapse` of them when `parallel`.
+std::string LoopHeaders(const std::vector<std::string>& bounds, const std::vector<int>& dims, bool parallel,
                         int collapse, const std::string& extra_pragma, std::string& indent) {
   std::string out;
   // One loop both threaded and vectorized takes one combined construct.
@@ -132,7 +149,7 @@ std::string LoopHeaders(const std::vector<int64_t>& shape, const std::vector<int
   for (size_t k = 0; k < dims.size(); ++k) {
     if (k + 1 == dims.size() && !extra_pragma.empty() && !combined) out += indent + extra_pragma + "\n";
     out += fmt::format("{}for (int64_t i{} = 0; i{} < {}; ++i{}) {{\n", indent, dims[k], dims[k],
-                       shape[static_cast<size_t>(dims[k])], dims[k]);
+                       bounds[static_cast<size_t>(dims[k])], dims[k]);
     indent += "  ";
   }
   return out;
@@ -175,7 +192,15 @@ std::string InitValue(ReduceOp op, DType value_dtype) {
 
 class Emitter {
  public:
-  Emitter(const ir::KernelPlan& plan, const LoopNestSchedule& s) : plan_(plan), s_(s) { PlanEpilogues(); }
+  Emitter(const ir::KernelPlan& plan, const LoopNestSchedule& s) : plan_(plan), s_(s) {
+    // Sizes read at run time: plain loops only (the tiled main loops and the row-blocked
+    // reductions are printed for fixed sizes).
+    if (!plan_.program.symbols.empty()) {
+      s_.gemm.reset();
+      s_.reduce_outer = false;
+    }
+    PlanEpilogues();
+  }
 
   /// Whether Entry() printed a ke_gemm call.
   bool UsedGemm() const { return used_gemm_; }
@@ -194,15 +219,25 @@ class Emitter {
       if (d.kind == DefKind::kInput) needed = std::max(needed, d.abi_index + 1);
     }
     out += fmt::format("  if (num_inputs < {} || num_outputs != {}) return 1;\n", needed, p.outputs.size());
+    // Sizes read from the inputs at run time (the rest of the program is written in them).
+    for (size_t k = 0; k < p.symbols.size(); ++k) {
+      const ir::SizeSymbol& sym = p.symbols[k];
+      size_t rank = 0;
+      for (const TensorDef& d : p.defs) {
+        if (d.kind == DefKind::kInput && d.abi_index == sym.abi_index) rank = d.shape.size();
+      }
+      out += fmt::format("  if (inputs[{0}].ndim != {1}) return 2;\n  const int64_t ke_s{2} = inputs[{0}].shape[{3}];\n",
+                         sym.abi_index, rank, k, sym.dim);
+    }
     for (const TensorDef& d : p.defs) {
       if (d.kind != DefKind::kInput) continue;
       out += fmt::format("  if (int rc = ke_check_as(inputs[{}], {}, {}, {})) return rc;\n", d.abi_index,
-                         DlCode(d.dtype), DlBits(d.dtype), ir::Numel(d.shape));
+                         DlCode(d.dtype), DlBits(d.dtype), NumelText(d));
     }
     for (size_t k = 0; k < p.outputs.size(); ++k) {
       const TensorDef& d = p.defs[static_cast<size_t>(p.outputs[k])];
       out += fmt::format("  if (int rc = ke_check_as(outputs[{}], {}, {}, {})) return rc;\n", k, DlCode(d.dtype),
-                         DlBits(d.dtype), ir::Numel(d.shape));
+                         DlBits(d.dtype), NumelText(d));
     }
     for (const TensorDef& d : p.defs) {
       if (d.kind == DefKind::kInput) {
@@ -212,8 +247,10 @@ class Emitter {
         out += fmt::format("  {0}* __restrict t{1} = static_cast<{0}*>(ke_data(outputs[{2}]));\n", CType(d.dtype),
                            d.id, plan_.output_slot[static_cast<size_t>(d.id)]);
       } else if (plan_.materialized[static_cast<size_t>(d.id)] && epilogue_of_.count(d.id) == 0) {
+        const std::string size = d.symbolic_shape.empty() ? std::to_string(std::max<int64_t>(ir::Numel(d.shape), 1))
+                                                          : fmt::format("std::max<int64_t>({}, 1)", NumelText(d));
         out += fmt::format("  std::unique_ptr<{0}[]> t{1}_buffer(new {0}[{2}]);\n  {0}* __restrict t{1} = t{1}_buffer.get();\n",
-                           CType(d.dtype), d.id, std::max<int64_t>(ir::Numel(d.shape), 1));
+                           CType(d.dtype), d.id, size);
       }
     }
     for (int k : plan_.kernels) out += Kernel(p.defs[static_cast<size_t>(k)]);
@@ -296,7 +333,7 @@ class Emitter {
   }
 
   std::string Kernel(const TensorDef& d) {
-    if (ir::Numel(d.shape) == 0) return "";
+    if (d.symbolic_shape.empty() && ir::Numel(d.shape) == 0) return "";
     if (auto it = fused_.find(d.id); it != fused_.end()) {
       return fmt::format("  // Kernel t{}: {} {}: the epilogue of t{}'s main loop\n", d.id, "element",
                          ir::ShapeText(d.shape), it->second);
@@ -356,6 +393,18 @@ class Emitter {
   /// The row-major offset of the loop indices in `d` (unit dims contribute nothing).
   std::string Flat(const TensorDef& d) {
     std::string flat;
+    if (!d.symbolic_shape.empty()) {
+      std::string stride;  // empty: 1
+      for (size_t k = d.shape.size(); k-- > 0;) {
+        if (!IsUnit(d.symbolic_shape[k])) {
+          const std::string term = stride.empty() ? fmt::format("i{}", k) : fmt::format("i{} * {}", k, stride);
+          flat = flat.empty() ? term : term + " + " + flat;
+        }
+        const std::string extent = SizeText(d.symbolic_shape[k]);
+        stride = stride.empty() ? extent : stride + " * " + extent;
+      }
+      return flat.empty() ? "0" : flat;
+    }
     int64_t stride = 1;
     for (size_t k = d.shape.size(); k-- > 0;) {
       if (d.shape[k] != 1) {
@@ -365,6 +414,41 @@ class Emitter {
       stride *= d.shape[k];
     }
     return flat.empty() ? "0" : flat;
+  }
+
+  /// A size that is the constant 1 (a size read at run time never counts as one).
+  static bool IsUnit(const Expr& e) {
+    int64_t v = 0;
+    return ir::IsIntConst(e, &v) && v == 1;
+  }
+
+  /// `d`'s sizes for the unit-dim tests below: a size read at run time as -1 (never 1).
+  static std::vector<int64_t> UnitHint(const std::vector<int64_t>& sizes, const std::vector<Expr>& symbolic) {
+    std::vector<int64_t> out = sizes;
+    for (size_t k = 0; k < symbolic.size(); ++k) {
+      if (!ir::IsIntConst(symbolic[k], nullptr)) out[k] = -1;
+    }
+    return out;
+  }
+  static std::vector<int64_t> ShapeHint(const TensorDef& d) { return UnitHint(d.shape, d.symbolic_shape); }
+  static std::vector<int64_t> ReduceHint(const TensorDef& d) {
+    return UnitHint(d.reduce_extents, d.symbolic_reduce_extents);
+  }
+
+  /// Loop bounds (C++ text) of `d`'s dims; with `reduced`, rank "1"s then its reduced extents.
+  static std::vector<std::string> Bounds(const TensorDef& d, bool reduced = false) {
+    std::vector<std::string> out;
+    if (reduced) out.assign(d.shape.size(), "1");
+    for (const Expr& e : reduced ? ir::ReduceExtents(d) : ir::Extents(d)) out.push_back(SizeText(e));
+    return out;
+  }
+
+  /// The element count of `d` as C++ text.
+  static std::string NumelText(const TensorDef& d) {
+    if (d.symbolic_shape.empty()) return std::to_string(ir::Numel(d.shape));
+    std::vector<std::string> parts;
+    for (const Expr& e : d.symbolic_shape) parts.push_back(SizeText(e));
+    return parts.empty() ? "1" : fmt::format("{}", fmt::join(parts, " * "));
   }
 
   /// Dims of `d` with more than one element (unit dims have i = 0).
@@ -387,10 +471,10 @@ class Emitter {
   Language Lang() const { return s_.vector_math ? Language::kCppVector : Language::kCppScalar; }
 
   std::string Compute(const TensorDef& d, std::string& indent) {
-    std::string out = UnitVars(d.shape, indent);
-    const auto dims = LoopDims(d.shape);
+    std::string out = UnitVars(ShapeHint(d), indent);
+    const auto dims = LoopDims(ShapeHint(d));
     const int collapse = CollapseFor(dims.size() > 1 ? dims.size() - 1 : dims.size());
-    out += LoopHeaders(d.shape, dims, s_.parallel, collapse, s_.simd ? "#pragma omp simd" : "", indent);
+    out += LoopHeaders(Bounds(d), dims, s_.parallel, collapse, s_.simd ? "#pragma omp simd" : "", indent);
     std::string body;
     ExprPrinter printer(Lang(), plan_.program, body);
     const std::string v = printer.Print(d.body, indent);
@@ -411,19 +495,18 @@ class Emitter {
     const bool sum_like = d.reduce == ReduceOp::kSum || d.reduce == ReduceOp::kProd;
     const bool arg = d.reduce == ReduceOp::kArgMax || d.reduce == ReduceOp::kArgMin;
     const std::string acc_t = arg ? CType(vt) : AccType(d.dtype, sum_like, s_.double_accumulator);
-    std::string out = UnitVars(d.shape, indent);
-    const auto dims = LoopDims(d.shape);
+    std::string out = UnitVars(ShapeHint(d), indent);
+    const auto dims = LoopDims(ShapeHint(d));
     // Few outputs and a sum / product: the threads share the reduced loops instead.
     const bool split_reduce = s_.parallel && sum_like && ir::Numel(d.shape) < 64;
     const int collapse = CollapseFor(dims.size());
-    out += LoopHeaders(d.shape, dims, s_.parallel && !split_reduce, collapse, "", indent);
+    out += LoopHeaders(Bounds(d), dims, s_.parallel && !split_reduce, collapse, "", indent);
     out += fmt::format("{}{} acc = {};\n", indent, acc_t, InitValue(d.reduce, vt));
     if (arg) out += indent + "int64_t arg = 0, pos = 0;\n";
-    std::vector<int64_t> ext_shape(rank, 1);
-    ext_shape.insert(ext_shape.end(), d.reduce_extents.begin(), d.reduce_extents.end());
+    const auto reduce_hint = ReduceHint(d);
     std::vector<int> rdims;
-    for (size_t k = 0; k < d.reduce_extents.size(); ++k) {
-      if (d.reduce_extents[k] != 1) rdims.push_back(static_cast<int>(rank + k));
+    for (size_t k = 0; k < reduce_hint.size(); ++k) {
+      if (reduce_hint[k] != 1) rdims.push_back(static_cast<int>(rank + k));
       else out += fmt::format("{}const int64_t i{} = 0;\n", indent, rank + k);
     }
     if (split_reduce && !rdims.empty()) {
@@ -431,7 +514,7 @@ class Emitter {
                          rdims.size() > 1 ? fmt::format("collapse({}) ", rdims.size()) : "",
                          d.reduce == ReduceOp::kSum ? "+" : "*");
     }
-    out += LoopHeaders(ext_shape, rdims, false, 0, "", indent);
+    out += LoopHeaders(Bounds(d, /*reduced=*/true), rdims, false, 0, "", indent);
     std::string body;
     ExprPrinter printer(Lang(), plan_.program, body);
     const std::string v = printer.Print(d.body, indent);
@@ -478,7 +561,7 @@ class Emitter {
       out += fmt::format("{}#pragma omp parallel for {}schedule(static)\n", indent,
                          dims.empty() ? "" : fmt::format("collapse({}) ", dims.size() + 1));
     }
-    out += LoopHeaders(d.shape, dims, false, 0, "", indent);
+    out += LoopHeaders(Bounds(d), dims, false, 0, "", indent);
     out += fmt::format("{}for (int64_t ke_b = 0; ke_b < {}; ++ke_b) {{\n", indent, (extent + block - 1) / block);
     indent += "  ";
     out += fmt::format("{0}const int64_t ke_j0 = ke_b * {1}, ke_n = {2} - ke_j0 < {1} ? {2} - ke_j0 : {1};\n", indent,
@@ -487,14 +570,12 @@ class Emitter {
     if (arg) out += fmt::format("{}int64_t arg[{}];\n{}int64_t pos = 0;\n", indent, block, indent);
     out += fmt::format("{}for (int64_t ke_j = 0; ke_j < {}; ++ke_j) {{ acc[ke_j] = {};{} }}\n", indent, block,
                        InitValue(d.reduce, vt), arg ? " arg[ke_j] = 0;" : "");
-    std::vector<int64_t> ext_shape(rank, 1);
-    ext_shape.insert(ext_shape.end(), d.reduce_extents.begin(), d.reduce_extents.end());
     std::vector<int> rdims;
     for (size_t k = 0; k < d.reduce_extents.size(); ++k) {
       if (d.reduce_extents[k] != 1) rdims.push_back(static_cast<int>(rank + k));
       else out += fmt::format("{}const int64_t i{} = 0;\n", indent, rank + k);
     }
-    out += LoopHeaders(ext_shape, rdims, false, 0, "", indent);
+    out += LoopHeaders(Bounds(d, /*reduced=*/true), rdims, false, 0, "", indent);
     out += indent + "#pragma omp simd\n";
     out += fmt::format("{}for (int64_t ke_j = 0; ke_j < ke_n; ++ke_j) {{\n", indent);
     indent += "  ";
@@ -536,17 +617,17 @@ class Emitter {
   std::string Scan(const TensorDef& d, std::string& indent) {
     const bool sum_like = d.scan == ScanOp::kSum || d.scan == ScanOp::kProd;
     const std::string acc_t = AccType(d.dtype, sum_like, s_.double_accumulator);
-    std::string out = UnitVars(d.shape, indent);
-    const auto dims = LoopDims(d.shape, d.scan_dim);
-    out += LoopHeaders(d.shape, dims, s_.parallel, CollapseFor(dims.size()), "", indent);
+    std::string out = UnitVars(ShapeHint(d), indent);
+    const auto dims = LoopDims(ShapeHint(d), d.scan_dim);
+    out += LoopHeaders(Bounds(d), dims, s_.parallel, CollapseFor(dims.size()), "", indent);
     std::string init = "0";
     if (d.scan == ScanOp::kProd) init = "1";
     if (d.scan == ScanOp::kMax) init = InitValue(ReduceOp::kMax, d.dtype);
     if (d.scan == ScanOp::kMin) init = InitValue(ReduceOp::kMin, d.dtype);
     out += fmt::format("{}{} acc = {};\n", indent, acc_t, init);
     std::vector<int> sdim;
-    if (d.shape[static_cast<size_t>(d.scan_dim)] != 1) sdim.push_back(d.scan_dim);
-    out += LoopHeaders(d.shape, sdim, false, 0, "", indent);
+    if (ShapeHint(d)[static_cast<size_t>(d.scan_dim)] != 1) sdim.push_back(d.scan_dim);
+    out += LoopHeaders(Bounds(d), sdim, false, 0, "", indent);
     std::string body;
     ExprPrinter printer(Lang(), plan_.program, body);
     const std::string v = printer.Print(d.body, indent);

@@ -6,6 +6,7 @@
 #include "operators/codegen/cpp/loop_nest_cpp.h"
 #include "operators/ir/contraction.h"
 #include "operators/ir/convolution.h"
+#include "operators/ir/generalize.h"
 #include "operators/ir/lower_core.h"
 
 namespace kernelevolve::operators::families {
@@ -51,6 +52,14 @@ bool HasContraction(const ir::KernelPlan& plan) {
   return false;
 }
 
+/// "[4, 8]", or with sizes read at run time "[s0, 8]".
+std::string SizesText(const ir::TensorDef& d) {
+  if (d.symbolic_shape.empty()) return ir::ShapeText(d.shape);
+  std::vector<std::string> parts;
+  for (const ir::Expr& e : d.symbolic_shape) parts.push_back(ir::ExprText(e));
+  return fmt::format("[{}]", fmt::join(parts, ", "));
+}
+
 const char* KindName(ir::DefKind k) {
   switch (k) {
     case ir::DefKind::kReduce: return "reduce";
@@ -93,8 +102,9 @@ LoopNestTemplate::LoopNestTemplate(ir::KernelPlan plan, bool multithread, int ve
     : plan_(std::move(plan)),
       multithread_(multithread),
       vector_lanes_(vector_lanes),
-      has_contraction_(HasContraction(plan_)),
-      has_row_blockable_(HasRowBlockableReduction(plan_)),
+      // Sizes read at run time: plain loops only (loop_nest_cpp.h).
+      has_contraction_(plan_.program.symbols.empty() && HasContraction(plan_)),
+      has_row_blockable_(plan_.program.symbols.empty() && HasRowBlockableReduction(plan_)),
       space_(LoopNestKnobSpace(multithread, HasFloatAccumulation(plan_, false), has_contraction_, vector_lanes,
                                !HasFloatAccumulation(plan_, true), has_row_blockable_)) {}
 
@@ -142,28 +152,43 @@ std::string LoopNestTemplate::Generate(const nlohmann::json& knobs) const {
   std::string what = fmt::format("A program of {} loop-nest kernel(s), run in order:", plan_.kernels.size());
   for (int id : plan_.kernels) {
     const ir::TensorDef& d = plan_.program.defs[static_cast<size_t>(id)];
-    what += fmt::format("\n  t{}: {} {}{}", id, KindName(d.kind), ir::ShapeText(d.shape),
-                        d.origin.empty() ? "" : " <- " + d.origin);
+    what += fmt::format("\n  t{}: {} {}{}", id, KindName(d.kind), SizesText(d), d.origin.empty() ? "" : " <- " + d.origin);
+  }
+  for (size_t k = 0; k < plan_.program.symbols.size(); ++k) {
+    const ir::SizeSymbol& sym = plan_.program.symbols[k];
+    what += fmt::format("\n  s{} = size {} of input {}, read at run time (the first input set: {})", k, sym.dim,
+                        sym.abi_index, sym.value);
   }
   std::string abi = "//   inputs: ";
   std::vector<std::string> parts;
   for (const ir::TensorDef& d : plan_.program.defs) {
-    if (d.kind == ir::DefKind::kInput) parts.push_back(fmt::format("{}{}", core::DTypeName(d.dtype), ir::ShapeText(d.shape)));
+    if (d.kind == ir::DefKind::kInput) parts.push_back(fmt::format("{}{}", core::DTypeName(d.dtype), SizesText(d)));
   }
   abi += fmt::format("{}\n//   outputs: ", fmt::join(parts, ", "));
   parts.clear();
   for (int o : plan_.program.outputs) {
     const ir::TensorDef& d = plan_.program.defs[static_cast<size_t>(o)];
-    parts.push_back(fmt::format("{}{}", core::DTypeName(d.dtype), ir::ShapeText(d.shape)));
+    parts.push_back(fmt::format("{}{}", core::DTypeName(d.dtype), SizesText(d)));
   }
   abi += fmt::format("{} (dense row-major)\n", fmt::join(parts, ", "));
   return templates::GeneratedHeader(Name(), what, k, abi) + "\n" + codegen::PrintLoopNestCpp(plan_, s);
 }
 
-templates::TemplateMatch MatchLoopNest(const core::OpGraph& graph, bool multithread, int vector_lanes) {
+templates::TemplateMatch MatchLoopNest(const core::OpGraph& graph, bool multithread, int vector_lanes,
+                                       const std::vector<core::OpGraph>& shape_graphs) {
   ir::CoreLowerResult lowered = ir::LowerCore(graph);
   if (!lowered.program) return {nullptr, lowered.unsupported};
-  auto tmpl = std::make_unique<LoopNestTemplate>(ir::PlanKernels(std::move(*lowered.program)), multithread,
+  // Inputs of other sizes on other input sets: the same graph lowered from their shapes
+  // tells which sizes the program reads at run time (ir/generalize.h).
+  std::vector<ir::TensorProgram> others;
+  for (const core::OpGraph& g : shape_graphs) {
+    ir::CoreLowerResult other = ir::LowerCore(g);
+    if (!other.program) return {nullptr, other.unsupported};
+    others.push_back(std::move(*other.program));
+  }
+  ir::GeneralizeResult general = ir::Generalize(*lowered.program, others);
+  if (!general.program) return {nullptr, general.unsupported};
+  auto tmpl = std::make_unique<LoopNestTemplate>(ir::PlanKernels(std::move(*general.program)), multithread,
                                                  vector_lanes);
   try {
     (void)tmpl->Generate(tmpl->Drafts().front());

@@ -38,8 +38,12 @@ class LoopNestTemplate : public templates::KernelTemplate {
   templates::KnobSpace space_;
 };
 
-/// The loop-nest template of `graph`, or the reason LowerCore gives.
-templates::TemplateMatch MatchLoopNest(const core::OpGraph& graph, bool multithread, int vector_lanes = 8);
+/// The loop-nest template of `graph`, or the reason LowerCore gives. `shape_graphs`:
+/// the same reference captured from input sets whose inputs have other sizes
+/// (core::Problem::shape_graphs); the program then reads those sizes at run time
+/// (ir/generalize.h), or the match is refused with the reason Generalize gives.
+templates::TemplateMatch MatchLoopNest(const core::OpGraph& graph, bool multithread, int vector_lanes = 8,
+                                       const std::vector<core::OpGraph>& shape_graphs = {});
 
 /// Knobs of "loop_nest": threads {"1", "all"}, math {"libm", "vectorized"}, simd
 /// {"off", "on"}; when the program sums or scans float32 values, accumulator

@@ -234,16 +234,26 @@ def cases():
                                             torch.cdist(a, b, p=3.0), F.pdist(a[0]), F.pdist(a[1], p=1.0))),
                         [r(2, 6, 5), r(2, 4, 5)]),
         # ---- rows accumulated by segment or index (families/index_add: sizes read at run
-        # time; empty segments, more rows than segments, negative and repeated indices) ----
-        "index_add_segment_mean": (
+        # time; empty segments, more rows than segments, negative and repeated indices).
+        # Written under families/: graphs a family takes whole, which the loop IR need not
+        # lower (repeat_interleave), so the loop-nest tests that read every case here skip them ----
+        "families/index_add_segment_mean": (
             Fn(lambda s, v, n: torch.zeros(n.numel(), v.shape[1]).index_add(
                 0, torch.repeat_interleave(torch.arange(n.numel()), n), v) / n.clamp(min=1).to(v.dtype)[:, None]),
             [r(11, 5), torch.tensor([3, 0, 4, 1, 0, 3])]),
-        "index_add_segment_full": (
+        "families/index_add_segment_full": (
             Fn(lambda s, v, n: torch.full((7, 2, 3), 1.5).index_add(0, torch.repeat_interleave(torch.arange(n.numel()), n), v)),
             [r(9, 2, 3), torch.tensor([2, 0, 5, 2])]),
-        "index_add_table_negative": (Fn(lambda s, x, i, v: x.index_put((i,), v, accumulate=True)),
+        "families/index_add_table_negative": (Fn(lambda s, x, i, v: x.index_put((i,), v, accumulate=True)),
                                      [r(6, 4), torch.tensor([0, -1, 5, 2, -6, 2, 2, 3]), r(8, 4)]),
+        # ---- searches past 64 boundaries (lower_core_search.cpp, binary lifting): ties on
+        # both sides, values outside the table, a batched sequence of 129 ----
+        "searchsorted_long_table": (
+            Fn(lambda s, b, x, b2, x2: (torch.searchsorted(b, x), torch.searchsorted(b, x, side="right"),
+                                        torch.bucketize(x, b, right=True), torch.searchsorted(b2, x2))),
+            [torch.sort(ints(-50, 50, 300)).values.float(),
+             torch.cat([r(40) * 40, torch.tensor([-50.0, -49.0, 0.0, 49.0, 50.0, 13.0])]),
+             torch.sort(r(3, 129), dim=-1).values, r(3, 10)]),
     }
 
 
@@ -285,6 +295,7 @@ def main():
         tensors = {f"in.{k}": every[k].contiguous() for k in used}
         tensors.update({f"out.{k}": t.contiguous() for k, t in enumerate(outs)})
         path = os.path.join(HERE, f"{name}.safetensors")
+        os.makedirs(os.path.dirname(path), exist_ok=True)
         save_file(tensors, path)
         with open(os.path.join(HERE, f"{name}.json"), "w") as f:
             json.dump(graph, f, indent=1)

@@ -1,0 +1,148 @@
+#include "operators/families/unique/unique_template.h"
+
+#include <fmt/format.h>
+
+namespace kernelevolve::operators::families {
+namespace {
+
+using codegen::UniqueAlgorithm;
+using codegen::UniqueOutput;
+using templates::KnobDim;
+using templates::KnobSpace;
+
+bool IsFloat(const codegen::UniqueSpec& s) { return s.dtype == core::DType::kFloat32; }
+
+/// Counting needs integer values (a table slot per value of [min, max]).
+std::vector<UniqueAlgorithm> Algorithms(const codegen::UniqueSpec& s) {
+  if (IsFloat(s)) return {UniqueAlgorithm::kStableSort, UniqueAlgorithm::kIntroSort, UniqueAlgorithm::kRadix};
+  return {UniqueAlgorithm::kStableSort, UniqueAlgorithm::kIntroSort, UniqueAlgorithm::kRadix,
+          UniqueAlgorithm::kCounting};
+}
+
+KnobSpace UniqueKnobSpace(const codegen::UniqueSpec& s, bool multithread) {
+  std::vector<nlohmann::json> names;
+  for (UniqueAlgorithm a : Algorithms(s)) names.emplace_back(codegen::UniqueAlgorithmName(a));
+  std::vector<KnobDim> dims;
+  dims.push_back({"algorithm", names, names.front(), names.front(), nullptr, "", nullptr, "{}"});
+  dims.push_back({"threads", multithread ? std::vector<nlohmann::json>{"1", "all"} : std::vector<nlohmann::json>{"1"},
+                  "1", "1", multithread ? nlohmann::json("all") : nlohmann::json(), "", nullptr, "{} threads"});
+  dims.push_back({"digit_bits", {8, 11}, 8, nullptr, nullptr, "algorithm", "radix", "{}-bit digits"});
+  return KnobSpace(std::move(dims));
+}
+
+UniqueAlgorithm AlgorithmNamed(const std::string& name) {
+  for (UniqueAlgorithm a : {UniqueAlgorithm::kStableSort, UniqueAlgorithm::kIntroSort, UniqueAlgorithm::kRadix,
+                            UniqueAlgorithm::kCounting}) {
+    if (name == codegen::UniqueAlgorithmName(a)) return a;
+  }
+  return UniqueAlgorithm::kStableSort;  // unreachable: Canonical() checked the value
+}
+
+/// A constant bool argument of `call`, or `fallback` when absent; nullopt when it is a
+/// ref (computed at run time) or not a bool.
+std::optional<bool> ConstBool(const core::OpNode& call, const std::string& name, bool fallback) {
+  const core::OpArg* arg = call.Arg(name);
+  if (arg == nullptr || (!arg->IsRef() && arg->value.is_null())) return fallback;
+  if (arg->IsRef() || !arg->value.is_boolean()) return std::nullopt;
+  return arg->value.get<bool>();
+}
+
+std::string OutputName(UniqueOutput o) {
+  switch (o) {
+    case UniqueOutput::kValues: return "unique";
+    case UniqueOutput::kInverse: return "inverse";
+    case UniqueOutput::kCounts: return "counts";
+  }
+  return "?";
+}
+
+}  // namespace
+
+UniqueTemplate::UniqueTemplate(codegen::UniqueSpec spec, bool multithread)
+    : spec_(std::move(spec)), multithread_(multithread), space_(UniqueKnobSpace(spec_, multithread)) {}
+
+std::vector<nlohmann::json> UniqueTemplate::Drafts() const {
+  std::vector<nlohmann::json> drafts;
+  const auto algorithms = Algorithms(spec_);
+  drafts.push_back({{"algorithm", codegen::UniqueAlgorithmName(algorithms.front())}, {"threads", "1"}});
+  // The ones that skip the comparison sort first: counting (int64), radix.
+  for (auto a = algorithms.rbegin(); a != algorithms.rend(); ++a) {
+    drafts.push_back({{"algorithm", codegen::UniqueAlgorithmName(*a)}, {"threads", multithread_ ? "all" : "1"}});
+  }
+  for (auto& d : drafts) d = space_.Canonical(d);
+  return drafts;
+}
+
+std::string UniqueTemplate::Summary(const nlohmann::json& knobs) const {
+  const nlohmann::json k = space_.Canonical(knobs);
+  std::string out = k.at("algorithm").get<std::string>();
+  if (k.contains("digit_bits")) out += fmt::format(", {}-bit digits", k.at("digit_bits").get<int>());
+  return out + (k.at("threads") == "all" ? ", all threads" : ", 1 thread");
+}
+
+std::string UniqueTemplate::Generate(const nlohmann::json& knobs) const {
+  const nlohmann::json k = space_.Canonical(knobs);
+  codegen::UniqueSchedule schedule;
+  schedule.algorithm = AlgorithmNamed(k.at("algorithm").get<std::string>());
+  schedule.threads_all = k.at("threads") == "all";
+  if (k.contains("digit_bits")) schedule.digit_bits = k.at("digit_bits").get<int>();
+  std::string outputs;
+  for (UniqueOutput o : spec_.outputs) outputs += (outputs.empty() ? "" : ", ") + OutputName(o);
+  const std::string what = fmt::format(
+      "torch.unique(sorted=True) of a {} tensor of rank {} (flattened): {};\n"
+      "sizes read from the tensors at run time.",
+      IsFloat(spec_) ? "float32" : "int64", spec_.rank, outputs);
+  const std::string abi =
+      "//   outputs: forward()'s, then with OUTPUT_BOUNDS one int64 [1] size tensor per unique /\n"
+      "//   counts output (docs/abi.md); the distinct values go dense into the prefix.\n"
+      "// Also returns 5 when a bound holds fewer than the distinct values, 6 when scratch\n"
+      "// memory cannot be allocated.\n";
+  return codegen::PrintUniqueCpp(spec_, schedule, templates::GeneratedHeader(Name(), what, k, abi));
+}
+
+std::optional<templates::TemplateMatch> MatchUnique(const core::OpGraph& graph, bool multithread) {
+  const core::OpNode* call = nullptr;
+  for (const core::OpNode* c : graph.Calls()) {
+    if (c->target == "aten._unique2.default") {
+      if (call != nullptr) return std::nullopt;
+      call = c;
+    } else if (c->target != "getitem") {
+      return std::nullopt;
+    }
+  }
+  if (call == nullptr || graph.outputs.empty()) return std::nullopt;
+  const core::OpArg* self = call->Arg("self");
+  const core::OpNode* input = self != nullptr && self->IsRef() ? graph.Find(self->ref) : nullptr;
+  if (input == nullptr || input->kind == core::OpNodeKind::kCall) return std::nullopt;
+  codegen::UniqueSpec spec;
+  spec.dtype = input->dtype;
+  if (spec.dtype != core::DType::kFloat32 && spec.dtype != core::DType::kInt64) return std::nullopt;
+  spec.input = input->abi_index;
+  spec.num_inputs = input->abi_index + 1;
+  spec.rank = static_cast<int>(input->shape.size());
+  // sorted=False leaves the order to the implementation (torch.unique's docs).
+  const auto sorted = ConstBool(*call, "sorted", true);
+  const auto inverse = ConstBool(*call, "return_inverse", false);
+  const auto counts = ConstBool(*call, "return_counts", false);
+  if (!sorted || !*sorted || !inverse || !counts) return std::nullopt;
+  for (const std::string& name : graph.outputs) {
+    const core::OpNode* out = graph.Find(name);
+    if (out == nullptr || out->target != "getitem") return std::nullopt;
+    const core::OpArg* of = out->Arg("self");
+    const core::OpArg* index = out->Arg("index");
+    if (of == nullptr || of->ref != call->name || index == nullptr || !index->value.is_number_integer()) {
+      return std::nullopt;
+    }
+    const int which = index->value.get<int>();
+    // Without its flag, an inverse or counts output is an empty placeholder.
+    if (which < 0 || which > 2 || (which == 1 && !*inverse) || (which == 2 && !*counts)) return std::nullopt;
+    const auto o = static_cast<UniqueOutput>(which);
+    for (UniqueOutput seen : spec.outputs) {
+      if (seen == o) return std::nullopt;  // the same output twice
+    }
+    spec.outputs.push_back(o);
+  }
+  return templates::TemplateMatch{std::make_unique<UniqueTemplate>(std::move(spec), multithread), ""};
+}
+
+}  // namespace kernelevolve::operators::families
