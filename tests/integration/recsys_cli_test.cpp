@@ -1,8 +1,8 @@
 // problems/recsys end to end (the kernelevolve binary, the real worker, the real
 // compiler): problems whose jagged inputs have other lengths under every seed get a
 // correct kernel from the template operator, whose kernels read their sizes at run
-// time (embedding_bag, index_add and unique families, the last with bounded outputs and
-// their size tensors; loop-nest programs through the sizes they read at run time,
+// time (embedding_bag, index_add, unique and masked_select families, the last two with
+// bounded outputs and their size tensors; loop-nest programs through the sizes they read at run time,
 // ir/generalize.h), the sort family (stable sort with ties, top-k), and the searches and
 // integer hashes of the loop IR.
 #include <gtest/gtest.h>
@@ -33,7 +33,7 @@ struct RecsysCase {
   const char* problem;        // problems/recsys/<problem>.py
   const char* template_name;  // the template of the best kernel
   bool shapes_vary;           // the fixtures record other shapes per seed
-  const char* varying = "input.0";  // an input whose length differs between seeds 0 and 1
+  const char* varying = "input.0";  // a tensor whose length differs between seeds 0 and 1
 };
 
 void PrintTo(const RecsysCase& c, std::ostream* os) { *os << c.problem; }
@@ -84,6 +84,9 @@ INSTANTIATE_TEST_SUITE_P(Problems, RecsysCliTest,
                                            RecsysCase{"index_add_scatter", "index_add", true, "input.1"},
                                            RecsysCase{"jagged_to_padded_dense", "loop_nest", true},
                                            RecsysCase{"remap_ids_sorted_table", "loop_nest", true},
+                                           RecsysCase{"masked_select_positive", "masked_select", true, "output.0"},
+                                           RecsysCase{"padded_dense_to_jagged", "masked_select", true, "output.0"},
+                                           RecsysCase{"last_k_events", "masked_select", true, "input.0"},
                                            RecsysCase{"bucketize_right", "loop_nest", false},
                                            RecsysCase{"hash_mod", "loop_nest", false},
                                            RecsysCase{"sort_scores_stable", "sort", false},

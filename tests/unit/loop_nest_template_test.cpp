@@ -18,6 +18,7 @@
 #include "operators/codegen/prim_spelling.h"
 #include "operators/families/index_add/index_add_template.h"
 #include "operators/families/loop_nest/loop_nest_template.h"
+#include "operators/families/masked_select/masked_select_template.h"
 #include "operators/families/sort/sort_template.h"
 #include "operators/ir/contraction.h"
 #include "operators/ir/convolution.h"
@@ -60,7 +61,7 @@ const std::vector<std::string>& CaseNames() {
       "mm", "bmm", "linear", "conv1d", "conv2d_stride_dilation", "conv2d_grouped", "conv_transpose2d",
       "max_pool2d_indices", "avg_pool2d_pad", "adaptive_avg_pool2d", "mm_relu_mm",
       // searches in sorted tensors, int64 hashing
-      "bucketize_ties", "searchsorted_sides", "searchsorted_long_table", "int_hash",
+      "bucketize_ties", "searchsorted_sides", "searchsorted_long_table", "repeat_interleave_ids", "int_hash",
       // fused epilogues, convolutions as implicit GEMMs (the tiled draft runs them)
       "linear_gelu_residual_clamp", "addmm_sigmoid", "conv2d_3x3_bias_relu", "conv2d_1x1_nobias",
       "conv2d_grouped_strided_padded", "conv2d_depthwise_unbatched", "conv1d_strided_silu", "conv3d_padded",
@@ -911,6 +912,59 @@ TEST(IndexAddFamily, AnIndexPastTheTableIsRefused) {
       o = {out.data(), {kDLCPU, 0}, 2, {kDLFloat, 32, 1}, tshape.data(), nullptr, 0};
       EXPECT_EQ(kernels[j]->entry(in, 3, &o, 1), 5) << "index " << bad << "\n" << sources[j];
     }
+  }
+}
+
+TEST(MaskedSelectFamily, EverySettingMatchesEagerWithExactLengthOutputs) {
+  // A comparison mask over a 1-D float tensor, a length mask over the first two dims of
+  // a 3-D one (rows of 3 floats), a bool input over an int64 tensor (rows of 2 int64).
+  // The cases' outputs have the actual count: the exact-length form of the ABI.
+  DraftBatch batch;
+  for (const std::string name :
+       {"families/masked_select_compare", "families/masked_select_lengths", "families/masked_select_int_rows"}) {
+    const auto match = families::MatchMaskedSelect(CaseGraph(name), {}, /*multithread=*/true);
+    ASSERT_TRUE(match.has_value() && match->tmpl != nullptr) << name << ": " << (match ? match->unsupported : "");
+    EXPECT_EQ(match->tmpl->Name(), "masked_select");
+    const auto settings = match->tmpl->Space().Enumerate();
+    EXPECT_EQ(settings.size(), 2u) << name;
+    for (const auto& k : settings) batch.Add(name, k, match->tmpl->Generate(k));
+  }
+  CompileAndCompareAll(batch);
+}
+
+TEST(MaskedSelectFamily, BoundedOutputGetsItsSizeAndATooSmallBoundIsRefused) {
+  core::Problem problem;
+  problem.graph = CaseGraph("families/masked_select_compare");
+  const auto picked = templates::MatchTemplate(problem, 2);
+  ASSERT_TRUE(picked.tmpl != nullptr) << picked.unsupported;
+  EXPECT_EQ(picked.tmpl->Name(), "masked_select");
+  std::vector<std::string> sources;
+  for (const auto& k : picked.tmpl->Space().Enumerate()) sources.push_back(picked.tmpl->Generate(k));
+  const auto kernels = CompileAll(sources);
+  for (size_t j = 0; j < kernels.size(); ++j) {
+    ASSERT_NE(kernels[j]->entry, nullptr) << kernels[j]->log;
+    // The case's 37 values (its mask program has the captured sizes), labels 1 at every
+    // third: 13 selected, in order, into a bound of 37.
+    std::vector<float> x(37);
+    std::vector<int64_t> labels(37);
+    for (int i = 0; i < 37; ++i) {
+      x[static_cast<size_t>(i)] = 0.5f * static_cast<float>(i);
+      labels[static_cast<size_t>(i)] = i % 3 == 0 ? 1 : 0;
+    }
+    std::vector<float> y(37, -1.0f);
+    int64_t size = -1;
+    std::vector<int64_t> n = {37}, one = {1};
+    DLTensor in[2] = {{x.data(), {kDLCPU, 0}, 1, {kDLFloat, 32, 1}, n.data(), nullptr, 0},
+                      {labels.data(), {kDLCPU, 0}, 1, {kDLInt, 64, 1}, n.data(), nullptr, 0}};
+    DLTensor out[2] = {{y.data(), {kDLCPU, 0}, 1, {kDLFloat, 32, 1}, n.data(), nullptr, 0},
+                       {&size, {kDLCPU, 0}, 1, {kDLInt, 64, 1}, one.data(), nullptr, 0}};
+    ASSERT_EQ(kernels[j]->entry(in, 2, out, 2), 0) << sources[j];
+    EXPECT_EQ(size, 13);
+    for (int64_t c = 0; c < 13; ++c) EXPECT_EQ(y[static_cast<size_t>(c)], 0.5f * static_cast<float>(3 * c)) << c;
+    // A bound of 10 cannot hold 13 rows: 5, as docs/abi.md says.
+    std::vector<int64_t> ten = {10};
+    out[0].shape = ten.data();
+    EXPECT_EQ(kernels[j]->entry(in, 2, out, 2), 5);
   }
 }
 

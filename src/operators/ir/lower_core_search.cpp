@@ -1,5 +1,6 @@
 // Core ATen lowering rules for searches in sorted tensors (feature bucketization, id
-// lookup in sorted tables): torch.bucketize and torch.searchsorted as count reductions.
+// lookup in sorted tables): torch.bucketize and torch.searchsorted as count reductions,
+// and repeat_interleave (segment ids of jagged lengths) as a search in its prefix sums.
 //
 // For sorted boundaries b[0..m) and a value x, the insertion position is the number of
 // boundaries "before" x:
@@ -98,11 +99,32 @@ Outs SearchSorted(CoreLowerer& l, const OpNode& n) {
   return out < 0 ? Outs{} : Outs{out};
 }
 
+/// aten.repeat_interleave.Tensor(repeats, *, output_size): index b repeated repeats[b]
+/// times, i.e. out[j] = #{b : prefix[b] <= j} over the inclusive prefix sums of the
+/// repeats (a search of j in a non-decreasing sequence, right side). Its length,
+/// sum(repeats), depends on the data: the captured one (or the size it is generalized
+/// to, ir/generalize.h) is taken as given.
+Outs RepeatInterleave(CoreLowerer& l, const OpNode& n) {
+  const int repeats = l.Tensor(n, "repeats");
+  if (repeats < 0) return {};
+  const auto& rs = l.Def(repeats).shape;
+  if (rs.size() != 1 || n.shape.size() != 1 || core::IsFloatingPoint(l.Def(repeats).dtype)) {
+    l.Unsupported(n, "repeats must be a 1-D integer tensor");
+    return {};
+  }
+  const int prefix = l.Scan(rs, DType::kInt64, 0, ScanOp::kSum, Cast(l.Read(repeats, {Var(0)}), DType::kInt64));
+  const int position = l.Compute(n.shape, DType::kInt64, Var(0));
+  const int out = CountBefore(l, n, prefix, position, /*right=*/true);
+  return out < 0 ? Outs{} : Outs{out};
+}
+
 const std::vector<LoweringRule> kRules = {
     {"aten.bucketize.Tensor", Bucketize,
      "reduce count of boundaries before x (left / right ties); binary lifting past 64 boundaries"},
     {"aten.searchsorted.Tensor", SearchSorted,
      "reduce count of sequence elements before x (side left / right); binary lifting past 64"},
+    {"aten.repeat_interleave.Tensor", RepeatInterleave,
+     "scan of the repeats, then the count of prefix sums <= j (binary lifting past 64)"},
 };
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include "operators/families/embedding_bag/embedding_bag_template.h"
 #include "operators/families/index_add/index_add_template.h"
 #include "operators/families/loop_nest/loop_nest_template.h"
+#include "operators/families/masked_select/masked_select_template.h"
 #include "operators/families/sort/sort_template.h"
 #include "operators/families/unique/unique_template.h"
 #include "operators/template/pointwise_template.h"
@@ -80,6 +81,8 @@ TemplateMatch MatchTemplate(const core::Problem& problem, int threads, int vecto
   if (auto match = families::MatchSort(graph, multithread)) return std::move(*match);
   // torch.unique (sorted): its own family (bounded outputs, sizes read at run time).
   if (auto match = families::MatchUnique(graph, multithread)) return std::move(*match);
+  // x[bool mask]: the mask's loop-nest program, then a compaction (a bounded output).
+  if (auto match = families::MatchMaskedSelect(graph, problem.shape_graphs, multithread)) return std::move(*match);
   if (auto match = MatchSoftmaxLastDim(graph, multithread)) return std::move(*match);
   if (auto match = MatchPointwise(graph, multithread, vector_lanes)) return std::move(*match);
   TemplateMatch rowwise = MatchRowwiseTemplate(graph, multithread);

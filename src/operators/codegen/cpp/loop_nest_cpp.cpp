@@ -207,11 +207,16 @@ class Emitter {
   /// Whether Entry() printed a convolution's implicit GEMM.
   bool UsedConv() const { return used_conv_; }
 
-  std::string Entry() {
+  std::string Entry(const std::string& name) {
     const auto& p = plan_.program;
     std::string out;
-    out += "extern \"C\" int kernelevolve_entry(const DLTensor* inputs, int32_t num_inputs,\n"
-           "                                   DLTensor* outputs, int32_t num_outputs) {\n";
+    if (name == "kernelevolve_entry") {
+      out += "extern \"C\" int kernelevolve_entry(const DLTensor* inputs, int32_t num_inputs,\n"
+             "                                   DLTensor* outputs, int32_t num_outputs) {\n";
+    } else {
+      out += fmt::format("static int {}(const DLTensor* inputs, int32_t num_inputs, DLTensor* outputs,\n"
+                         "    int32_t num_outputs) {{\n", name);
+    }
     // Inputs: the forward() arguments, then every state_dict tensor; the graph reads
     // some of them (a BatchNorm's num_batches_tracked never), by abi_index.
     int needed = 0;
@@ -674,9 +679,10 @@ bool ReduceLoopApplies(const ir::TensorDef& d) {
          d.reduce != ReduceOp::kAny && d.reduce != ReduceOp::kAll;
 }
 
-std::string PrintLoopNestCpp(const ir::KernelPlan& plan, const LoopNestSchedule& schedule) {
+std::string PrintLoopNestCpp(const ir::KernelPlan& plan, const LoopNestSchedule& schedule,
+                             const std::string& entry_name) {
   Emitter emitter(plan, schedule);
-  const std::string entry = emitter.Entry();
+  const std::string entry = emitter.Entry(entry_name);
   std::string out = templates::GeneratedIncludes();
   out += "#include <algorithm>\n#include <cstring>\n#include <limits>\n#include <memory>\n#include <type_traits>\n\n";
   out += templates::AbiHelpers() + "\n" + kLoopNestHelpers + "\n";

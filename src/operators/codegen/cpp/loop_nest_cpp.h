@@ -38,7 +38,10 @@ bool ReduceLoopApplies(const ir::TensorDef& def);
 /// largest abi_index read + 1: unread state_dict tensors may follow) or another
 /// output count, 2 for a
 /// tensor of another dtype or device, 3 for another element count, 4 for a
-/// non-dense tensor, else 0.
-std::string PrintLoopNestCpp(const ir::KernelPlan& plan, const LoopNestSchedule& schedule);
+/// non-dense tensor, else 0. With another `entry_name`, the same entry is a `static`
+/// function of that name, for a family that runs the program as one step of its own
+/// entry (families/masked_select).
+std::string PrintLoopNestCpp(const ir::KernelPlan& plan, const LoopNestSchedule& schedule,
+                             const std::string& entry_name = "kernelevolve_entry");
 
 }  // namespace kernelevolve::operators::codegen

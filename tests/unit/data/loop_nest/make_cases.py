@@ -246,6 +246,18 @@ def cases():
             [r(9, 2, 3), torch.tensor([2, 0, 5, 2])]),
         "families/index_add_table_negative": (Fn(lambda s, x, i, v: x.index_put((i,), v, accumulate=True)),
                                      [r(6, 4), torch.tensor([0, -1, 5, 2, -6, 2, 2, 3]), r(8, 4)]),
+        # ---- segment ids of jagged lengths (lower_core_search.cpp): zeros among the
+        # lengths; 9 of them (count form) and 100 (binary lifting) ----
+        "repeat_interleave_ids": (
+            Fn(lambda s, n, m: (torch.repeat_interleave(torch.arange(n.numel()), n),
+                                torch.repeat_interleave(torch.arange(m.numel()), m))),
+            [torch.tensor([2, 0, 3, 1, 0, 0, 4, 1, 2]), ints(0, 4, 100)]),
+        # ---- x[bool mask] (families/masked_select): a comparison, a length mask over the
+        # first two dims of a 3-D tensor, an int64 tensor under a bool input ----
+        "families/masked_select_compare": (Fn(lambda s, x, y: x[y == 1]), [r(37), ints(0, 2, 37)]),
+        "families/masked_select_lengths": (
+            Fn(lambda s, d, n: d[torch.arange(d.shape[1])[None, :] < n[:, None]]), [r(5, 6, 3), torch.tensor([2, 0, 6, 1, 4])]),
+        "families/masked_select_int_rows": (Fn(lambda s, x, m: x[m]), [ints(-9, 9, 4, 5, 2), r(4, 5) > 0]),
         # ---- searches past 64 boundaries (lower_core_search.cpp, binary lifting): ties on
         # both sides, values outside the table, a batched sequence of 129 ----
         "searchsorted_long_table": (
