@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <unordered_map>
 
@@ -173,7 +174,8 @@ GeneralizeResult Generalize(const TensorProgram& first, const std::vector<Tensor
       for (const auto& s : values) known = known || s == v;
       if (!known) {
         values.push_back(v);
-        symbols.push_back({d.abi_index, static_cast<int>(dim), v[0]});
+        symbols.push_back({d.abi_index, static_cast<int>(dim), v[0], *std::min_element(v.begin(), v.end()),
+                           *std::max_element(v.begin(), v.end())});
       }
     }
   }

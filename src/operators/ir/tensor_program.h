@@ -51,10 +51,16 @@ struct TensorDef {
 
 /// A size read at run time: dim `dim` of ABI input `abi_index` (`value`: the first
 /// input set's).
+///
+/// [min_value, max_value]: the sizes seen on the input sets. The lowering's choices
+/// (a clamp folded away, the number of binary-lifting steps) hold there and are not
+/// known to hold outside, so the entry refuses other sizes (return 3).
 struct SizeSymbol {
   int abi_index = -1;
   int dim = -1;
   int64_t value = 0;
+  int64_t min_value = 0;
+  int64_t max_value = 0;
 };
 
 struct TensorProgram {

@@ -217,6 +217,11 @@ KnobSpace SoftmaxKnobSpace(bool multithread) {
   });
 }
 
+KnobDim ThreadsKnob(bool multithread) {
+  return {"threads", multithread ? std::vector<nlohmann::json>{"1", "all"} : std::vector<nlohmann::json>{"1"},
+          "1", "1", multithread ? nlohmann::json("all") : nlohmann::json(), "", nullptr, "{} threads"};
+}
+
 std::vector<nlohmann::json> KnobValuesUpTo(const std::vector<int64_t>& all, int64_t cap) {
   std::vector<nlohmann::json> out;
   for (int64_t v : all) {

@@ -100,6 +100,10 @@ KnobSpace PointwiseKnobSpace(bool multithread, int vector_lanes = 8, bool explic
 /// {"1", "all"} over rows, rows_per_chunk {1, 4, 16} (only with threads "all").
 KnobSpace SoftmaxKnobSpace(bool multithread);
 
+/// The "threads" knob every CPU family has: {"1", "all"} ("1" alone when `multithread`
+/// is false), "1" by default and after a failure, "all" first after a success.
+KnobDim ThreadsKnob(bool multithread);
+
 /// A JSON scalar as plain text: strings without quotes, numbers as written.
 std::string KnobText(const nlohmann::json& value);
 

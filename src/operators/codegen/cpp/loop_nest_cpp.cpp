@@ -233,6 +233,8 @@ class Emitter {
       }
       out += fmt::format("  if (inputs[{0}].ndim != {1}) return 2;\n  const int64_t ke_s{2} = inputs[{0}].shape[{3}];\n",
                          sym.abi_index, rank, k, sym.dim);
+      // Only the sizes the input sets showed: outside them the lowering's choices may not hold.
+      out += fmt::format("  if (ke_s{0} < {1} || ke_s{0} > {2}) return 3;\n", k, sym.min_value, sym.max_value);
     }
     for (const TensorDef& d : p.defs) {
       if (d.kind != DefKind::kInput) continue;

@@ -12,8 +12,7 @@ using templates::KnobSpace;
 
 KnobSpace EmbeddingBagKnobSpace(bool multithread) {
   std::vector<KnobDim> dims;
-  dims.push_back({"threads", multithread ? std::vector<nlohmann::json>{"1", "all"} : std::vector<nlohmann::json>{"1"},
-                  "1", "1", multithread ? nlohmann::json("all") : nlohmann::json(), "", nullptr, "{} threads"});
+  dims.push_back(templates::ThreadsKnob(multithread));
   dims.push_back({"chunk", {16, 64, 4}, 16, nullptr, nullptr, "threads", "all", "{} bags a chunk"});
   dims.push_back({"prefetch", {0, 8, 2, 32}, 0, 0, 8, "", nullptr, "prefetch distance {}"});
   return KnobSpace(std::move(dims));

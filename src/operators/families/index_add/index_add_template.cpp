@@ -12,8 +12,7 @@ using templates::KnobSpace;
 
 KnobSpace IndexAddKnobSpace(const codegen::IndexAddSpec& s, bool multithread) {
   std::vector<KnobDim> dims;
-  dims.push_back({"threads", multithread ? std::vector<nlohmann::json>{"1", "all"} : std::vector<nlohmann::json>{"1"},
-                  "1", "1", multithread ? nlohmann::json("all") : nlohmann::json(), "", nullptr, "{} threads"});
+  dims.push_back(templates::ThreadsKnob(multithread));
   if (!s.segments) {
     dims.push_back({"algorithm", {"direct", "bucket"}, "direct", nullptr, nullptr, "", nullptr, "{}"});
   }

@@ -73,8 +73,7 @@ const char* KindName(ir::DefKind k) {
 KnobSpace LoopNestKnobSpace(bool multithread, bool float_accumulation, bool contraction, int vector_lanes,
                             bool accumulation_only_in_main_loops, bool row_blockable) {
   std::vector<KnobDim> dims;
-  dims.push_back({"threads", multithread ? std::vector<nlohmann::json>{"1", "all"} : std::vector<nlohmann::json>{"1"},
-                  "1", "1", multithread ? nlohmann::json("all") : nlohmann::json(), "", nullptr, "{} threads"});
+  dims.push_back(templates::ThreadsKnob(multithread));
   dims.push_back({"math", {"libm", "vectorized"}, "libm", "libm", "vectorized", "", nullptr, "{} math"});
   dims.push_back({"simd", {"off", "on"}, "off", "off", "on", "", nullptr, "omp simd {}"});
   const bool accumulator_under_loops = float_accumulation && contraction && accumulation_only_in_main_loops;

@@ -14,8 +14,7 @@ using templates::KnobSpace;
 
 KnobSpace MaskedSelectKnobSpace(bool multithread) {
   std::vector<KnobDim> dims;
-  dims.push_back({"threads", multithread ? std::vector<nlohmann::json>{"1", "all"} : std::vector<nlohmann::json>{"1"},
-                  "1", "1", multithread ? nlohmann::json("all") : nlohmann::json(), "", nullptr, "{} threads"});
+  dims.push_back(templates::ThreadsKnob(multithread));
   return KnobSpace(std::move(dims));
 }
 

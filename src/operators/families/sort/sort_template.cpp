@@ -23,8 +23,7 @@ KnobSpace SortKnobSpace(const codegen::SortSpec& s, bool multithread) {
   for (SortAlgorithm a : Algorithms(s)) names.emplace_back(codegen::SortAlgorithmName(a));
   std::vector<KnobDim> dims;
   dims.push_back({"algorithm", names, names.front(), names.front(), nullptr, "", nullptr, "{}"});
-  dims.push_back({"threads", multithread ? std::vector<nlohmann::json>{"1", "all"} : std::vector<nlohmann::json>{"1"},
-                  "1", "1", multithread ? nlohmann::json("all") : nlohmann::json(), "", nullptr, "{} threads"});
+  dims.push_back(templates::ThreadsKnob(multithread));
   dims.push_back({"chunk", {4, 1, 16}, 4, nullptr, nullptr, "threads", "all", "{} rows a chunk"});
   return KnobSpace(std::move(dims));
 }

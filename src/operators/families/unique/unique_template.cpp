@@ -24,8 +24,7 @@ KnobSpace UniqueKnobSpace(const codegen::UniqueSpec& s, bool multithread) {
   for (UniqueAlgorithm a : Algorithms(s)) names.emplace_back(codegen::UniqueAlgorithmName(a));
   std::vector<KnobDim> dims;
   dims.push_back({"algorithm", names, names.front(), names.front(), nullptr, "", nullptr, "{}"});
-  dims.push_back({"threads", multithread ? std::vector<nlohmann::json>{"1", "all"} : std::vector<nlohmann::json>{"1"},
-                  "1", "1", multithread ? nlohmann::json("all") : nlohmann::json(), "", nullptr, "{} threads"});
+  dims.push_back(templates::ThreadsKnob(multithread));
   dims.push_back({"digit_bits", {8, 11}, 8, nullptr, nullptr, "algorithm", "radix", "{}-bit digits"});
   return KnobSpace(std::move(dims));
 }
