@@ -6,6 +6,8 @@
 #include <cmath>
 #include <unordered_map>
 
+#include "operators/ir/lower_core.h"
+
 namespace kernelevolve::operators::ir {
 namespace {
 
@@ -211,6 +213,18 @@ GeneralizeResult Generalize(const TensorProgram& first, const std::vector<Tensor
     }
   }
   return {std::move(out), ""};
+}
+
+GeneralizeResult LowerGeneralized(const core::OpGraph& graph, const std::vector<core::OpGraph>& shape_graphs) {
+  CoreLowerResult lowered = LowerCore(graph);
+  if (!lowered.program) return {std::nullopt, lowered.unsupported};
+  std::vector<TensorProgram> others;
+  for (const core::OpGraph& g : shape_graphs) {
+    CoreLowerResult other = LowerCore(g);
+    if (!other.program) return {std::nullopt, other.unsupported};
+    others.push_back(std::move(*other.program));
+  }
+  return Generalize(*lowered.program, others);
 }
 
 }  // namespace kernelevolve::operators::ir

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "core/op_graph.h"
 #include "operators/ir/tensor_program.h"
 
 namespace kernelevolve::operators::ir {
@@ -32,5 +33,10 @@ struct GeneralizeResult {
 /// no affine function of one symbol is refused with the place named. With `others`
 /// empty, `first` comes back unchanged.
 GeneralizeResult Generalize(const TensorProgram& first, const std::vector<TensorProgram>& others);
+
+/// LowerCore of `graph` and of every graph in `shape_graphs` (the same reference
+/// captured from input sets of other sizes), then Generalize; the first refusal
+/// (LowerCore's or Generalize's reason) when any step refuses.
+GeneralizeResult LowerGeneralized(const core::OpGraph& graph, const std::vector<core::OpGraph>& shape_graphs);
 
 }  // namespace kernelevolve::operators::ir

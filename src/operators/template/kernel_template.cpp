@@ -127,6 +127,20 @@ std::string GeneratedIncludes() {
          "#include <cstdint>\n#include <cstring>\n";
 }
 
+std::string ThreadHelpers() {
+  return R"CPP(#ifdef _OPENMP
+#include <omp.h>
+static inline int64_t ke_thread() { return omp_get_thread_num(); }
+static inline int64_t ke_threads() { return omp_get_num_threads(); }
+static inline int64_t ke_max_threads() { return omp_get_max_threads(); }
+#else
+static inline int64_t ke_thread() { return 0; }
+static inline int64_t ke_threads() { return 1; }
+static inline int64_t ke_max_threads() { return 1; }
+#endif
+)CPP";
+}
+
 std::string AbiHelpers() {
   return R"ABI(// ---- DLPack ABI helpers -------------------------------------------------------
 static inline float* ke_float_data(const DLTensor& t) {

@@ -69,6 +69,11 @@ std::string GeneratedIncludes();
 /// Templates with other dtypes check the dtype and then call ke_check_layout.
 std::string AbiHelpers();
 
+/// OpenMP queries for generated sources, which also compile without OpenMP (one
+/// thread then): `ke_thread()` (omp_get_thread_num), `ke_threads()`
+/// (omp_get_num_threads), `ke_max_threads()` (omp_get_max_threads), all int64_t.
+std::string ThreadHelpers();
+
 /// The return codes every generated entry point uses, as comment lines.
 std::string ReturnCodesComment();
 

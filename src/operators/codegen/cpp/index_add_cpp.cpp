@@ -35,26 +35,6 @@ std::string Scratch(const IndexAddSchedule& k, const std::string& rows) {
       "  if (!scratch) return 6;\n", rows);
 }
 
-std::string RunsLoop(const IndexAddSpec& s, const IndexAddSchedule& k, bool ordered);
-
-std::string SegmentBody(const IndexAddSpec& s, const IndexAddSchedule& k) {
-  std::string out =
-      "  // Segment b is the run values[off[b] : off[b + 1]] (repeat_interleave of the lengths).\n"
-      "  const int64_t segments = I.shape[0];\n"
-      "  if (segments > rows) return 5;\n";
-  if (s.mean) out += "  if (segments != rows) return 3;\n";
-  out += "  std::unique_ptr<int64_t[]> off(new (std::nothrow) int64_t[segments + 1]);\n"
-         "  if (!off) return 6;\n"
-         "  off[0] = 0;\n"
-         "  for (int64_t b = 0; b < segments; ++b) {\n"
-         "    if (len[b] < 0 || len[b] > n) return 5;\n"
-         "    off[b + 1] = off[b] + len[b];\n"
-         "    if (off[b + 1] > n) return 5;\n"
-         "  }\n"
-         "  if (off[segments] != n) return 5;\n";
-  return out + RunsLoop(s, k, false);
-}
-
 /// The loop over output rows r: row r gets its start value plus the values of its run
 /// off[r] .. off[r + 1] (positions p; value i = p, or order[p] when `ordered`), for
 /// r < segments; rows past the segments keep the start value.
@@ -78,6 +58,24 @@ std::string RunsLoop(const IndexAddSpec& s, const IndexAddSchedule& k, bool orde
   return out;
 }
 
+std::string SegmentBody(const IndexAddSpec& s, const IndexAddSchedule& k) {
+  std::string out =
+      "  // Segment b is the run values[off[b] : off[b + 1]] (repeat_interleave of the lengths).\n"
+      "  const int64_t segments = I.shape[0];\n"
+      "  if (segments > rows) return 5;\n";
+  if (s.mean) out += "  if (segments != rows) return 3;\n";
+  out += "  std::unique_ptr<int64_t[]> off(new (std::nothrow) int64_t[segments + 1]);\n"
+         "  if (!off) return 6;\n"
+         "  off[0] = 0;\n"
+         "  for (int64_t b = 0; b < segments; ++b) {\n"
+         "    if (len[b] < 0 || len[b] > n) return 5;\n"
+         "    off[b + 1] = off[b] + len[b];\n"
+         "    if (off[b + 1] > n) return 5;\n"
+         "  }\n"
+         "  if (off[segments] != n) return 5;\n";
+  return out + RunsLoop(s, k, false);
+}
+
 std::string ScatterBody(const IndexAddSpec& s, const IndexAddSchedule& k) {
   std::string out =
       "  if (I.shape[0] != n) return 3;\n"
@@ -92,12 +90,12 @@ std::string ScatterBody(const IndexAddSpec& s, const IndexAddSchedule& k) {
            "  std::unique_ptr<int64_t[]> next(new (std::nothrow) int64_t[rows]);\n"
            "  std::unique_ptr<int64_t[]> order(new (std::nothrow) int64_t[n + 1]);\n"
            "  if (!off || !next || !order) return 6;\n"
-           "  for (int64_t i = 0; i < n; ++i) ++off[(idx[i] < 0 ? idx[i] + rows : idx[i]) + 1];\n"
+           "  for (int64_t i = 0; i < n; ++i) ++off[ke_row(idx[i], rows) + 1];\n"
            "  for (int64_t r = 0; r < rows; ++r) {\n"
            "    off[r + 1] += off[r];\n"
            "    next[r] = off[r];\n"
            "  }\n"
-           "  for (int64_t i = 0; i < n; ++i) order[next[idx[i] < 0 ? idx[i] + rows : idx[i]]++] = i;\n";
+           "  for (int64_t i = 0; i < n; ++i) order[next[ke_row(idx[i], rows)]++] = i;\n";
     return out + RunsLoop(s, k, true);
   }
   out += Scratch(k, "rows");
@@ -113,7 +111,7 @@ std::string ScatterBody(const IndexAddSpec& s, const IndexAddSchedule& k) {
   out += "    for (int64_t r = r0; r < r1; ++r) {\n      auto* ar = " + acc + " + r * dim;\n" + InitRow(s, "      ") +
          "    }\n"
          "    for (int64_t i = 0; i < n; ++i) {\n"
-         "      const int64_t r = idx[i] < 0 ? idx[i] + rows : idx[i];\n"
+         "      const int64_t r = ke_row(idx[i], rows);\n"
          "      if (r < r0 || r >= r1) continue;\n"
          "      auto* ar = " + acc + " + r * dim;\n" +
          AddRow("      ") + "    }\n";
@@ -125,24 +123,15 @@ std::string ScatterBody(const IndexAddSpec& s, const IndexAddSchedule& k) {
   return out;
 }
 
-/// Thread helpers (one thread without OpenMP).
-const char* kThreadHelpers = R"CPP(#ifdef _OPENMP
-#include <omp.h>
-static inline int64_t ke_thread() { return omp_get_thread_num(); }
-static inline int64_t ke_threads() { return omp_get_num_threads(); }
-static inline int64_t ke_max_threads() { return omp_get_max_threads(); }
-#else
-static inline int64_t ke_thread() { return 0; }
-static inline int64_t ke_threads() { return 1; }
-static inline int64_t ke_max_threads() { return 1; }
-#endif
-)CPP";
-
 }  // namespace
 
 std::string PrintIndexAddCpp(const IndexAddSpec& s, const IndexAddSchedule& k, const std::string& header) {
   std::string out = header + templates::GeneratedIncludes() + "#include <memory>\n#include <new>\n";
-  out += kThreadHelpers;
+  out += templates::ThreadHelpers();
+  if (!s.segments) {
+    out += "// The output row of index i, negative indices counting from the end (Python's).\n"
+           "static inline int64_t ke_row(int64_t i, int64_t rows) { return i < 0 ? i + rows : i; }\n";
+  }
   out += "\n" + templates::AbiHelpers() +
          "\nstatic inline void* ke_data(const DLTensor& t) { return static_cast<char*>(t.data) + t.byte_offset; }\n\n";
   out += "extern \"C\" int kernelevolve_entry(const DLTensor* inputs, int32_t num_inputs,\n"

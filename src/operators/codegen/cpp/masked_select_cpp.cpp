@@ -2,12 +2,14 @@
 
 #include <fmt/format.h>
 
+#include "operators/template/kernel_template.h"
+
 namespace kernelevolve::operators::codegen {
 
 std::string PrintMaskedSelectCpp(const MaskedSelectSpec& s, const MaskedSelectSchedule& k, const std::string& header,
                                  const std::string& mask_program) {
   std::string out = header + mask_program + "\n#include <new>\n";
-  if (k.threads_all) out += "#ifdef _OPENMP\n#include <omp.h>\n#endif\n";
+  if (k.threads_all) out += templates::ThreadHelpers();
   out += R"(
 // Copies rows [r0, r1) of x whose mask is set to y from row `c` on, in order; returns the
 // row after the last one written. Nothing is written at or past row `limit` of y (rows
@@ -89,11 +91,7 @@ static int64_t ke_compact(const uint8_t* mask, const char* x, char* y, int64_t r
            "  if (count > limit) return bounded ? 5 : 3;\n";
   } else {
     out += "  // Two sweeps over one block of rows per thread: count, then copy at the prefix.\n"
-           "#ifdef _OPENMP\n"
-           "  const int64_t blocks = omp_get_max_threads();\n"
-           "#else\n"
-           "  const int64_t blocks = 1;\n"
-           "#endif\n"
+           "  const int64_t blocks = ke_max_threads();\n"
            "  std::unique_ptr<int64_t[]> start(new (std::nothrow) int64_t[blocks + 1]());\n"
            "  if (!start) return 6;\n"
            "#pragma omp parallel for schedule(static, 1)\n"

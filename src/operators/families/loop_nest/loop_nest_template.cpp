@@ -7,7 +7,6 @@
 #include "operators/ir/contraction.h"
 #include "operators/ir/convolution.h"
 #include "operators/ir/generalize.h"
-#include "operators/ir/lower_core.h"
 
 namespace kernelevolve::operators::families {
 namespace {
@@ -175,17 +174,9 @@ std::string LoopNestTemplate::Generate(const nlohmann::json& knobs) const {
 
 templates::TemplateMatch MatchLoopNest(const core::OpGraph& graph, bool multithread, int vector_lanes,
                                        const std::vector<core::OpGraph>& shape_graphs) {
-  ir::CoreLowerResult lowered = ir::LowerCore(graph);
-  if (!lowered.program) return {nullptr, lowered.unsupported};
   // Inputs of other sizes on other input sets: the same graph lowered from their shapes
   // tells which sizes the program reads at run time (ir/generalize.h).
-  std::vector<ir::TensorProgram> others;
-  for (const core::OpGraph& g : shape_graphs) {
-    ir::CoreLowerResult other = ir::LowerCore(g);
-    if (!other.program) return {nullptr, other.unsupported};
-    others.push_back(std::move(*other.program));
-  }
-  ir::GeneralizeResult general = ir::Generalize(*lowered.program, others);
+  ir::GeneralizeResult general = ir::LowerGeneralized(graph, shape_graphs);
   if (!general.program) return {nullptr, general.unsupported};
   auto tmpl = std::make_unique<LoopNestTemplate>(ir::PlanKernels(std::move(*general.program)), multithread,
                                                  vector_lanes);

@@ -4,7 +4,6 @@
 
 #include "operators/codegen/cpp/loop_nest_cpp.h"
 #include "operators/ir/generalize.h"
-#include "operators/ir/lower_core.h"
 
 namespace kernelevolve::operators::families {
 namespace {
@@ -91,18 +90,14 @@ std::optional<templates::TemplateMatch> MatchMaskedSelect(const core::OpGraph& g
     return std::nullopt;
   }
   // The mask's program, its sizes read at run time where the inputs vary.
-  ir::CoreLowerResult lowered = ir::LowerCore(MaskGraph(graph, select->name, mask_name));
-  if (!lowered.program) return templates::TemplateMatch{nullptr, lowered.unsupported};
-  std::vector<ir::TensorProgram> others;
+  std::vector<core::OpGraph> other_masks;
   for (const core::OpGraph& g : shape_graphs) {
     std::string other_mask;
     const core::OpNode* other = SelectNode(g, &other_mask);
     if (other == nullptr) return templates::TemplateMatch{nullptr, "unsupported_graph: the input sets give other graphs"};
-    ir::CoreLowerResult o = ir::LowerCore(MaskGraph(g, other->name, other_mask));
-    if (!o.program) return templates::TemplateMatch{nullptr, o.unsupported};
-    others.push_back(std::move(*o.program));
+    other_masks.push_back(MaskGraph(g, other->name, other_mask));
   }
-  ir::GeneralizeResult general = ir::Generalize(*lowered.program, others);
+  ir::GeneralizeResult general = ir::LowerGeneralized(MaskGraph(graph, select->name, mask_name), other_masks);
   if (!general.program) return templates::TemplateMatch{nullptr, general.unsupported};
   codegen::MaskedSelectSpec spec;
   spec.self = self->abi_index;

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "operators/families/graph_match.h"
+
 namespace kernelevolve::operators::families {
 namespace {
 
@@ -34,17 +36,6 @@ SortAlgorithm AlgorithmNamed(const std::string& name) {
     if (name == codegen::SortAlgorithmName(a)) return a;
   }
   return SortAlgorithm::kStableSort;  // unreachable: Canonical() checked the value
-}
-
-/// A constant integer argument of `call`, or `fallback` when absent; nullopt when it
-/// is a ref (computed at run time).
-std::optional<int64_t> ConstInt(const core::OpNode& call, const std::string& name, int64_t fallback) {
-  const core::OpArg* arg = call.Arg(name);
-  if (arg == nullptr || arg->value.is_null()) return arg != nullptr && arg->IsRef() ? std::nullopt : std::optional(fallback);
-  if (arg->IsRef()) return std::nullopt;
-  if (arg->value.is_boolean()) return arg->value.get<bool>() ? 1 : 0;
-  if (!arg->value.is_number_integer()) return std::nullopt;
-  return arg->value.get<int64_t>();
 }
 
 }  // namespace
@@ -85,19 +76,9 @@ std::string SortTemplate::Generate(const nlohmann::json& knobs) const {
 }
 
 std::optional<templates::TemplateMatch> MatchSort(const core::OpGraph& graph, bool multithread) {
-  const core::OpNode* call = nullptr;
-  for (const core::OpNode* c : graph.Calls()) {
-    if (c->target == "aten.sort.default" || c->target == "aten.sort.stable" || c->target == "aten.topk.default") {
-      if (call != nullptr) return std::nullopt;
-      call = c;
-    } else if (c->target != "getitem") {
-      return std::nullopt;
-    }
-  }
-  if (call == nullptr || graph.outputs.empty()) return std::nullopt;
-  const core::OpArg* self = call->Arg("self");
-  const core::OpNode* input = self != nullptr && self->IsRef() ? graph.Find(self->ref) : nullptr;
-  if (input == nullptr || input->kind == core::OpNodeKind::kCall || input->shape.empty()) return std::nullopt;
+  const core::OpNode* call = LoneCall(graph, {"aten.sort.default", "aten.sort.stable", "aten.topk.default"});
+  const core::OpNode* input = call != nullptr ? InputOperand(graph, *call, "self") : nullptr;
+  if (input == nullptr || input->shape.empty()) return std::nullopt;
   codegen::SortSpec spec;
   spec.dtype = input->dtype;
   if (spec.dtype != core::DType::kFloat32 && spec.dtype != core::DType::kInt64) return std::nullopt;
@@ -116,14 +97,7 @@ std::optional<templates::TemplateMatch> MatchSort(const core::OpGraph& graph, bo
     spec.k = *k;
   }
   for (const std::string& name : graph.outputs) {
-    const core::OpNode* out = graph.Find(name);
-    if (out == nullptr || out->target != "getitem") return std::nullopt;
-    const core::OpArg* of = out->Arg("self");
-    const core::OpArg* index = out->Arg("index");
-    if (of == nullptr || of->ref != call->name || index == nullptr || !index->value.is_number_integer()) {
-      return std::nullopt;
-    }
-    const int which = index->value.get<int>();
+    const int which = ResultIndex(graph, name, *call);
     if (which != 0 && which != 1) return std::nullopt;
     spec.outputs.push_back(which);
   }

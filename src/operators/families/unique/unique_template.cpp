@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "operators/families/graph_match.h"
+
 namespace kernelevolve::operators::families {
 namespace {
 
@@ -35,15 +37,6 @@ UniqueAlgorithm AlgorithmNamed(const std::string& name) {
     if (name == codegen::UniqueAlgorithmName(a)) return a;
   }
   return UniqueAlgorithm::kStableSort;  // unreachable: Canonical() checked the value
-}
-
-/// A constant bool argument of `call`, or `fallback` when absent; nullopt when it is a
-/// ref (computed at run time) or not a bool.
-std::optional<bool> ConstBool(const core::OpNode& call, const std::string& name, bool fallback) {
-  const core::OpArg* arg = call.Arg(name);
-  if (arg == nullptr || (!arg->IsRef() && arg->value.is_null())) return fallback;
-  if (arg->IsRef() || !arg->value.is_boolean()) return std::nullopt;
-  return arg->value.get<bool>();
 }
 
 std::string OutputName(UniqueOutput o) {
@@ -100,19 +93,9 @@ std::string UniqueTemplate::Generate(const nlohmann::json& knobs) const {
 }
 
 std::optional<templates::TemplateMatch> MatchUnique(const core::OpGraph& graph, bool multithread) {
-  const core::OpNode* call = nullptr;
-  for (const core::OpNode* c : graph.Calls()) {
-    if (c->target == "aten._unique2.default") {
-      if (call != nullptr) return std::nullopt;
-      call = c;
-    } else if (c->target != "getitem") {
-      return std::nullopt;
-    }
-  }
-  if (call == nullptr || graph.outputs.empty()) return std::nullopt;
-  const core::OpArg* self = call->Arg("self");
-  const core::OpNode* input = self != nullptr && self->IsRef() ? graph.Find(self->ref) : nullptr;
-  if (input == nullptr || input->kind == core::OpNodeKind::kCall) return std::nullopt;
+  const core::OpNode* call = LoneCall(graph, {"aten._unique2.default"});
+  const core::OpNode* input = call != nullptr ? InputOperand(graph, *call, "self") : nullptr;
+  if (input == nullptr) return std::nullopt;
   codegen::UniqueSpec spec;
   spec.dtype = input->dtype;
   if (spec.dtype != core::DType::kFloat32 && spec.dtype != core::DType::kInt64) return std::nullopt;
@@ -125,14 +108,7 @@ std::optional<templates::TemplateMatch> MatchUnique(const core::OpGraph& graph, 
   const auto counts = ConstBool(*call, "return_counts", false);
   if (!sorted || !*sorted || !inverse || !counts) return std::nullopt;
   for (const std::string& name : graph.outputs) {
-    const core::OpNode* out = graph.Find(name);
-    if (out == nullptr || out->target != "getitem") return std::nullopt;
-    const core::OpArg* of = out->Arg("self");
-    const core::OpArg* index = out->Arg("index");
-    if (of == nullptr || of->ref != call->name || index == nullptr || !index->value.is_number_integer()) {
-      return std::nullopt;
-    }
-    const int which = index->value.get<int>();
+    const int which = ResultIndex(graph, name, *call);
     // Without its flag, an inverse or counts output is an empty placeholder.
     if (which < 0 || which > 2 || (which == 1 && !*inverse) || (which == 2 && !*counts)) return std::nullopt;
     const auto o = static_cast<UniqueOutput>(which);
