@@ -218,6 +218,19 @@ def test_domain_violation_checks_float_inputs_only() -> None:
         "'input.0' reaches 0.5 below its INPUT_DOMAIN [0.6, 1]"
 
 
+def test_order_violation_keeps_sorted_boundaries_sorted() -> None:
+    boundaries = torch.tensor([[-2.0, -0.5, 0.0, 1.5], [-1.0, 0.0, 0.5, 3.0]])  # sorted rows
+    values = torch.tensor([0.3, -0.7, 2.0])  # not sorted: any transform is fine
+    seed = [values, boundaries]
+    negative = edges.edge_inputs("negative", seed)
+    assert edges.order_violation(seed, negative, ["x", "boundaries"]) == \
+        "'boundaries' is sorted along its last dim and this set unsorts it"
+    for name in ("zeros", "large", "tiny"):  # these keep the order
+        assert edges.order_violation(seed, edges.edge_inputs(name, seed), ["x", "boundaries"]) is None
+    constant = [torch.full((4,), -3.0)]  # constant along the dim: no order to keep
+    assert edges.order_violation(constant, [torch.tensor([3.0, 1.0, 2.0, 0.0])], []) is None
+
+
 def test_forward_argument_names_stop_at_varargs() -> None:
     class Model(torch.nn.Module):
         def forward(self, x, y, *rest, scale=1.0):

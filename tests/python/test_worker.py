@@ -94,7 +94,30 @@ def test_override_that_empties_every_output_is_refused(worker: WorkerProcess, tm
     params = load_params(PROBLEMS_DIR / "relu.py", tmp_path, overrides={"batch_size": "0"})
     error = worker.request("load_problem", params)["error"]
     assert error["kind"] == "problem_error"
-    assert "every output of forward() is empty (after batch_size=0)" in error["message"], error["message"]
+    assert "every output of forward() is empty for seed 0 (after batch_size=0)" in error["message"], error["message"]
+
+
+EMPTY_LATER_SEED = """
+import torch
+import torch.nn as nn
+class Model(nn.Module):
+    def forward(self, x):
+        return x[x > 0]
+def get_inputs():
+    # seed 1: nothing is positive, so its output is empty
+    return [torch.randn(64) - (100.0 if torch.initial_seed() == 1 else 0.0)]
+def get_init_inputs():
+    return []
+"""
+
+
+def test_a_later_seed_with_empty_outputs_is_kept(worker: WorkerProcess, tmp_path: Path) -> None:
+    # Only the timed (first) input set must compute something; a later one may be empty.
+    path = tmp_path / "empty_later.py"
+    path.write_text(EMPTY_LATER_SEED)
+    result = worker.call("load_problem", load_params(path, tmp_path / "fixtures"))
+    assert result["seeds"] == [0, 1, 2]
+    assert load_file(result["fixture_files"][1])["output.0"].numel() == 0
 
 
 def test_override_of_a_function_is_refused(worker: WorkerProcess, tmp_path: Path) -> None:

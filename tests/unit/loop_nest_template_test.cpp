@@ -823,10 +823,11 @@ TEST(SortFamily, TakesOnlyALoneSortOrTopK) {
 
 TEST(IndexAddFamily, EverySettingMatchesEagerOnSegmentsFillsAndNegativeIndices) {
   // Segment mean with empty segments; a fill of more rows than segments over 3-D
-  // values; an index tensor with negative and repeated indices. Every setting.
+  // values; an index tensor with negative and repeated indices; index_add's alpha (the
+  // source times 0.5 in float32). Every setting.
   DraftBatch batch;
-  for (const std::string name :
-       {"families/index_add_segment_mean", "families/index_add_segment_full", "families/index_add_table_negative"}) {
+  for (const std::string name : {"families/index_add_segment_mean", "families/index_add_segment_full",
+                                 "families/index_add_table_negative", "index_add_rows"}) {
     const core::OpGraph graph = CaseGraph(name);
     const auto match = families::MatchIndexAdd(graph, /*multithread=*/true);
     ASSERT_TRUE(match.has_value() && match->tmpl != nullptr) << name;
@@ -834,23 +835,24 @@ TEST(IndexAddFamily, EverySettingMatchesEagerOnSegmentsFillsAndNegativeIndices) 
     const auto settings = match->tmpl->Space().Enumerate();
     // (1 thread, or all with 3 chunk sizes) x 2 accumulators; the index tensor also
     // x 2 algorithms (direct, bucket).
-    EXPECT_EQ(settings.size(), (std::string(name) == "families/index_add_table_negative" ? 2u : 1u) * 4 * 2) << name;
+    EXPECT_EQ(settings.size(), (name.find("segment") == std::string::npos ? 2u : 1u) * 4 * 2) << name;
     for (const auto& k : settings) batch.Add(name, k, match->tmpl->Generate(k));
   }
   CompileAndCompareAll(batch);
 }
 
 TEST(IndexAddFamily, TakesOnlyALoneAccumulationAndReadsSizesAtRunTime) {
-  // The template operator picks the family; index_add with alpha (a scaled source) and
-  // two index_puts stay loop-nest programs.
-  for (const std::string name : {"families/index_add_segment_mean", "families/index_add_table_negative"}) {
+  // The template operator picks the family (index_add's alpha too); two index_puts, and
+  // values broadcast across the indices, stay loop-nest programs.
+  for (const std::string name : {"families/index_add_segment_mean", "families/index_add_table_negative",
+                                 "index_add_rows"}) {
     core::Problem problem;
     problem.graph = CaseGraph(name);
     const auto picked = templates::MatchTemplate(problem, 2);
     ASSERT_TRUE(picked.tmpl != nullptr) << picked.unsupported;
     EXPECT_EQ(picked.tmpl->Name(), "index_add") << name;
   }
-  for (const std::string name : {"index_add_rows", "index_put_accumulate"}) {
+  for (const std::string name : {"index_put_accumulate", "index_put_broadcast_values"}) {
     EXPECT_FALSE(families::MatchIndexAdd(CaseGraph(name), true).has_value()) << name;
   }
   // Segments of other lengths than the case's (5 rows of values instead of 9), on one
@@ -891,6 +893,18 @@ TEST(IndexAddFamily, TakesOnlyALoneAccumulationAndReadsSizesAtRunTime) {
     lshape = {8};
     EXPECT_EQ(kernels[j]->entry(in, 2, &o, 1), 5);
   }
+}
+
+TEST(TemplateOperator, InputSetsOfOtherSizesSkipTheRowwiseTemplate) {
+  // The rowwise template bakes its extents; with the graph of another input set
+  // (problem.shape_graphs), a reduction is the loop nest's, which reads sizes at run time.
+  core::Problem problem;
+  problem.graph = CaseGraph("amax_keepdim");
+  EXPECT_EQ(templates::MatchTemplate(problem, 2).tmpl->Name(), "rowwise");
+  problem.shape_graphs = {CaseGraph("amax_keepdim")};
+  const auto picked = templates::MatchTemplate(problem, 2);
+  ASSERT_TRUE(picked.tmpl != nullptr) << picked.unsupported;
+  EXPECT_EQ(picked.tmpl->Name(), "loop_nest");
 }
 
 TEST(IndexAddFamily, AnIndexPastTheTableIsRefused) {

@@ -22,7 +22,9 @@ A problem file may restrict them with two optional module-level constants:
 
 ``INPUT_DOMAIN`` keys are forward() parameter names or ABI names ("input.0"); an edge
 set that puts any element of such an input outside its range is skipped, with the
-reason recorded in manifest.json ("edge_skipped"). A set whose reference raises, or
+reason recorded in manifest.json ("edge_skipped"). So is a set that unsorts a float
+input the seed has sorted along its last dim (searchsorted / bucketize boundaries:
+"negative" reverses their negative part). A set whose reference raises, or
 gives outputs of other shapes or dtypes than the seeds, is skipped the same way.
 """
 
@@ -149,6 +151,29 @@ def domain_violation(inputs: list[torch.Tensor], domain: dict[int, tuple[float, 
             return f"'{name}' reaches {lowest:g} below its INPUT_DOMAIN [{low:g}, {high:g}]"
         if highest > high:
             return f"'{name}' reaches {highest:g} above its INPUT_DOMAIN [{low:g}, {high:g}]"
+    return None
+
+
+def _sorted_last_dim(tensor: torch.Tensor) -> bool:
+    """Whether ``tensor`` is non-decreasing along its last dim (NaN counts as unsorted)."""
+    return bool((tensor[..., 1:] >= tensor[..., :-1]).all())
+
+
+def order_violation(inputs: list[torch.Tensor], edge: list[torch.Tensor], arg_names: list[str]) -> str | None:
+    """Why edge set ``edge`` breaks an order the seed's ``inputs`` have, or None.
+
+    A float input sorted along its last dim and not constant there (e.g. searchsorted's or
+    bucketize's boundaries, which PyTorch requires sorted: otherwise its result is
+    unspecified) must stay sorted: -|x| reverses the negative part, so such a set says
+    nothing about a kernel. Returns e.g. "'boundaries' is sorted along its last dim and
+    this set unsorts it"."""
+    for index, (before, after) in enumerate(zip(inputs, edge)):
+        if not before.is_floating_point() or before.dim() == 0 or before.shape[-1] < 2 or after is before:
+            continue
+        if _sorted_last_dim(before) and bool((before[..., 1:] > before[..., :-1]).any()) \
+                and not _sorted_last_dim(after):
+            name = arg_names[index] if index < len(arg_names) else f"input.{index}"
+            return f"'{name}' is sorted along its last dim and this set unsorts it"
     return None
 
 

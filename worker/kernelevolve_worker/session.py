@@ -177,11 +177,15 @@ class WorkerSession:
         for seed in seeds:
             inputs = loader.make_inputs(module, seed, path)
             outputs = ref.run(inputs, path)
-            if outputs and all(isinstance(t, torch.Tensor) and t.numel() == 0 for t in outputs):
+            if seed == seeds[0] and outputs and all(isinstance(t, torch.Tensor) and t.numel() == 0
+                                                    for t in outputs):
+                # The first input set is the one timed; a later set with empty outputs is
+                # kept (a kernel must handle it, and the checks still compare shapes).
                 set_by = f" (after {', '.join(f'{k}={v}' for k, v in overrides.items())})" if overrides else ""
                 shown = ", ".join(str(list(t.shape)) for t in outputs)
-                raise ProblemError(f"{path}: every output of forward() is empty{set_by}: shapes {shown}; "
-                                   "there is nothing to compute, so no kernel can be timed or checked")
+                raise ProblemError(f"{path}: every output of forward() is empty for seed {seed}{set_by}: "
+                                   f"shapes {shown}; that input set is the one timed, so there is nothing "
+                                   "to compute, time or check")
             sizes = shapes.size_tensors(outputs, bounds, f"seed {seed}", path)
             named = [(f"input.{i}", t) for i, t in enumerate(inputs)] + params
             specs_in = [loader.tensor_spec(n, "input" if n.startswith("input.") else "parameter", t) for n, t in named]
@@ -266,7 +270,8 @@ class WorkerSession:
             if all(a is b for a, b in zip(edge, inputs)):
                 skipped.append((name, "no floating-point input to transform"))
                 continue
-            violation = edges.domain_violation(edge, domain, arg_names)
+            violation = (edges.domain_violation(edge, domain, arg_names)
+                         or edges.order_violation(inputs, edge, arg_names))
             if violation:
                 skipped.append((name, violation))
                 continue

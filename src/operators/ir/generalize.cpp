@@ -55,7 +55,10 @@ class Unifier {
     for (const Expr& o : es) {
       if (!o || o->kind != e->kind || o->dtype != e->dtype || o->op != e->op || o->var != e->var ||
           o->tensor != e->tensor || o->args.size() != e->args.size() || !o->mask != !e->mask) {
-        return Fail(fmt::format("the programs differ at {}", ExprText(e)));
+        return Fail(fmt::format("the first input set's program has {} where another's has {}: a size changes "
+                                "what is computed there (a size of 1 folds an index away; a value the capture "
+                                "baked in, such as a length read with .item(), differs)",
+                                ExprText(e), o ? ExprText(o) : std::string("nothing")));
       }
     }
     Expr out = e;

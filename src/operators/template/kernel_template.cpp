@@ -85,8 +85,12 @@ TemplateMatch MatchTemplate(const core::Problem& problem, int threads, int vecto
   if (auto match = families::MatchMaskedSelect(graph, problem.shape_graphs, multithread)) return std::move(*match);
   if (auto match = MatchSoftmaxLastDim(graph, multithread)) return std::move(*match);
   if (auto match = MatchPointwise(graph, multithread, vector_lanes)) return std::move(*match);
-  TemplateMatch rowwise = MatchRowwiseTemplate(graph, multithread);
-  if (rowwise.tmpl) return rowwise;
+  // The rowwise template bakes the first input set's extents into its loops: where the
+  // input sets' sizes differ (problem.shape_graphs), the loop nest reads them at run time.
+  if (problem.shape_graphs.empty()) {
+    TemplateMatch rowwise = MatchRowwiseTemplate(graph, multithread);
+    if (rowwise.tmpl) return rowwise;
+  }
   // Every other graph the Core ATen lowering accepts: a program of loop-nest kernels.
   // When nothing applies, the lowering's reason is the answer: it names the op and the
   // node against the one coverage list (docs/core_aten.md).

@@ -15,10 +15,12 @@ std::string InitRow(const IndexAddSpec& s, const std::string& indent) {
                      templates::FloatLiteral(static_cast<float>(s.fill)));
 }
 
-/// ar[d] += values row `i`, vectorized over the row.
-std::string AddRow(const std::string& indent) {
+/// ar[d] += values row `i` (times alpha, rounded to float32 first), vectorized over the row.
+std::string AddRow(const IndexAddSpec& s, const std::string& indent) {
+  const std::string value =
+      s.scaled ? fmt::format("(vr[d] * {})", templates::FloatLiteral(static_cast<float>(s.alpha))) : "vr[d]";
   return indent + "const float* vr = v + i * dim;\n" + indent + "#pragma omp simd\n" + indent +
-         "for (int64_t d = 0; d < dim; ++d) ar[d] += vr[d];\n";
+         "for (int64_t d = 0; d < dim; ++d) ar[d] += " + value + ";\n";
 }
 
 /// With a double accumulator: output row `r` (yr) from its accumulator row `ar`.
@@ -46,7 +48,7 @@ std::string RunsLoop(const IndexAddSpec& s, const IndexAddSchedule& k, bool orde
   out += k.double_accumulator ? "    double* ar = scratch.get() + ke_thread() * dim;\n" : "    float* ar = yr;\n";
   out += InitRow(s, "    ") +
          "    for (int64_t p = r < segments ? off[r] : 0; p < (r < segments ? off[r + 1] : 0); ++p) {\n" +
-         (ordered ? "      const int64_t i = order[p];\n" : "      const int64_t i = p;\n") + AddRow("      ") + "    }\n" +
+         (ordered ? "      const int64_t i = order[p];\n" : "      const int64_t i = p;\n") + AddRow(s, "      ") + "    }\n" +
          StoreRow(k, "    ");
   if (s.mean) {
     out += "    // torch: sums / lengths.clamp(min=1).to(float32): a float32 division, as there.\n"
@@ -114,7 +116,7 @@ std::string ScatterBody(const IndexAddSpec& s, const IndexAddSchedule& k) {
          "      const int64_t r = ke_row(idx[i], rows);\n"
          "      if (r < r0 || r >= r1) continue;\n"
          "      auto* ar = " + acc + " + r * dim;\n" +
-         AddRow("      ") + "    }\n";
+         AddRow(s, "      ") + "    }\n";
   if (k.double_accumulator) {
     out += "    for (int64_t r = r0; r < r1; ++r) {\n      float* yr = y + r * dim;\n      const double* ar = " + acc +
            " + r * dim;\n" + StoreRow(k, "      ") + "    }\n";

@@ -34,6 +34,10 @@ struct IndexAddSpec {
   int index = -1;    // ABI input index of the index tensor (segments == false)
   int lengths = -1;  // ABI input index of the lengths (segments == true)
   int values = -1;   // ABI input index: float32 [n, ...], trailing dims as the output's
+  /// index_add's `alpha` (torch.Tensor.index_add(..., alpha=)): each value is
+  /// multiplied by it in float32 before it is added, as PyTorch's decomposition does.
+  bool scaled = false;
+  double alpha = 1.0;
   /// Segments only: out[b] /= max(lengths[b], 1) after the sums (requires rows == segments).
   bool mean = false;
   int num_inputs = 0;  // ABI inputs the entry expects (at least)

@@ -114,6 +114,25 @@ bool IsSegmentMean(GraphReader& g, const core::OpNode* div, const core::OpNode& 
   return AbiInput(g.Ref(*clamp, "self"), core::DType::kInt64, 1) == lengths;
 }
 
+/// index_add(..., alpha=a) arrives as index_put(values = mul(src, a)): when `values` is
+/// such a product of a float32 node and a number constant, records a in `spec` and moves
+/// `values` to its first operand. False when it is a product of another kind.
+bool ScaledValues(GraphReader& g, const core::OpNode*& values, codegen::IndexAddSpec& spec) {
+  const core::OpNode* mul = g.Call(values, "aten.mul.Tensor");
+  if (mul == nullptr) mul = g.Call(values, "aten.mul.Scalar");
+  if (mul == nullptr) return true;
+  const core::OpArg* other = mul->Arg("other");
+  const core::OpNode* src = g.Ref(*mul, "self");
+  if (other == nullptr || other->IsRef() || !other->value.is_number() || src == nullptr ||
+      src->shape != mul->shape || mul->dtype != core::DType::kFloat32) {
+    return false;
+  }
+  spec.scaled = true;
+  spec.alpha = other->value.get<double>();
+  values = src;
+  return true;
+}
+
 }  // namespace
 
 IndexAddTemplate::IndexAddTemplate(codegen::IndexAddSpec spec, bool multithread)
@@ -149,11 +168,13 @@ std::string IndexAddTemplate::Generate(const nlohmann::json& knobs) const {
   if (schedule.threads_all) schedule.chunk = k.at("chunk").get<int>();
   schedule.double_accumulator = k.at("accumulator") == "double";
   const std::string self = spec_.self_is_input ? "self" : fmt::format("full({})", spec_.fill);
+  const std::string scale = spec_.scaled ? fmt::format("{} * ", spec_.alpha) : "";
   const std::string what =
       spec_.segments
-          ? fmt::format("segment {}: out[b] = {}[b] + values[offset_b : offset_b + lengths[b]] summed{};\n",
-                        spec_.mean ? "mean" : "sum", self, spec_.mean ? ", / max(lengths[b], 1)" : "")
-          : fmt::format("index_add along dim 0: out = {}; out[index[i]] += values[i], in order of i;\n", self);
+          ? fmt::format("segment {}: out[b] = {}[b] + {}values[offset_b : offset_b + lengths[b]] summed{};\n",
+                        spec_.mean ? "mean" : "sum", self, scale, spec_.mean ? ", / max(lengths[b], 1)" : "")
+          : fmt::format("index_add along dim 0: out = {}; out[index[i]] += {}values[i], in order of i;\n", self,
+                        scale);
   return codegen::PrintIndexAddCpp(
       spec_, schedule,
       templates::GeneratedHeader(Name(), what + "sizes read from the tensors at run time; returns 5 on an index "
@@ -196,8 +217,9 @@ std::optional<templates::TemplateMatch> MatchIndexAdd(const core::OpGraph& graph
   } else {
     return std::nullopt;
   }
-  // values: rows of the output's width.
+  // values: rows of the output's width, possibly times a constant (index_add's alpha).
   const core::OpNode* values = g.Ref(*put, "values");
+  if (!ScaledValues(g, values, spec)) return std::nullopt;
   spec.values = AbiInput(values, core::DType::kFloat32, rank);
   if (spec.values < 0 || !std::equal(put->shape.begin() + 1, put->shape.end(), values->shape.begin() + 1)) {
     return std::nullopt;
@@ -212,6 +234,9 @@ std::optional<templates::TemplateMatch> MatchIndexAdd(const core::OpGraph& graph
     spec.lengths = SegmentLengths(g, index);
     if (spec.lengths < 0) return std::nullopt;
   }
+  // One value row per index: values broadcast across the indices (index_put allows a
+  // [1, ...] or lower-rank values) are the loop nest's.
+  if (index == nullptr || index->shape.size() != 1 || index->shape[0] != values->shape[0]) return std::nullopt;
   const core::OpNode* out = graph.Find(graph.outputs[0]);
   if (out != put) {
     if (!spec.segments || !IsSegmentMean(g, out, *put, spec.lengths)) return std::nullopt;

@@ -266,6 +266,10 @@ def cases():
             [torch.sort(ints(-50, 50, 300)).values.float(),
              torch.cat([r(40) * 40, torch.tensor([-50.0, -49.0, 0.0, 49.0, 50.0, 13.0])]),
              torch.sort(r(3, 129), dim=-1).values, r(3, 10)]),
+        # ---- index_put's values broadcast across the indices (a [1, 4] row added at 10
+        # indices): the loop nest's, not families/index_add's (one value row per index) ----
+        "index_put_broadcast_values": (Fn(lambda s, x, i, v: x.index_put((i,), v, accumulate=True)),
+                                       [r(6, 4), ints(-6, 6, 10), r(1, 4)]),
     }
 
 
