@@ -146,12 +146,17 @@ def domain_violation(inputs: list[torch.Tensor], domain: dict[int, tuple[float, 
         if tensor.numel() == 0 or not tensor.is_floating_point():
             continue
         lowest, highest = float(tensor.min()), float(tensor.max())
-        name = arg_names[index] if index < len(arg_names) else f"input.{index}"
+        name = _input_name(index, arg_names)
         if lowest < low:
             return f"'{name}' reaches {lowest:g} below its INPUT_DOMAIN [{low:g}, {high:g}]"
         if highest > high:
             return f"'{name}' reaches {highest:g} above its INPUT_DOMAIN [{low:g}, {high:g}]"
     return None
+
+
+def _input_name(index: int, arg_names: list[str]) -> str:
+    """forward()'s name for input ``index``, else its ABI name "input.<index>"."""
+    return arg_names[index] if index < len(arg_names) else f"input.{index}"
 
 
 def _sorted_last_dim(tensor: torch.Tensor) -> bool:
@@ -172,8 +177,7 @@ def order_violation(inputs: list[torch.Tensor], edge: list[torch.Tensor], arg_na
             continue
         if _sorted_last_dim(before) and bool((before[..., 1:] > before[..., :-1]).any()) \
                 and not _sorted_last_dim(after):
-            name = arg_names[index] if index < len(arg_names) else f"input.{index}"
-            return f"'{name}' is sorted along its last dim and this set unsorts it"
+            return f"'{_input_name(index, arg_names)}' is sorted along its last dim and this set unsorts it"
     return None
 
 
