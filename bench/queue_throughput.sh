@@ -64,9 +64,10 @@ run() {
   local extra=()
   if ((workers > 0)); then
     extra=(--queue "$URL" --problems-at-once 0)
-    # Until every worker has joined the group (bench counts live workers for --problems-at-once 0).
+    # Until every worker is connected (bench counts live workers for --problems-at-once 0
+    # by their named connections; a consumer group lists a worker only after its first job).
     for _ in $(seq 120); do
-      (( $(redis-cli -p "$PORT" XINFO CONSUMERS ke:jobs:cpu workers 2>/dev/null | grep -c '^name$') >= workers )) && break
+      (( $(redis-cli -p "$PORT" CLIENT LIST 2>/dev/null | grep -c ' name=ke-worker:cpu:') >= workers )) && break
       sleep 0.5
     done
   fi

@@ -26,7 +26,7 @@ for s in ${KE_DS_SETS:-batch_size=4096 dim=393216}; do SETS+=(--set "$s"); done
 echo "$(nvidia-smi -L 2>&1 | head -1); free disk: $(df -h --output=avail "$(dirname "$OUT")" | tail -1)"
 start=$(date +%s)
 "$BIN" optimize "problems/level1/${KE_DS_PROBLEM:-relu}.py" --target "${KE_DS_TARGET:-triton}" "${SETS[@]}" \
-  --seeds 1 --budget "${KE_DS_BUDGET:-2}" --confirm-rounds 2 --no-kb --out "$OUT" --load-timeout 1200
+  --seeds 1 --budget "${KE_DS_BUDGET:-2}" --confirm-rounds 2 --profile-top 0 --no-kb --out "$OUT" --load-timeout 1200
 code=$?
 echo "exit $code after $(( $(date +%s) - start )) s"
 echo "peak GPU memory is in $OUT/logs/worker.log and gpu_runner.log when the runner logs it; nvidia-smi now:"

@@ -18,10 +18,10 @@ void ValidateTarget(const std::string& target) {
   throw core::InvalidInputError(fmt::format("--target {}: unknown target (available: cpu, triton, cuda)", target));
 }
 
-std::unique_ptr<triton::TritonPlatform> MakeGpuPlatform(const OptimizeOptions& o) {
+std::unique_ptr<triton::TritonPlatform> MakeGpuPlatform(const GpuPlatformOptions& o) {
   if (o.target != "triton" && o.target != "cuda") return nullptr;
   problem::WorkerOptions runner;
-  runner.log_path = o.out_dir / "logs" / "gpu_runner.log";
+  runner.log_path = o.runner_log;
   runner.threads = 1;
   std::unique_ptr<triton::TritonPlatform> gpu;
   if (o.target == "cuda") {
@@ -34,9 +34,9 @@ std::unique_ptr<triton::TritonPlatform> MakeGpuPlatform(const OptimizeOptions& o
                                     ", or unset TRITON_INTERPRET on a machine with a GPU");
     }
     gpu = std::make_unique<platforms::cuda::CudaPlatform>(o.cache_dir / "cuda", runner, o.nvcc,
-                                                          o.load_timeout_seconds);
+                                                          o.prepare_timeout_seconds);
   } else {
-    gpu = std::make_unique<triton::TritonPlatform>(o.cache_dir / "triton", runner, o.load_timeout_seconds);
+    gpu = std::make_unique<triton::TritonPlatform>(o.cache_dir / "triton", runner, o.prepare_timeout_seconds);
   }
   if (!o.quiet) {
     const auto& d = gpu->Device();
@@ -53,6 +53,11 @@ std::unique_ptr<triton::TritonPlatform> MakeGpuPlatform(const OptimizeOptions& o
     }
   }
   return gpu;
+}
+
+std::unique_ptr<triton::TritonPlatform> MakeGpuPlatform(const OptimizeOptions& o) {
+  return MakeGpuPlatform(GpuPlatformOptions{o.target, o.cache_dir, o.out_dir / "logs" / "gpu_runner.log", o.nvcc,
+                                            o.load_timeout_seconds, o.quiet});
 }
 
 std::string PeakDtype(const core::Problem& problem) {

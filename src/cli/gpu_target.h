@@ -2,7 +2,9 @@
 // baselines (eager PyTorch and torch.compile on the GPU) and result.json's "gpu".
 #pragma once
 
+#include <filesystem>
 #include <memory>
+#include <string>
 
 #include <nlohmann/json.hpp>
 
@@ -18,6 +20,23 @@ namespace kernelevolve::cli {
 /// Targets `optimize` accepts: "cpu", "triton" and "cuda". Throws InvalidInputError
 /// naming --target otherwise.
 void ValidateTarget(const std::string& target);
+
+/// What MakeGpuPlatform needs: `target` ("triton" or "cuda"; anything else gives null),
+/// the cache folder (sources under <cache_dir>/triton or <cache_dir>/cuda), the GPU
+/// runner's log file, nvcc for cuda ("": $CUDACXX, else nvcc on PATH), the seconds
+/// the runner may take to prepare a problem (load fixtures, compile the torch.compile
+/// baseline), and whether to print the device line.
+struct GpuPlatformOptions {
+  std::string target;
+  std::filesystem::path cache_dir;
+  std::filesystem::path runner_log;
+  std::string nvcc;
+  double prepare_timeout_seconds = 300;
+  bool quiet = false;
+};
+
+/// As below, from GpuPlatformOptions (`kernelevolve worker --target triton|cuda`).
+std::unique_ptr<platforms::triton::TritonPlatform> MakeGpuPlatform(const GpuPlatformOptions& options);
 
 /// For --target triton or cuda: starts the GPU runner (log:
 /// <out>/logs/gpu_runner.log; sources: <cache>/triton, or <cache>/cuda with the .so

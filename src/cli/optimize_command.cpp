@@ -89,8 +89,8 @@ int RunOptimize(const OptimizeOptions& options_in) {
   std::unique_ptr<exec::QueueEvaluator> queue = MakeQueueEvaluator(o, problem, run_options);
   exec::Evaluator& search_evaluator = queue ? static_cast<exec::Evaluator&>(*queue) : evaluator;
   if (queue && !o.quiet) {
-    fmt::print(stderr, "evaluating through the queue {} ({} job{} in flight; start `kernelevolve worker --queue {}`)\n",
-               o.queue, o.jobs, o.jobs == 1 ? "" : "s", o.queue);
+    fmt::print(stderr, "evaluating through the queue {} ({} job{} in flight; start `kernelevolve worker --queue {}{}`)\n",
+               o.queue, o.jobs, o.jobs == 1 ? "" : "s", o.queue, o.target == "cpu" ? "" : " --target " + o.target);
   }
   auto policy = search::MakePolicy(o.policy, MakePolicyOptions(o));
   search::SearchOptions sopts = MakeSearchOptions(o);

@@ -2,6 +2,9 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <memory>
+
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -22,9 +25,15 @@ void AddWorkerCommand(CLI::App& app, WorkerCommandOptions& o) {
   auto* cmd = app.add_subcommand(
       "worker", "serve evaluation jobs from a Redis queue: build, check and time candidates of `optimize --queue` here");
   cmd->add_option("--queue", o.queue, "the queue: redis://HOST:PORT[/DB]")->required();
-  cmd->add_option("--target", o.target, "which jobs to take: cpu (GPU targets: not yet, docs/scale.md)")
+  cmd->add_option("--target", o.target, "which jobs to take: cpu, triton or cuda (those of `optimize --target`)")
       ->default_val("cpu");
   cmd->add_option("--gpus", o.gpus, "CUDA_VISIBLE_DEVICES for this worker's children, e.g. 0 or 0,1");
+  cmd->add_option("--nvcc", o.nvcc, "nvcc for --target cuda (default: $CUDACXX, else nvcc on PATH)");
+  cmd->add_option("--load-timeout", o.load_timeout_seconds,
+                  "GPU targets: seconds the GPU runner may take to prepare a problem (load its fixtures, "
+                  "compile the torch.compile baseline); the problem's own load takes the orchestrator's")
+      ->default_val(300)
+      ->check(PositiveSeconds());
   cmd->add_option("--name", o.name, "consumer name in the queue (default <host>:<pid>)");
   cmd->add_option("--cache-dir", o.cache_dir, "build cache and fetched fixtures (default ~/.cache/kernelevolve)");
   cmd->add_option("--lease", o.lease_seconds,
@@ -41,17 +50,12 @@ void AddWorkerCommand(CLI::App& app, WorkerCommandOptions& o) {
 int RunWorker(const WorkerCommandOptions& options) {
   WorkerCommandOptions o = options;
   ValidateTarget(o.target);
-  if (o.target != "cpu") {
-    throw core::InvalidInputError(fmt::format(
-        "worker --target {}: queue workers serve --target cpu only so far (docs/scale.md); run GPU targets "
-        "without --queue", o.target));
-  }
   if (!std::isfinite(o.lease_seconds) || o.lease_seconds <= 0) {  // when called other than by the CLI
     throw core::InvalidInputError("--lease must be a positive number of seconds");
   }
   if (const char* mode = std::getenv("KE_FIXTURES"); mode != nullptr && std::string(mode) == "device") {
-    throw core::InvalidInputError("worker: KE_FIXTURES=device is for GPU targets; queue workers serve --target cpu, "
-                                  "whose harness reads fixture files: unset KE_FIXTURES");
+    throw core::InvalidInputError("worker: KE_FIXTURES=device does not go through the queue yet (jobs carry "
+                                  "fixture files, docs/scale.md): unset KE_FIXTURES");
   }
   if (o.max_jobs < 0) throw core::InvalidInputError("--max-jobs must be 0 (no limit) or positive");
   if (o.idle_exit_seconds < 0) throw core::InvalidInputError("--idle-exit must be 0 (never) or positive");
@@ -68,8 +72,19 @@ int RunWorker(const WorkerCommandOptions& options) {
   w.idle_exit_seconds = o.idle_exit_seconds;
   w.log_dir = o.cache_dir / "queue" / "logs";
   w.quiet = o.quiet;
-  platforms::cpu::CpuPlatform platform(o.cache_dir / "cpu", HarnessPath(), "g++");
-  exec::QueueWorker worker(w, platform);
+  // GPU targets: one GPU runner for every job (its CUDA context and torch.compile
+  // cache stay); eager is timed there, interleaved with each candidate.
+  fs::create_directories(w.log_dir);
+  std::unique_ptr<platforms::triton::TritonPlatform> gpu = MakeGpuPlatform(
+      GpuPlatformOptions{o.target, o.cache_dir, w.log_dir / fmt::format("gpu_runner-{}.log", ::getpid()), o.nvcc,
+                         o.load_timeout_seconds, o.quiet});
+  std::unique_ptr<platforms::cpu::CpuPlatform> cpu;
+  if (gpu) {
+    w.platform_paired_eager = GpuPairedEagerTimer(*gpu);
+  } else {
+    cpu = std::make_unique<platforms::cpu::CpuPlatform>(o.cache_dir / "cpu", HarnessPath(), "g++");
+  }
+  exec::QueueWorker worker(w, gpu ? static_cast<platforms::Platform&>(*gpu) : *cpu);
   const std::atomic<bool>* stop = InstallInterruptHandler("the worker leaves after the job in flight");
   if (!o.quiet) {
     fmt::print(stderr, "worker {}: serving {} jobs from {} (lease {:.0f} s)\n",

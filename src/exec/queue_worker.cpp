@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
+#include <fstream>
 #include <mutex>
 #include <thread>
 
@@ -77,6 +78,32 @@ std::string JobField(const RedisReply& entry) {
   return "";
 }
 
+/// The fixtures folder the GPU runner reads: the runner builds eager PyTorch from the
+/// manifest's "source_path", a path on the orchestrator's machine. `dir` (emptied) gets
+/// hard links to (else copies of) the fetched files of `fetched`, which stay untouched
+/// (they are shared, keyed by content hash), and a manifest.json naming `problem_file`.
+fs::path RunnerFixtures(const fs::path& fetched, const fs::path& problem_file, const fs::path& dir) {
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  for (const auto& item : fs::directory_iterator(fetched)) {
+    if (!item.is_regular_file()) continue;
+    const fs::path target = dir / item.path().filename();
+    if (item.path().filename() == "manifest.json") {
+      std::ifstream in(item.path());
+      nlohmann::json manifest = nlohmann::json::parse(in);
+      manifest["source_path"] = fs::absolute(problem_file).string();
+      std::ofstream out(target);
+      out << manifest.dump(1);
+      if (!out.flush()) throw core::IoError(fmt::format("{}: cannot write", target.string()));
+      continue;
+    }
+    std::error_code ec;
+    fs::create_hard_link(item.path(), target, ec);
+    if (ec) fs::copy_file(item.path(), target);  // another file system
+  }
+  return dir;
+}
+
 core::Evaluation Refusal(const std::string& worker_name, const std::string& why) {
   core::Evaluation e;
   e.status = core::Status::kWorkerLost;
@@ -107,7 +134,16 @@ QueueWorker::QueueWorker(QueueWorkerOptions options, platforms::Platform& platfo
   redis_.Command({"CLIENT", "SETNAME", WorkerConnectionName(options_.target, options_.name)});
 }
 
-QueueWorker::~QueueWorker() = default;
+QueueWorker::~QueueWorker() {
+  std::error_code ec;  // this process's runner folders (hard links): nothing else reads them
+  fs::remove_all(RunnerDir(), ec);
+}
+
+fs::path QueueWorker::RunnerDir() const {
+  // Per process: workers that share a cache folder (two GPUs, one machine) never
+  // rebuild each other's folder while a runner reads it.
+  return options_.cache_dir / "queue" / "runner" / std::to_string(::getpid());
+}
 
 std::optional<QueueWorker::Message> QueueWorker::ClaimStale() {
   const auto lease_ms = static_cast<int64_t>(options_.lease_seconds * 1000);
@@ -275,8 +311,10 @@ core::Evaluation QueueWorker::Evaluate(const QueueJob& job) {
   if (!evaluator) {
     evaluator = std::make_unique<LocalEvaluator>(
         platform_, *loaded->problem, job.run_options,
-        problem::MakeEagerTimer(*loaded->python, {job.eager_min_time_seconds, job.eager_max_time_seconds,
-                                                  job.eager_flush_cache}));
+        options_.platform_paired_eager
+            ? options_.platform_paired_eager
+            : problem::MakeEagerTimer(*loaded->python, {job.eager_min_time_seconds, job.eager_max_time_seconds,
+                                                        job.eager_flush_cache}));
   }
   try {
     return evaluator->Evaluate(job.candidate);
@@ -325,17 +363,19 @@ QueueWorker::LoadedProblem& QueueWorker::Load(const QueueJob& job) {
   lopts.baseline.max_time_seconds = job.eager_max_time_seconds;
   lopts.baseline.flush_cache = job.eager_flush_cache;
   core::Problem problem = problem::LoadProblem(*entry.python, lopts);
-  std::vector<fs::path> files;
   for (const auto& f : problem.fixture_files) {
-    const fs::path theirs = fixtures / f.filename();
-    if (!fs::is_regular_file(theirs)) {
+    if (!fs::is_regular_file(fixtures / f.filename())) {
       throw BlobMismatchError(fmt::format("the job's fixtures have no {} (this worker's load of the problem makes one)",
                                           f.filename().string()));
     }
-    files.push_back(theirs);
   }
   problem.fixtures_dir = fixtures;
-  problem.fixture_files = files;
+  if (options_.platform_paired_eager) {
+    problem.fixtures_dir = RunnerFixtures(fixtures, problem_file, RunnerDir() / job.problem.hash);
+    // The problem worker timed eager PyTorch on the CPU: no baseline for a GPU kernel.
+    problem.eager_baseline = core::TimingStats{};
+  }
+  for (auto& f : problem.fixture_files) f = problem.fixtures_dir / f.filename();
   entry.problem = std::make_unique<core::Problem>(std::move(problem));
   entry.last_used = ++uses_;
   return loaded_.emplace(job.problem.hash, std::move(entry)).first->second;

@@ -30,6 +30,12 @@ struct QueueWorkerOptions {
   double idle_exit_seconds = 0;      // exit after this long without a job; 0: never
   std::filesystem::path log_dir;     // the Python workers' logs (one per problem)
   bool quiet = false;                // no line per job on stderr
+  /// GPU targets (cli::GpuPairedEagerTimer): the eager PyTorch time the platform measured
+  /// on the device, interleaved with the candidate it timed last. When set, speedups are
+  /// taken against it alone (the problem worker's eager time is a CPU time), and the GPU
+  /// runner reads the job's fixtures through a manifest that names this worker's copy of
+  /// the problem file. Null on the CPU target: eager is timed by the problem worker.
+  BaselineTimer platform_paired_eager;
 };
 
 /// One worker process: one job at a time, so a candidate and its paired eager timing
@@ -78,6 +84,8 @@ class QueueWorker {
   void Handle(const Message& message);
   core::Evaluation Evaluate(const QueueJob& job);
   LoadedProblem& Load(const QueueJob& job);
+  /// GPU targets: <cache>/queue/runner/<pid>, the runner's fixture folders (removed on exit).
+  std::filesystem::path RunnerDir() const;
   void Finish(const std::string& message_id);
   /// Reconnects after `why` (a failed command), backing off; false when `stop` was set first.
   bool Reconnect(const std::string& why, const std::atomic<bool>* stop);

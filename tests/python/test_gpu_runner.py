@@ -17,6 +17,7 @@ import pytest
 import torch
 
 from conftest import FAST_BASELINE, PROBLEMS_DIR, WorkerProcess
+from kernelevolve_worker import gpu_checks
 from kernelevolve_worker.gpu_checks import compare
 from kernelevolve_worker.gpu_runner import GpuRunner
 from kernelevolve_worker.session import WorkerSession
@@ -201,6 +202,31 @@ def test_compare_follows_the_cpu_tolerance_rule() -> None:
     assert loose["passed"]
     nan = compare(torch.tensor([float("nan"), float("nan"), float("inf"), 0.0]), ref, 0, "output.0", {})
     assert nan["note"] == "NaN where reference is finite"
+
+
+def test_compare_in_chunks_gives_the_whole_outputs_figures(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Issue 22: a 1.6e9-element output went out of GPU memory in float64 temporaries of
+    # its whole size; the comparison now goes chunk by chunk, with the same answer.
+    gen = torch.Generator().manual_seed(7)
+    ref = torch.randn(1000, generator=gen)
+    ref[[3, 500]] = float("nan")
+    ref[700] = float("inf")
+    out = ref.clone()
+    out[[40, 41, 650]] += 1e-2            # tolerance failures; the first is element 40
+    out[999] = float("nan")               # NaN where the reference is finite (last chunk)
+    out[3] = 0.0                          # finite where the reference is NaN (first chunk)
+    whole = compare(out, ref, 0, "output.0", {})
+    monkeypatch.setattr(gpu_checks, "CHUNK_ELEMENTS", 64)
+    chunked = compare(out, ref, 0, "output.0", {})
+    assert chunked == whole
+    assert chunked["mismatches"] == 5 and chunked["first_mismatch"] == 3
+    assert chunked["note"] == "NaN where reference is finite"
+    assert chunked["max_abs_error"] == pytest.approx(1e-2, rel=1e-3)
+    ints = torch.arange(300)
+    changed = ints.clone()
+    changed[[130, 290]] = -1
+    int_check = compare(changed, ints, 0, "output.0", {})
+    assert int_check["mismatches"] == 2 and int_check["first_mismatch"] == 130
 
 
 @gpu

@@ -249,7 +249,6 @@ TEST(QueueTest, BadOrUnreachableQueueExitsTwoWithOneLine) {
       {{"worker", "--queue", "http://127.0.0.1:6379"}, "not a redis:// URL"},
       {{"worker", "--queue", "redis://127.0.0.1:99999"}, "bad port"},
       {{"worker", "--queue", fmt::format("redis://127.0.0.1:{}", closed)}, "cannot reach Redis"},
-      {{"worker", "--queue", "redis://127.0.0.1:6379", "--target", "triton"}, "cpu only"},
       {{"optimize", "problems/level1/relu.py", "--queue", fmt::format("redis://127.0.0.1:{}/0", closed), "--out",
         (dir / "run").string()},
        "cannot reach Redis"},

@@ -23,6 +23,12 @@ DEFAULT_TOLERANCE: dict[str, tuple[float, float]] = {
     "bfloat16": (1e-2, 1e-2),
 }
 TINY_REFERENCE = 1e-12  # src/eval/tolerance.cpp, kTinyReference
+# Elements compared at once: each float64 temporary is 128 MiB, not the size of the whole
+# output (a KernelBench-default-sized output of 1.6e9 float32 elements needed 12 GiB per
+# temporary, and went out of GPU memory with its input sets on the device).
+CHUNK_ELEMENTS = 1 << 24
+# The failure kinds a check's "note" names, the first found in this order.
+NOTE_ORDER = ("NaN where reference is finite", "finite value where reference is NaN", "infinity mismatch")
 
 
 def json_double(value: float) -> Any:
@@ -61,37 +67,54 @@ def compare(actual: torch.Tensor, expected: torch.Tensor, seed_index: int, name:
         check["first_mismatch"] = 0
         return check
     a = actual.reshape(-1)
-    e = expected.to(a.device).reshape(-1)
-    if not (e.is_floating_point()):
-        bad = a != e
-    else:
-        a64, e64 = a.double(), e.double()
-        e_nan, a_nan = torch.isnan(e64), torch.isnan(a64)
-        e_inf, a_inf = torch.isinf(e64), torch.isinf(a64)
-        finite = ~(e_nan | a_nan | e_inf | a_inf)
-        diff = torch.where(finite, (a64 - e64).abs(), torch.zeros_like(a64))
-        abs_e = e64.abs()
-        if diff.numel() > 0:
-            check["max_abs_error"] = float(diff.max())
-            check["max_rel_error"] = float((diff / abs_e.clamp_min(TINY_REFERENCE)).max())
-        finite_bad = finite & (diff > atol + rtol * abs_e)
-        nan_bad = e_nan != a_nan
-        inf_bad = (e_inf | a_inf) & ~(e_nan | a_nan) & (a64 != e64)
-        bad = finite_bad | nan_bad | inf_bad
-        if bool((nan_bad & e_nan.logical_not()).any()):
-            check["note"] = "NaN where reference is finite"
-        elif bool(nan_bad.any()):
-            check["note"] = "finite value where reference is NaN"
-        elif bool(inf_bad.any()):
-            check["note"] = "infinity mismatch"
-    mismatches = int(bad.sum())
+    e = expected.reshape(-1)
+    mismatches, notes = 0, set()
+    for begin in range(0, a.numel(), CHUNK_ELEMENTS):
+        bad = _mismatches(a[begin:begin + CHUNK_ELEMENTS], e[begin:begin + CHUNK_ELEMENTS].to(a.device), atol, rtol,
+                          check, notes)
+        count = int(bad.sum())
+        if count and not mismatches:
+            check["first_mismatch"] = begin + int(torch.nonzero(bad)[0, 0])
+        mismatches += count
+    for note in NOTE_ORDER:  # the first kind found, in this order
+        if note in notes:
+            check["note"] = note
+            break
     check["mismatches"] = mismatches
-    if mismatches:
-        check["first_mismatch"] = int(torch.nonzero(bad)[0, 0])
     check["passed"] = mismatches == 0
     check["max_abs_error"] = json_double(check["max_abs_error"])
     check["max_rel_error"] = json_double(check["max_rel_error"])
     return check
+
+
+def _mismatches(a: torch.Tensor, e: torch.Tensor, atol: float, rtol: float, check: dict[str, Any],
+                notes: set[str]) -> torch.Tensor:
+    """The bool mask of the elements of one chunk that fail; raises check's
+    max_abs_error / max_rel_error to the chunk's and adds the kinds of failure found
+    (NOTE_ORDER) to ``notes``."""
+    if not e.is_floating_point():
+        return a != e
+    a64, e64 = a.double(), e.double()
+    e_nan, a_nan = torch.isnan(e64), torch.isnan(a64)
+    e_inf, a_inf = torch.isinf(e64), torch.isinf(a64)
+    finite = ~(e_nan | a_nan | e_inf | a_inf)
+    diff = torch.where(finite, (a64 - e64).abs(), torch.zeros_like(a64))
+    abs_e = e64.abs()
+    if diff.numel() > 0:
+        check["max_abs_error"] = max(check["max_abs_error"], float(diff.max()))
+        # Over finite pairs only (diff is 0 elsewhere, but 0 / NaN would be NaN).
+        rel = torch.where(finite, diff / abs_e.clamp_min(TINY_REFERENCE), torch.zeros_like(diff))
+        check["max_rel_error"] = max(check["max_rel_error"], float(rel.max()))
+    finite_bad = finite & (diff > atol + rtol * abs_e)
+    nan_bad = e_nan != a_nan
+    inf_bad = (e_inf | a_inf) & ~(e_nan | a_nan) & (a64 != e64)
+    if bool((nan_bad & e_nan.logical_not()).any()):
+        notes.add(NOTE_ORDER[0])
+    elif bool(nan_bad.any()):
+        notes.add(NOTE_ORDER[1])
+    if bool(inf_bad.any()):
+        notes.add(NOTE_ORDER[2])
+    return finite_bad | nan_bad | inf_bad
 
 
 def fill_poison(tensor: torch.Tensor) -> None:
