@@ -1,7 +1,9 @@
 #include "cli/queue_setup.h"
 
 #include <cmath>
+#include <cctype>
 #include <cstdlib>
+#include <string>
 
 #include <fmt/format.h>
 
@@ -17,15 +19,29 @@ namespace kernelevolve::cli {
 void ValidateQueueFlags(const OptimizeOptions& o) {
   if (o.queue.empty()) return;
   const exec::RedisUrl url = exec::ParseRedisUrl(o.queue);
-  if (const char* mode = std::getenv("KE_FIXTURES"); mode != nullptr && std::string(mode) == "device") {
-    throw core::InvalidInputError("--queue with KE_FIXTURES=device: jobs carry fixture files, and device "
-                                  "fixtures do not go through the queue yet (docs/scale.md); unset KE_FIXTURES");
-  }
+  RefuseDeviceFixtures("--queue");
   // A config file or resume can bring a value the flag's validator never saw.
   if (!std::isfinite(o.queue_timeout_seconds) || o.queue_timeout_seconds <= 0) {
     throw core::InvalidInputError("--queue-timeout must be a positive number of seconds");
   }
   exec::RedisConnection::Connect(url);  // unreachable: exit 2 before the problem loads
+}
+
+void RefuseDeviceFixtures(const std::string& who) {
+  const char* raw = std::getenv("KE_FIXTURES");
+  if (raw == nullptr) return;
+  std::string mode;
+  for (char ch : std::string(raw)) {
+    if (!std::isspace(static_cast<unsigned char>(ch))) mode += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  }
+  if (mode.empty() || mode == "files") return;
+  if (mode == "device") {
+    throw core::InvalidInputError(fmt::format("{} with KE_FIXTURES={}: jobs carry fixture files, and device fixtures "
+                                              "do not go through the queue yet (docs/scale.md); unset KE_FIXTURES",
+                                              who, raw));
+  }
+  throw core::InvalidInputError(
+      fmt::format("{}: KE_FIXTURES='{}': expected 'files' or 'device' (unset it for the queue)", who, raw));
 }
 
 int LiveQueueWorkers(const std::string& queue, const std::string& target) {

@@ -12,9 +12,15 @@
 namespace kernelevolve::cli {
 
 /// Before any work: --queue parses as redis://HOST:PORT[/DB], answers PING, and the
-/// target is one workers serve (cpu). Nothing to check without --queue. Throws
+/// fixtures are files (RefuseDeviceFixtures). Nothing to check without --queue. Throws
 /// core::InvalidInputError (exit 2, one line).
 void ValidateQueueFlags(const OptimizeOptions& o);
+
+/// Queue jobs carry fixture files: throws core::InvalidInputError (one line naming
+/// `who`) when KE_FIXTURES asks for device fixtures or holds a value the problem worker
+/// would refuse (it reads the variable trimmed and lower-cased: "", "files" or "device";
+/// worker/kernelevolve_worker/device_fixtures.py).
+void RefuseDeviceFixtures(const std::string& who);
 
 /// With --queue: publishes the problem file and its fixtures by content hash and
 /// returns the evaluator the search uses instead of the local one; nullptr without

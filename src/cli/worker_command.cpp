@@ -13,6 +13,7 @@
 #include "cli/interrupt.h"
 #include "cli/number_flags.h"
 #include "cli/paths.h"
+#include "cli/queue_setup.h"
 #include "core/error.h"
 #include "exec/queue_worker.h"
 #include "platforms/cpu/cpu_platform.h"
@@ -53,10 +54,7 @@ int RunWorker(const WorkerCommandOptions& options) {
   if (!std::isfinite(o.lease_seconds) || o.lease_seconds <= 0) {  // when called other than by the CLI
     throw core::InvalidInputError("--lease must be a positive number of seconds");
   }
-  if (const char* mode = std::getenv("KE_FIXTURES"); mode != nullptr && std::string(mode) == "device") {
-    throw core::InvalidInputError("worker: KE_FIXTURES=device does not go through the queue yet (jobs carry "
-                                  "fixture files, docs/scale.md): unset KE_FIXTURES");
-  }
+  RefuseDeviceFixtures("worker");
   if (o.max_jobs < 0) throw core::InvalidInputError("--max-jobs must be 0 (no limit) or positive");
   if (o.idle_exit_seconds < 0) throw core::InvalidInputError("--idle-exit must be 0 (never) or positive");
   if (!o.gpus.empty()) setenv("CUDA_VISIBLE_DEVICES", o.gpus.c_str(), 1);

@@ -345,7 +345,8 @@ QueueWorker::LoadedProblem& QueueWorker::Load(const QueueJob& job) {
   }
   problem::WorkerOptions wopts;
   fs::create_directories(options_.log_dir);
-  wopts.log_path = options_.log_dir / fmt::format("python-{}.log", job.problem.hash);
+  // Per process: workers sharing a cache folder do not write one log.
+  wopts.log_path = options_.log_dir / fmt::format("python-{}-{}.log", job.problem.hash, ::getpid());
   wopts.threads = job.problem.threads;
   wopts.omp_wait_policy = job.problem.omp_wait_policy;
   LoadedProblem entry;

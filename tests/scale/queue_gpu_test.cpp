@@ -98,7 +98,7 @@ TEST_F(QueueGpuTest, TritonJobsAreServedByATritonWorkerWithItsOwnRunner) {
   if (!HasFailure()) fs::remove_all(dir);
 }
 
-TEST_F(QueueGpuTest, NoGpuAndDeviceFixturesAreRefusedWithOneLine) {
+TEST_F(QueueGpuTest, NoGpuAndDeviceOrUnknownFixturesAreRefusedWithOneLine) {
   if (!KE_HAVE_HIREDIS) GTEST_SKIP() << "built without hiredis (libhiredis-dev): no Redis client";
   const fs::path dir = FreshDir("ke_queue_gpu_refusals");
   RedisServer redis(dir / "redis");
@@ -122,11 +122,21 @@ TEST_F(QueueGpuTest, NoGpuAndDeviceFixturesAreRefusedWithOneLine) {
   EXPECT_NE(out.find("KE_FIXTURES=device"), std::string::npos) << out;
   EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
   EXPECT_FALSE(fs::exists(dir / "run" / "kernelevolve.db"));
+  // The problem worker reads the variable trimmed and lower-cased; so does the refusal.
+  ::setenv("KE_FIXTURES", " Device", 1);
   pid = Spawn({"worker", "--queue", redis.Url(), "--target", "triton", "--cache-dir", (dir / "c").string()},
               dir / "worker2.log");
   EXPECT_EQ(WaitExit(pid), 2);
   out = ReadFile(dir / "worker2.log");
-  EXPECT_NE(out.find("KE_FIXTURES=device"), std::string::npos) << out;
+  EXPECT_NE(out.find("KE_FIXTURES= Device"), std::string::npos) << out;
+  // A value the problem worker would refuse stops the worker before it takes jobs
+  // (it used to answer every job worker_lost).
+  ::setenv("KE_FIXTURES", "devices", 1);
+  pid = Spawn({"worker", "--queue", redis.Url(), "--cache-dir", (dir / "c").string()}, dir / "worker3.log");
+  EXPECT_EQ(WaitExit(pid), 2);
+  out = ReadFile(dir / "worker3.log");
+  EXPECT_NE(out.find("expected 'files' or 'device'"), std::string::npos) << out;
+  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
   if (!HasFailure()) fs::remove_all(dir);
 }
 
