@@ -1,13 +1,13 @@
 #include "cli/queue_setup.h"
 
 #include <cmath>
-#include <cctype>
 #include <cstdlib>
 #include <string>
 
 #include <fmt/format.h>
 
 #include "cli/interrupt.h"
+#include "cli/run_setup.h"
 #include "core/error.h"
 #include "exec/queue_blobs.h"
 #include "exec/queue_protocol.h"
@@ -28,13 +28,9 @@ void ValidateQueueFlags(const OptimizeOptions& o) {
 }
 
 void RefuseDeviceFixtures(const std::string& who) {
+  const std::string mode = FixturesModeFromEnv();
+  if (mode == "files") return;
   const char* raw = std::getenv("KE_FIXTURES");
-  if (raw == nullptr) return;
-  std::string mode;
-  for (char ch : std::string(raw)) {
-    if (!std::isspace(static_cast<unsigned char>(ch))) mode += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  }
-  if (mode.empty() || mode == "files") return;
   if (mode == "device") {
     throw core::InvalidInputError(fmt::format("{} with KE_FIXTURES={}: jobs carry fixture files, and device fixtures "
                                               "do not go through the queue yet (docs/scale.md); unset KE_FIXTURES",

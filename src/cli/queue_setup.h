@@ -17,9 +17,8 @@ namespace kernelevolve::cli {
 void ValidateQueueFlags(const OptimizeOptions& o);
 
 /// Queue jobs carry fixture files: throws core::InvalidInputError (one line naming
-/// `who`) when KE_FIXTURES asks for device fixtures or holds a value the problem worker
-/// would refuse (it reads the variable trimmed and lower-cased: "", "files" or "device";
-/// worker/kernelevolve_worker/device_fixtures.py).
+/// `who`) when KE_FIXTURES (FixturesModeFromEnv) asks for device fixtures or holds a
+/// value the problem worker would refuse.
 void RefuseDeviceFixtures(const std::string& who);
 
 /// With --queue: publishes the problem file and its fixtures by content hash and

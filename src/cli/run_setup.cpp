@@ -68,13 +68,17 @@ void ReportProblemError(const OptimizeOptions& o, report::RunSummary& s, const s
   std::cerr << "error: " << message << " (details: " << log.string() << ")\n";
 }
 
-/// `text` with A-Z lowered.
-std::string ToLowerAscii(std::string text) {
-  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return text;
-}
-
 }  // namespace
+
+std::string FixturesModeFromEnv() {
+  const char* raw = std::getenv("KE_FIXTURES");
+  std::string text = raw == nullptr ? "" : raw;
+  const auto first = text.find_first_not_of(" \t\n\r\f\v");
+  text = first == std::string::npos ? "" : text.substr(first, text.find_last_not_of(" \t\n\r\f\v") - first + 1);
+  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (text.empty() || text == "files") return "files";
+  return text == "device" ? "device" : "";
+}
 
 double UnixNow() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
@@ -91,8 +95,7 @@ void CreateRunDirectory(const fs::path& out_dir) {
 
 store::RunDirectoryLock ValidateRunOptions(OptimizeOptions& o) {
   ValidateTarget(o.target);  // issue 6: cpu | triton | cuda
-  if (const char* mode = std::getenv("KE_FIXTURES"); mode != nullptr && o.target == "cpu" &&
-      ToLowerAscii(mode) == "device") {
+  if (o.target == "cpu" && FixturesModeFromEnv() == "device") {
     // Issue 22: the problem worker then writes no fixture file; the CPU harness needs them.
     throw core::InvalidInputError(
         "KE_FIXTURES=device keeps fixtures on the GPU for --target triton and cuda; the CPU harness reads fixture "

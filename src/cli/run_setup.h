@@ -29,6 +29,11 @@ namespace kernelevolve::cli {
 /// Seconds since the Unix epoch, now.
 double UnixNow();
 
+/// KE_FIXTURES read as the problem worker reads it (worker/kernelevolve_worker/
+/// device_fixtures.py, requested_mode: trimmed, lower-cased): "files" (unset, empty or
+/// "files"), "device", or "" for any other value (which the problem worker refuses).
+std::string FixturesModeFromEnv();
+
 /// Checks every flag of `o` before any work and fills in the automatic values: threads
 /// (0: all CPUs), out_dir (runs/<problem>-<UTC time>), cache_dir (created), profile_top
 /// and profile_during. Refuses an --out that already holds a run (unless o.resume) and

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 namespace kernelevolve::exec {
 namespace {
@@ -130,6 +131,25 @@ fs::path FetchFixtures(RedisConnection& redis, const ProblemRef& ref, const fs::
     if (!(fs::is_directory(dir, ec) && intact(dir))) {
       throw core::IoError(fmt::format("{}: cannot put the fetched fixtures in place", dir.string()));
     }
+  }
+  return dir;
+}
+
+fs::path LinkFixturesForRunner(const fs::path& fetched, const fs::path& problem_file, const fs::path& dir) {
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  for (const auto& item : fs::directory_iterator(fetched)) {
+    if (!item.is_regular_file()) continue;
+    const fs::path target = dir / item.path().filename();
+    if (item.path().filename() == "manifest.json") {
+      nlohmann::json manifest = nlohmann::json::parse(ReadBytes(item.path()));
+      manifest["source_path"] = fs::absolute(problem_file).string();
+      WriteBytes(target, manifest.dump(1));
+      continue;
+    }
+    std::error_code ec;
+    fs::create_hard_link(item.path(), target, ec);
+    if (ec) fs::copy_file(item.path(), target);  // another file system
   }
   return dir;
 }

@@ -42,4 +42,13 @@ std::filesystem::path FetchProblemFile(RedisConnection& redis, const ProblemRef&
 std::filesystem::path FetchFixtures(RedisConnection& redis, const ProblemRef& ref,
                                     const std::filesystem::path& cache_root);
 
+/// The fixtures folder a GPU runner reads, which builds eager PyTorch from the
+/// manifest's "source_path" (a path on the orchestrator's machine): `dir` (emptied)
+/// gets hard links to (else copies of) the files of `fetched` (FetchFixtures' folder,
+/// shared and left untouched) and a manifest.json naming `problem_file` instead.
+/// Returns `dir`. Throws core::IoError when a file cannot be read or written.
+std::filesystem::path LinkFixturesForRunner(const std::filesystem::path& fetched,
+                                            const std::filesystem::path& problem_file,
+                                            const std::filesystem::path& dir);
+
 }  // namespace kernelevolve::exec

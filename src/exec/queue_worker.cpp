@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
-#include <fstream>
 #include <mutex>
 #include <thread>
 
@@ -76,32 +75,6 @@ std::string JobField(const RedisReply& entry) {
     if (fv[i].text == "job") return fv[i + 1].text;
   }
   return "";
-}
-
-/// The fixtures folder the GPU runner reads: the runner builds eager PyTorch from the
-/// manifest's "source_path", a path on the orchestrator's machine. `dir` (emptied) gets
-/// hard links to (else copies of) the fetched files of `fetched`, which stay untouched
-/// (they are shared, keyed by content hash), and a manifest.json naming `problem_file`.
-fs::path RunnerFixtures(const fs::path& fetched, const fs::path& problem_file, const fs::path& dir) {
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  for (const auto& item : fs::directory_iterator(fetched)) {
-    if (!item.is_regular_file()) continue;
-    const fs::path target = dir / item.path().filename();
-    if (item.path().filename() == "manifest.json") {
-      std::ifstream in(item.path());
-      nlohmann::json manifest = nlohmann::json::parse(in);
-      manifest["source_path"] = fs::absolute(problem_file).string();
-      std::ofstream out(target);
-      out << manifest.dump(1);
-      if (!out.flush()) throw core::IoError(fmt::format("{}: cannot write", target.string()));
-      continue;
-    }
-    std::error_code ec;
-    fs::create_hard_link(item.path(), target, ec);
-    if (ec) fs::copy_file(item.path(), target);  // another file system
-  }
-  return dir;
 }
 
 core::Evaluation Refusal(const std::string& worker_name, const std::string& why) {
@@ -372,7 +345,7 @@ QueueWorker::LoadedProblem& QueueWorker::Load(const QueueJob& job) {
   }
   problem.fixtures_dir = fixtures;
   if (options_.platform_paired_eager) {
-    problem.fixtures_dir = RunnerFixtures(fixtures, problem_file, RunnerDir() / job.problem.hash);
+    problem.fixtures_dir = LinkFixturesForRunner(fixtures, problem_file, RunnerDir() / job.problem.hash);
     // The problem worker timed eager PyTorch on the CPU: no baseline for a GPU kernel.
     problem.eager_baseline = core::TimingStats{};
   }
