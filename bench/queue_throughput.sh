@@ -3,7 +3,8 @@
 # --budget N` in several configurations on this machine, and the per-problem fixed cost
 # (wall time per problem that is not the search: process and Python start, torch import,
 # problem load with reference runs and fixtures, eager and torch.compile baselines, the
-# final confirmation, reports). Prints figures; asserts nothing. Each configuration
+# final confirmation, reports), with the mean seconds per phase of the problems' runs
+# (result.json's phase_seconds). Prints figures; asserts nothing. Each configuration
 # starts from empty build caches.
 #
 #   bench/queue_throughput.sh [SUITE_DIR] [BUDGET] [extra bench flags...]
@@ -96,6 +97,25 @@ search = sum(e.get("elapsed_seconds", 0.0) for e in entries)
 fixed = f"fixed {(wall - search) / n:6.1f} s/problem" if not label.startswith("queue-2") else "fixed n/a (overlapping)"
 print(f"{label:<12} {wall:8.1f} s  {wall / n:6.1f} s/problem  {fixed}  search {search / n:5.1f} s/problem  "
       f"({t['problems']} problems, {t['correct']} correct; load average {load0} -> {load1})")
+# Where each problem's time went: result.json's phase_seconds (docs/result_json.md),
+# averaged over the problems; a dotted name is a worker's part of the phase before it.
+sums, count = {}, 0
+for e in entries:
+    try:
+        phases = json.load(open(f"{e['run_dir']}/result.json")).get("phase_seconds", {})
+    except (OSError, ValueError, KeyError):
+        continue
+    count += 1
+    for name, seconds in phases.items():
+        sums[name] = sums.get(name, 0.0) + seconds
+if count:
+    order = ["worker_start", "load", "machine_peaks", "gpu_prepare", "baseline_profile", "search", "confirmation",
+             "knowledge", "profiles"]
+    def rank(name):  # the order phases run in, each followed by its parts
+        top = name.split(".")[0]
+        return (order.index(top) if top in order else len(order), top, name)
+    shown = ", ".join(f"{k} {sums[k] / count:.1f}" for k in sorted(sums, key=rank))
+    print(f"{'':<12} phases, s/problem over {count}: {shown}")
 EOF
 }
 

@@ -43,5 +43,6 @@ best = r.get("best") or {}
 print(f"status {r.get('status')}, stop {r.get('stop_reason')}, {r.get('evaluations')} evaluations, "
       f"best speedup {best.get('speedup', {}).get('value') if isinstance(best.get('speedup'), dict) else best.get('speedup')}")
 print("inputs:", [(t["name"], t["shape"], t["dtype"]) for t in r.get("problem_inputs", [])] or "see summary above")
+print("phase seconds:", {k: round(v, 1) for k, v in (r.get("phase_seconds") or {}).items()})
 PY
 [ "$code" -le 1 ] && [ "$tensors" -eq 0 ]

@@ -13,7 +13,8 @@
 # Usage (from the checkout root on the GPU machine):
 #   export KERNELEVOLVE_PYTHON=python3 KE_DLPACK_INCLUDE_DIR=$PWD/.gpu_deps/include
 #   bash scripts/gpu_build.sh build-gpu && bash scripts/gpu_throughput.sh
-# Env: KE_TP_PROBLEMS (names from problems/level1, default 8 of them; "all" for the 44),
+# Env: KE_TP_CONFIGS (default "local-fresh local"), KE_TP_PROBLEMS (names from
+#      problems/level1, default 8 of them; "all" for the 44),
 #      KE_TP_BUDGET (4), KE_TP_FLAGS (extra bench flags, default "--seeds 1 --min-time 0.05
 #      --confirm-rounds 3", as scripts/gpu_level1.sh), KE_BIN (default build-gpu/kernelevolve).
 set -euo pipefail
@@ -39,5 +40,5 @@ for n in names:
 PY
 echo "$(nvidia-smi -L 2>&1 | head -1); torch $("$KERNELEVOLVE_PYTHON" -c 'import torch; print(torch.__version__)')"
 # shellcheck disable=SC2086
-CONFIGS="local-fresh local" bash bench/queue_throughput.sh "$SUITE" "${KE_TP_BUDGET:-4}" --target triton \
+CONFIGS="${KE_TP_CONFIGS:-local-fresh local}" bash bench/queue_throughput.sh "$SUITE" "${KE_TP_BUDGET:-4}" --target triton \
   --sizes "$SUITE/gpu_sizes.json" ${KE_TP_FLAGS:---seeds 1 --min-time 0.05 --confirm-rounds 3}

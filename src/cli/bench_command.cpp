@@ -19,6 +19,7 @@
 #include "cli/interrupt.h"
 #include "cli/machine_peaks.h"
 #include "cli/llm_setup.h"
+#include "cli/number_flags.h"
 #include "cli/optimize_command.h"
 #include "cli/paths.h"
 #include "cli/queue_setup.h"
@@ -301,7 +302,9 @@ void AddBenchCommand(CLI::App& app, BenchOptions& o) {
   cmd->add_option("--queue", o.queue, "evaluate candidates on `kernelevolve worker`s through a Redis stream: redis://HOST:PORT[/DB] (docs/scale.md)");
   cmd->add_option("--confirm-rounds", o.confirm_rounds, "interleaved eager/kernel rounds per problem's best (0: skip)")
       ->default_val(8);
-  cmd->add_option("--load-timeout", o.load_timeout_seconds, "limit for loading each problem, seconds")->default_val(300);
+  cmd->add_option("--load-timeout", o.load_timeout_seconds, "limit for loading each problem, seconds")
+      ->default_val(300)
+      ->check(LoadTimeoutSeconds());
   auto* out = cmd->add_option("--out", o.out_dir, "bench directory (default runs/bench-<UTC time>)");
   cmd->add_flag("--resume", o.resume,
                 "continue the bench in --out with the same suite and flags: its finished problems are kept, an "

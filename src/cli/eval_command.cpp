@@ -15,6 +15,7 @@
 
 #include "cli/gpu_target.h"
 #include "cli/machine_peaks.h"
+#include "cli/number_flags.h"
 #include "cli/paths.h"
 #include "cli/run_config.h"
 #include "cli/run_setup.h"
@@ -88,7 +89,7 @@ void AddEvalCommand(CLI::App& app, EvalOptions& e) {
   cmd->add_option("--max-time", o.max_time_seconds,
                   "wall seconds per measurement at most while its 95% interval is wider than 2% of the median")
       ->default_val(2.0)
-      ->check(CLI::PositiveNumber);
+      ->check(PositiveSeconds());
   cmd->add_flag("--cache-flush", o.cache_flush,
                 "write 2x the last-level cache before every timed call (cold-cache timing; eager and kernel alike)");
   cmd->add_option("--candidate-timeout", o.candidate_timeout_seconds, "wall-clock limit per kernel run, seconds")
@@ -100,7 +101,7 @@ void AddEvalCommand(CLI::App& app, EvalOptions& e) {
   cmd->add_option("--load-timeout", o.load_timeout_seconds,
                   "limit for loading the problem (import, reference runs, eager timing), seconds")
       ->default_val(300)
-      ->check(CLI::PositiveNumber);
+      ->check(LoadTimeoutSeconds());
   cmd->add_option("--omp-wait-policy", o.omp_wait_policy,
                   "OMP_WAIT_POLICY for eager PyTorch and the kernel alike (default: OpenMP's own)")
       ->check(CLI::IsMember({"passive", "active"}));

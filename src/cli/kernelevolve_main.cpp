@@ -43,7 +43,7 @@ void AddOptimize(CLI::App& app, OptimizeOptions& o) {
   cmd->add_option("--max-time", o.max_time_seconds,
                   "wall seconds per measurement at most while its 95% interval is wider than 2% of the median")
       ->default_val(2.0)
-      ->check(CLI::PositiveNumber);
+      ->check(kernelevolve::cli::PositiveSeconds());
   cmd->add_flag("--cache-flush", o.cache_flush,
                 "write 2x the last-level cache before every timed call (cold-cache timing; eager and "
                 "candidates alike; costs a few ms per call)");
@@ -58,7 +58,7 @@ void AddOptimize(CLI::App& app, OptimizeOptions& o) {
   cmd->add_option("--load-timeout", o.load_timeout_seconds,
                   "limit for loading the problem (import, reference runs, eager timing), seconds")
       ->default_val(300)
-      ->check(CLI::PositiveNumber);
+      ->check(kernelevolve::cli::LoadTimeoutSeconds());
   cmd->add_option("--kb", o.kb_path, "knowledge base (default $KERNELEVOLVE_KB or <cache dir>/knowledge.db)");
   cmd->add_flag("--no-kb", o.no_kb, "no warm start from, and no record in, the knowledge base");
   // Search engine (issue 3; docs/search.md).

@@ -20,4 +20,15 @@ CLI::Validator PositiveSeconds();
 /// reason (without the flag's name).
 std::string PositiveSecondsError(const std::string& text);
 
+/// Accepts a finite number of seconds >= `minimum` (> 0); below it one line with
+/// `why`, e.g. "--load-timeout: 0.001 s is below the 1 s minimum: a load imports the
+/// problem and runs its reference" (a limit no load can meet ended every job "timeout").
+CLI::Validator SecondsAtLeast(double minimum, std::string why);
+
+/// The check behind SecondsAtLeast: "" when accepted, else the reason.
+std::string SecondsAtLeastError(const std::string& text, double minimum, const std::string& why);
+
+/// SecondsAtLeast for the --load-timeout flags: 1 s, with the reason.
+CLI::Validator LoadTimeoutSeconds();
+
 }  // namespace kernelevolve::cli

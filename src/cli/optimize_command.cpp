@@ -48,7 +48,10 @@ int RunOptimize(const OptimizeOptions& options_in) {
   platforms::Platform& platform = prepared->Platform();
   const platforms::triton::GpuBaselines& gpu_baselines = prepared->gpu_baselines;
   nlohmann::json baseline_profile;  // issue 6: torch.profiler breakdown of eager, once per problem
-  if (gpu) baseline_profile = ProfileBaselineStep(*gpu, problem, o.quiet);
+  if (gpu) {
+    core::ScopedPhase phase(s.phases, "baseline_profile");
+    baseline_profile = ProfileBaselineStep(*gpu, problem, o.quiet);
+  }
   auto store = store::Store::Open(s.database_path);
   store::RunRecord run;
   run.problem = problem.name;
@@ -116,7 +119,11 @@ int RunOptimize(const OptimizeOptions& options_in) {
     sopts.profile_budget = o.profile_during;
   }
   search::SearchLoop loop(problem, op, *policy, search_evaluator, store, run_id, sopts, observer);
-  search::SearchOutcome outcome = loop.Run();
+  search::SearchOutcome outcome;
+  {
+    core::ScopedPhase phase(s.phases, "search");
+    outcome = loop.Run();
+  }
   progress.Finish();
   if (!o.quiet && o.resume) {
     fmt::print(stderr, "resumed run {}: {} nodes from the store, {} pending candidates re-queued\n",
@@ -146,6 +153,7 @@ int RunOptimize(const OptimizeOptions& options_in) {
                                s.best->id, o.confirm_rounds);
       // bench --problems-at-once: one confirmation on this machine at a time.
       std::lock_guard<std::mutex> timing(OrchestratorTimingMutex());
+      core::ScopedPhase phase(s.phases, "confirmation");
       s.confirmation = exec::ConfirmSpeedup(time_baseline, platform, problem, s.best->candidate,
                                             run_options, o.confirm_rounds);
     }
@@ -155,14 +163,18 @@ int RunOptimize(const OptimizeOptions& options_in) {
   const bool interrupted = outcome.stop_reason == "interrupted";
   // An interrupted run stays resumable: its database status says so.
   store.FinishRun(run_id, interrupted ? "interrupted" : s.status, s.stop_reason);
-  if (!interrupted) s.warm_start = FinishKnowledge(knowledge, problem, s.nodes,  // knowledge base (issue 8)
-                                 // "confirmed" only when the interleaved interval clears 1.0
-                                 s.confirmation.done && s.confirmation.speedup.ClearlyFaster()
-                                     ? s.confirmation.speedup.value
-                                     : 0.0,
-                                 o.out_dir);
+  if (!interrupted) {
+    core::ScopedPhase phase(s.phases, "knowledge");
+    s.warm_start = FinishKnowledge(knowledge, problem, s.nodes,  // knowledge base (issue 8)
+                                   // "confirmed" only when the interleaved interval clears 1.0
+                                   s.confirmation.done && s.confirmation.speedup.ClearlyFaster()
+                                       ? s.confirmation.speedup.value
+                                       : 0.0,
+                                   o.out_dir);
+  }
   nlohmann::json profiles;  // issue 6: ncu during and after the search (docs/gpu.md "Profiling")
   if (gpu) {
+    core::ScopedPhase phase(s.phases, "profiles");
     profiles = ProfileTopCandidates(*gpu, problem, store, run_id, s.best && !interrupted ? o.profile_top : 0,
                                     o.profile_timeout_seconds, o.quiet, s.nodes);
   }

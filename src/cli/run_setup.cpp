@@ -95,6 +95,11 @@ void CreateRunDirectory(const fs::path& out_dir) {
 
 store::RunDirectoryLock ValidateRunOptions(OptimizeOptions& o) {
   ValidateTarget(o.target);  // issue 6: cpu | triton | cuda
+  if (FixturesModeFromEnv().empty()) {
+    // The problem worker would refuse it mid-load, as an internal error.
+    throw core::InvalidInputError(fmt::format("KE_FIXTURES='{}': expected 'files' (the default) or 'device'",
+                                              std::getenv("KE_FIXTURES")));
+  }
   if (o.target == "cpu" && FixturesModeFromEnv() == "device") {
     // Issue 22: the problem worker then writes no fixture file; the CPU harness needs them.
     throw core::InvalidInputError(
@@ -183,7 +188,7 @@ problem::WorkerOptions MakeWorkerOptions(const OptimizeOptions& o) {
 
 std::optional<core::Problem> LoadRunProblem(problem::WorkerClient& worker, const OptimizeOptions& o,
                                             const std::map<std::string, std::string>& overrides,
-                                            report::RunSummary& s) {
+                                            report::RunSummary& s, core::PhaseTimes* load_parts) {
   problem::LoadOptions lopts;
   lopts.problem_path = o.problem_path;
   lopts.overrides = overrides;
@@ -193,8 +198,14 @@ std::optional<core::Problem> LoadRunProblem(problem::WorkerClient& worker, const
   lopts.threads = o.threads;
   lopts.timeout_seconds = o.load_timeout_seconds;
   lopts.baseline.flush_cache = o.cache_flush;  // eager timed as the candidates are
-  if (!o.quiet) fmt::print(stderr, "loading {} (reference, {} input sets, eager baseline on {} threads)...\n",
-                           o.problem_path.string(), o.seeds, o.threads);
+  // GPU targets time eager PyTorch on the device (PrepareGpuRun): none on the CPU here.
+  lopts.time_eager = o.target == "cpu";
+  lopts.phases = load_parts;
+  if (!o.quiet) {
+    fmt::print(stderr, "loading {} (reference, {} input sets, {})...\n", o.problem_path.string(), o.seeds,
+               lopts.time_eager ? fmt::format("eager baseline on {} threads", o.threads)
+                                : "eager baseline timed by the GPU runner next");
+  }
   core::Problem problem;
   try {
     problem = problem::LoadProblem(worker, lopts);
@@ -244,24 +255,33 @@ std::optional<PreparedRun> PrepareRun(const OptimizeOptions& o) {
   r.summary.overrides = r.overrides;
   // Issue 22: a worker left by the previous problem of this process (bench, compare)
   // serves this one: no second torch import.
-  r.worker = problem::WorkerPool::Shared().Take(MakeWorkerOptions(o));
+  {
+    core::ScopedPhase phase(r.summary.phases, "worker_start");
+    r.worker = problem::WorkerPool::Shared().Take(MakeWorkerOptions(o));
+  }
   std::optional<core::Problem> loaded;
+  core::PhaseTimes load_parts;
   {
     // bench --problems-at-once: loads (reference runs, eager timing) one at a time here.
     std::lock_guard<std::mutex> timing(OrchestratorTimingMutex());
-    loaded = LoadRunProblem(*r.worker, o, r.overrides, r.summary);
+    core::ScopedPhase phase(r.summary.phases, "load");
+    loaded = LoadRunProblem(*r.worker, o, r.overrides, r.summary, &load_parts);
   }
   if (!loaded) return std::nullopt;
+  r.summary.phases.AddAll(load_parts);  // the worker's parts of "load", after it
   r.problem = std::move(*loaded);
   if (!r.gpu) r.cpu = std::make_unique<platforms::cpu::CpuPlatform>(o.cache_dir / "cpu", HarnessPath(), "g++");
   r.summary.machine.compiler = r.Platform().Machine().compiler;
   // Roofline (issue 5): the machine's measured peaks (cached per machine) and, below,
   // the problem's bytes and FLOPs per call.
   if (r.gpu) {
+    core::ScopedPhase phase(r.summary.phases, "gpu_prepare");
     r.gpu_baselines = PrepareGpuRun(*r.gpu, r.problem, r.summary, MakeRunOptions(o, r.problem), o.quiet);
   } else {
+    core::ScopedPhase phase(r.summary.phases, "machine_peaks");
     AttachMachinePeaks(r.summary.machine, o.cache_dir, o.remeasure_machine, o.quiet);
   }
+  r.summary.phases.AddAll(r.gpu_baselines.prepare_phases);
   r.summary.work = eval::EstimateWork(r.problem);
   return r;
 }

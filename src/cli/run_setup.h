@@ -58,14 +58,16 @@ std::map<std::string, std::string> ParseOverrides(const std::vector<std::string>
 problem::WorkerOptions MakeWorkerOptions(const OptimizeOptions& o);
 
 /// Loads the problem through `worker` (reference, o.seeds input sets, fixtures in
-/// OUT/fixtures, eager baseline on o.threads threads), printing one line first unless
-/// o.quiet. When the problem file is at fault (ProblemError, or the worker lost while
-/// running the reference) it writes OUT/result.json (status "error") and
-/// OUT/logs/problem_error.log, prints one line on stderr and returns nullopt: the
-/// caller exits with 2. Fills summary.problem, eager_baseline and torch_version.
+/// OUT/fixtures, eager baseline on o.threads threads for --target cpu; GPU targets time
+/// eager on the device later), printing one line first unless o.quiet. When the problem
+/// file is at fault (ProblemError, or the worker lost while running the reference) it
+/// writes OUT/result.json (status "error") and OUT/logs/problem_error.log, prints one
+/// line on stderr and returns nullopt: the caller exits with 2. Fills summary.problem,
+/// eager_baseline and torch_version, and `load_parts` (when set) with the worker's load
+/// steps.
 std::optional<core::Problem> LoadRunProblem(problem::WorkerClient& worker, const OptimizeOptions& o,
                                             const std::map<std::string, std::string>& overrides,
-                                            report::RunSummary& summary);
+                                            report::RunSummary& summary, core::PhaseTimes* load_parts = nullptr);
 
 /// How candidates are run: threads, OMP wait policy, minimum and maximum timed time,
 /// cache flushing, wall-clock and address-space limits (--candidate-memory-mb, else

@@ -34,7 +34,7 @@ void AddWorkerCommand(CLI::App& app, WorkerCommandOptions& o) {
                   "GPU targets: seconds the GPU runner may take to prepare a problem (load its fixtures, "
                   "compile the torch.compile baseline); the problem's own load takes the orchestrator's")
       ->default_val(300)
-      ->check(PositiveSeconds());
+      ->check(LoadTimeoutSeconds());
   cmd->add_option("--name", o.name, "consumer name in the queue (default <host>:<pid>)");
   cmd->add_option("--cache-dir", o.cache_dir, "build cache and fetched fixtures (default ~/.cache/kernelevolve)");
   cmd->add_option("--lease", o.lease_seconds,

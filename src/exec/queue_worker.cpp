@@ -336,6 +336,8 @@ QueueWorker::LoadedProblem& QueueWorker::Load(const QueueJob& job) {
   lopts.baseline.min_time_seconds = job.eager_min_time_seconds;
   lopts.baseline.max_time_seconds = job.eager_max_time_seconds;
   lopts.baseline.flush_cache = job.eager_flush_cache;
+  // A GPU runner times eager on the device, paired with each candidate: none on the CPU.
+  lopts.time_eager = !options_.platform_paired_eager;
   core::Problem problem = problem::LoadProblem(*entry.python, lopts);
   for (const auto& f : problem.fixture_files) {
     if (!fs::is_regular_file(fixtures / f.filename())) {
@@ -346,8 +348,6 @@ QueueWorker::LoadedProblem& QueueWorker::Load(const QueueJob& job) {
   problem.fixtures_dir = fixtures;
   if (options_.platform_paired_eager) {
     problem.fixtures_dir = LinkFixturesForRunner(fixtures, problem_file, RunnerDir() / job.problem.hash);
-    // The problem worker timed eager PyTorch on the CPU: no baseline for a GPU kernel.
-    problem.eager_baseline = core::TimingStats{};
   }
   for (auto& f : problem.fixture_files) f = problem.fixtures_dir / f.filename();
   entry.problem = std::make_unique<core::Problem>(std::move(problem));

@@ -81,6 +81,7 @@ core::Problem LoadProblem(WorkerClient& worker, const LoadOptions& options) {
       {"threads", options.threads},
       {"memory_budget_bytes", budget},
       {"baseline", BaselineParams(options.baseline)},
+      {"time_baseline", options.time_eager},
   };
   nlohmann::json result;
   try {
@@ -122,6 +123,7 @@ core::Problem LoadProblem(WorkerClient& worker, const LoadOptions& options) {
   problem.eager_baseline.converged = eval::MedianPreciseEnough(problem.eager_baseline);
   problem.threads = result.value("threads", options.threads);
   problem.torch_version = result.value("torch_version", "");
+  if (options.phases != nullptr) options.phases->AddParts("load", result.value("phase_seconds", nlohmann::json()));
   return problem;
 }
 

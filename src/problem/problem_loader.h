@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/phase_times.h"
 #include "core/problem.h"
 #include "problem/worker_client.h"
 
@@ -29,6 +30,13 @@ struct LoadOptions {
   int threads = 1;
   int64_t memory_budget_bytes = 0;               // 0: half of the available memory
   BaselineTiming baseline;
+  /// false: no eager timing on the CPU (GPU targets time eager on the device, so the
+  /// problem's eager_baseline stays unmeasured, n == 0).
+  bool time_eager = true;
+  /// When set, receives the wall seconds of the worker's load steps ("load.import",
+  /// "load.references", "load.fixture_writes", "load.edge_sets", "load.capture",
+  /// "load.eager_timing"; issue 22), as its answer's "phase_seconds" gives them.
+  core::PhaseTimes* phases = nullptr;
   double timeout_seconds = 600;                  // whole load, reference runs included
 };
 
@@ -50,8 +58,8 @@ std::pair<std::string, std::string> ParseOverride(const std::string& text);
 
 /// Loads the problem: the worker imports it, applies overrides, checks memory, draws
 /// inputs for each seed, runs the reference, writes fixtures (manifest.json and
-/// seed_<k>.safetensors in options.fixtures_dir) and times eager PyTorch with
-/// options.threads threads. Throws ProblemError (the file's fault), InvalidInputError
+/// seed_<k>.safetensors in options.fixtures_dir) and, unless options.time_eager is
+/// false, times eager PyTorch with options.threads threads. Throws ProblemError (the file's fault), InvalidInputError
 /// (missing file), WorkerLostError / WorkerError (the worker's fault).
 core::Problem LoadProblem(WorkerClient& worker, const LoadOptions& options);
 

@@ -94,6 +94,7 @@ nlohmann::json ResultJson(const RunSummary& s) {
       {"elapsed_seconds", s.elapsed_seconds},
       {"overrides", s.overrides},
       {"baseline_eager_us", eval::TimingStatsToJson(s.eager_baseline)},
+      {"phase_seconds", s.phases.ToJson()},
       {"machine", core::MachineToJson(s.machine)},
       {"database", s.database_path.string()},
   };

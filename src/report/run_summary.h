@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/machine.h"
+#include "core/phase_times.h"
 #include "core/problem.h"
 #include "eval/roofline.h"
 #include "exec/confirm_speedup.h"
@@ -40,6 +41,10 @@ struct RunSummary {
   nlohmann::json warm_start;           // knowledge base (issue 8): cli/knowledge_hooks.h; null: omitted
   /// Bytes and FLOPs per call of the problem (issue 5); nullopt: roofline omitted.
   std::optional<eval::WorkEstimate> work;
+  /// Wall seconds per phase of the run (worker_start, load, gpu_prepare or
+  /// machine_peaks, baseline_profile, search, confirmation, knowledge, profiles) and the
+  /// workers' parts of them ("load.references", ...); result.json's "phase_seconds".
+  core::PhaseTimes phases;
 };
 
 /// result.json's "roofline" object: the problem's bytes_per_call, flops_per_call,

@@ -87,6 +87,31 @@ TEST_F(CliRefusalsTest, CudaWithoutGpuDoesNotSuggestTritonInterpret) {
   EXPECT_NE(err.find("set TRITON_INTERPRET=1 to check Triton candidates on the CPU"), std::string::npos) << err;
 }
 
+TEST_F(CliRefusalsTest, UnknownFixturesModeAndTooShortLoadTimeoutStopBeforeAnyWork) {
+  // Issue 22: an unknown KE_FIXTURES ended as "internal error" mid-load; now one line, exit 2.
+  auto [code, err] = Run("KE_FIXTURES=devices", fmt::format("optimize problems/level1/relu.py --budget 1 --out '{}'",
+                                                            (dir_ / "run").string()));
+  EXPECT_EQ(code, 2) << err;
+  EXPECT_NE(err.find("KE_FIXTURES='devices': expected 'files' (the default) or 'device'"), std::string::npos) << err;
+  EXPECT_EQ(err.find("internal error"), std::string::npos) << err;
+  EXPECT_FALSE(fs::exists(dir_ / "run"));
+  // A load limit no load can meet (every job of a worker with it ended "timeout"), and
+  // 0, which CLI11 refused by printing the whole double range.
+  for (const char* command : {"optimize problems/level1/relu.py", "bench problems/level1", "eval problems/level1/relu.py"}) {
+    for (const char* value : {"0.001", "0"}) {
+      std::tie(code, err) = Run("", fmt::format("{} --load-timeout {} --out '{}'", command, value,
+                                                (dir_ / "run2").string()));
+      EXPECT_EQ(code, 2) << command << " " << value << ": " << err;
+      EXPECT_NE(err.find("--load-timeout"), std::string::npos) << err;
+      EXPECT_EQ(err.find("e+308"), std::string::npos) << err;
+      EXPECT_EQ(err.find("e-324"), std::string::npos) << err;
+    }
+  }
+  std::tie(code, err) = Run("", "worker --queue redis://127.0.0.1:1 --load-timeout 0.5");
+  EXPECT_EQ(code, 2) << err;
+  EXPECT_NE(err.find("0.5 s is below the 1 s minimum"), std::string::npos) << err;
+}
+
 TEST_F(CliRefusalsTest, ResumeRefusesAnEditedProblemFile) {
   // An interrupted run, as optimize records it (status running, flags in config_json).
   const fs::path problem = dir_ / "relu.py";

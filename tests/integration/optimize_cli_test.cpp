@@ -99,6 +99,15 @@ TEST_F(OptimizeCliTest, ShortSoftmaxSearchFindsACorrectKernel) {
   EXPECT_EQ(CountNodes(out / "kernelevolve.db"), 6);
   EXPECT_TRUE(fs::exists(out / "fixtures" / "manifest.json"));
   EXPECT_NE(r.stdout_text.find("best: node"), std::string::npos) << r.stdout_text;
+  // Issue 22: where the run's time went, the CPU target's phases with the worker's parts.
+  const auto& phases = doc["phase_seconds"];
+  for (const char* name : {"worker_start", "load", "load.import", "load.references", "load.eager_timing",
+                           "machine_peaks", "search", "confirmation", "knowledge"}) {
+    ASSERT_TRUE(phases.contains(name)) << name << " missing from " << phases.dump();
+    EXPECT_GE(phases[name].get<double>(), 0) << name;
+  }
+  EXPECT_GE(phases["search"].get<double>(), doc["elapsed_seconds"].get<double>() * 0.5) << phases.dump();
+  EXPECT_LE(phases["load.references"].get<double>(), phases["load"].get<double>()) << phases.dump();
 }
 
 struct BadProblem {

@@ -94,6 +94,7 @@ def runner(softmax_manifest: str) -> Iterator[RunnerProcess]:
             os.environ["TRITON_INTERPRET"] = saved
     prepared = worker.call("gpu_prepare", {"manifest_path": softmax_manifest, "compile": False})
     assert prepared["seeds"] == 2
+    assert list(prepared["phase_seconds"]) == ["fixtures", "baselines"]
     yield RunnerProcess(worker, prepared)
     worker.close()
 

@@ -219,6 +219,22 @@ def test_time_baseline_times_the_last_loaded_problem(worker: WorkerProcess, tmp_
     assert len(capped) == 4
 
 
+def test_load_reports_its_phases_and_skips_eager_timing_when_asked(worker: WorkerProcess, tmp_path: Path) -> None:
+    params = load_params(PROBLEMS_DIR / "sigmoid.py", tmp_path / "a", seeds=[0, 1],
+                         overrides={"batch_size": "8", "dim": "64"})
+    timed = worker.call("load_problem", params)["phase_seconds"]
+    assert list(timed) == ["import", "references", "fixture_writes", "edge_sets", "capture", "eager_timing"]
+    assert all(s >= 0 for s in timed.values())
+
+    # GPU targets time eager on the device: no CPU timing, no samples, no such phase.
+    params = {**params, "fixtures_dir": str(tmp_path / "b"), "time_baseline": False}
+    untimed = worker.call("load_problem", params)
+    assert untimed["baseline_samples_us"] == []
+    assert "eager_timing" not in untimed["phase_seconds"]
+    assert "references" in untimed["phase_seconds"]
+    assert len(untimed["fixture_files"]) == 2
+
+
 def test_bad_params_are_protocol_errors(worker: WorkerProcess, tmp_path: Path) -> None:
     assert worker.request("load_problem", {"fixtures_dir": str(tmp_path)})["error"]["kind"] == "protocol_error"
     bad_seeds = load_params(PROBLEMS_DIR / "relu.py", tmp_path, seeds=[])

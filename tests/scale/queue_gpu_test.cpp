@@ -105,38 +105,24 @@ TEST_F(QueueGpuTest, NoGpuAndDeviceOrUnknownFixturesAreRefusedWithOneLine) {
   ASSERT_TRUE(redis.Ready(20)) << redis.Log();
   // A GPU worker without a GPU (and not under the interpreter) stops before it joins.
   ::unsetenv("TRITON_INTERPRET");
-  pid_t pid = Spawn({"worker", "--queue", redis.Url(), "--target", "triton", "--cache-dir", (dir / "c").string()},
-                    dir / "worker.log");
-  EXPECT_EQ(WaitExit(pid), 2);
-  std::string out = ReadFile(dir / "worker.log");
-  EXPECT_NE(out.find("no CUDA GPU is visible"), std::string::npos) << out;
-  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
+  ExpectOneLineRefusal({"worker", "--queue", redis.Url(), "--target", "triton", "--cache-dir", (dir / "c").string()},
+                       dir / "worker.log", "no CUDA GPU is visible");
   // Device fixtures do not travel through the queue (jobs carry fixture files).
   ::setenv("TRITON_INTERPRET", "1", 1);
   ::setenv("KE_FIXTURES", "device", 1);
-  pid = Spawn({"optimize", "problems/level1/relu.py", "--target", "triton", "--queue", redis.Url(), "--out",
-               (dir / "run").string(), "--cache-dir", (dir / "c").string()},
-              dir / "optimize.log");
-  EXPECT_EQ(WaitExit(pid), 2);
-  out = ReadFile(dir / "optimize.log");
-  EXPECT_NE(out.find("KE_FIXTURES=device"), std::string::npos) << out;
-  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
+  ExpectOneLineRefusal({"optimize", "problems/level1/relu.py", "--target", "triton", "--queue", redis.Url(), "--out",
+                        (dir / "run").string(), "--cache-dir", (dir / "c").string()},
+                       dir / "optimize.log", "KE_FIXTURES=device");
   EXPECT_FALSE(fs::exists(dir / "run" / "kernelevolve.db"));
   // The problem worker reads the variable trimmed and lower-cased; so does the refusal.
   ::setenv("KE_FIXTURES", " Device", 1);
-  pid = Spawn({"worker", "--queue", redis.Url(), "--target", "triton", "--cache-dir", (dir / "c").string()},
-              dir / "worker2.log");
-  EXPECT_EQ(WaitExit(pid), 2);
-  out = ReadFile(dir / "worker2.log");
-  EXPECT_NE(out.find("KE_FIXTURES= Device"), std::string::npos) << out;
+  ExpectOneLineRefusal({"worker", "--queue", redis.Url(), "--target", "triton", "--cache-dir", (dir / "c").string()},
+                       dir / "worker2.log", "KE_FIXTURES= Device");
   // A value the problem worker would refuse stops the worker before it takes jobs
   // (it used to answer every job worker_lost).
   ::setenv("KE_FIXTURES", "devices", 1);
-  pid = Spawn({"worker", "--queue", redis.Url(), "--cache-dir", (dir / "c").string()}, dir / "worker3.log");
-  EXPECT_EQ(WaitExit(pid), 2);
-  out = ReadFile(dir / "worker3.log");
-  EXPECT_NE(out.find("expected 'files' or 'device'"), std::string::npos) << out;
-  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
+  ExpectOneLineRefusal({"worker", "--queue", redis.Url(), "--cache-dir", (dir / "c").string()}, dir / "worker3.log",
+                       "expected 'files' or 'device'");
   if (!HasFailure()) fs::remove_all(dir);
 }
 

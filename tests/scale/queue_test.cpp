@@ -254,13 +254,7 @@ TEST(QueueTest, BadOrUnreachableQueueExitsTwoWithOneLine) {
        "cannot reach Redis"},
       {{"optimize", "problems/level1/relu.py", "--queue", "redis://", "--out", (dir / "run2").string()}, "no host"},
   };
-  for (const auto& c : cases) {
-    const pid_t pid = Spawn(c.args, dir / "out.log");
-    EXPECT_EQ(WaitExit(pid), 2) << c.args[2];
-    const std::string out = ReadFile(dir / "out.log");
-    EXPECT_NE(out.find(c.expected), std::string::npos) << out;
-    EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
-  }
+  for (const auto& c : cases) ExpectOneLineRefusal(c.args, dir / "out.log", c.expected);
   EXPECT_FALSE(fs::exists(dir / "run" / "kernelevolve.db"));
   if (!HasFailure()) fs::remove_all(dir);
 }

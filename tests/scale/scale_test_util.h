@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -15,6 +16,8 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 namespace kernelevolve::scale_test {
 
@@ -96,6 +99,17 @@ inline bool WaitFor(const std::function<bool()>& ready, double seconds) {
 inline std::string ReadFile(const fs::path& path) {
   std::ifstream in(path);
   return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+/// Runs kernelevolve `args` with its output in `log` and checks a refusal before any
+/// work: exit 2, one line of output, `text` in it. Returns the output.
+inline std::string ExpectOneLineRefusal(const std::vector<std::string>& args, const fs::path& log,
+                                        const std::string& text) {
+  EXPECT_EQ(WaitExit(Spawn(args, log)), 2) << args.at(0);
+  const std::string out = ReadFile(log);
+  EXPECT_NE(out.find(text), std::string::npos) << out;
+  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
+  return out;
 }
 
 /// An empty folder <tmp>/<name>_<pid>.

@@ -34,6 +34,7 @@ from . import problem_loader as loader
 from .compile_cache import CompiledBaselines, baseline_key
 from .gpu_checks import compare, fill_poison, same_bits
 from .gpu_timing import Clock, TimingConfig, time_interleaved
+from .phase_clock import PhaseClock
 from .protocol import ProblemError, ProtocolError, WorkerError, get_param
 from .candidate_kinds import CandidateLoadError, classify_exception, forget_candidate, load_candidate, own_kernels
 from .kernel_origin import SUSPICIOUS_SOURCE, foreign_kernels, profile_launches
@@ -150,8 +151,9 @@ class GpuRunner:
 
         Params: manifest_path, eager (bool, default true), compile (bool, default: a
         GPU is present).
-        Returns: {"device", "seeds", "edge_cases", "flush_bytes", "notes": [str]} (notes
-        say why a baseline is missing).
+        Returns: {"device", "seeds", "edge_cases", "flush_bytes", "notes": [str] (notes
+        say why a baseline is missing), "phase_seconds" {"fixtures" (files read, or sets
+        drawn on the device), "baselines" (eager model built, torch.compile's first call)}}.
         Raises:
             ProtocolError: bad params, unreadable manifest or fixtures.
         """
@@ -177,23 +179,26 @@ class GpuRunner:
                 raise ProtocolError(f"{method}: cannot load {path.parent / file}: {exc}") from exc
             return [tensors[n].contiguous() for n in in_names], [tensors[n].contiguous() for n in out_names]
 
-        if device_fixtures.on_device(self.manifest):
-            # Issue 22: no files; every set drawn again from its seed on the device.
-            self.inputs, self.outputs, self.edges = device_fixtures.generate(self.manifest, self.device)
-            self.notes.append("fixtures drawn on the device from their seeds (KE_FIXTURES=device; no files)")
-        for file in [] if device_fixtures.on_device(self.manifest) else self.manifest["files"]:
-            ins, outs = load(file)
-            self.inputs.append(ins)
-            self.outputs.append(outs)
-        for edge in [] if device_fixtures.on_device(self.manifest) else self.manifest.get("edge_cases", []):
-            ins, outs = load(edge["file"])
-            self.edges.append((edge["name"], edge.get("description", ""), ins, outs))
+        phases = PhaseClock()
+        with phases.phase("fixtures"):
+            if device_fixtures.on_device(self.manifest):
+                # Issue 22: no files; every set drawn again from its seed on the device.
+                self.inputs, self.outputs, self.edges = device_fixtures.generate(self.manifest, self.device)
+                self.notes.append("fixtures drawn on the device from their seeds (KE_FIXTURES=device; no files)")
+            for file in [] if device_fixtures.on_device(self.manifest) else self.manifest["files"]:
+                ins, outs = load(file)
+                self.inputs.append(ins)
+                self.outputs.append(outs)
+            for edge in [] if device_fixtures.on_device(self.manifest) else self.manifest.get("edge_cases", []):
+                ins, outs = load(edge["file"])
+                self.edges.append((edge["name"], edge.get("description", ""), ins, outs))
         self.clock = Clock(self.device)
         self.eager = self.compiled = None
         if want_eager:
-            self._build_baselines(want_compile)
+            with phases.phase("baselines"):
+                self._build_baselines(want_compile)
         return {"device": str(self.device), "seeds": len(self.inputs), "edge_cases": len(self.edges),
-                "flush_bytes": self.clock.flush_bytes(), "notes": self.notes}
+                "flush_bytes": self.clock.flush_bytes(), "notes": self.notes, "phase_seconds": phases.seconds}
 
     def _build_baselines(self, want_compile: bool) -> None:
         source = self.manifest.get("source_path", "")

@@ -26,6 +26,7 @@ from . import device_fixtures
 from .fixtures import build_manifest, seed_file_name, write_fixture_file, write_manifest, write_seed_file
 from .graph_capture import capture_graph
 from .memory_check import check_memory
+from .phase_clock import PhaseClock
 from .protocol import ProblemError, ProtocolError, get_param
 from .reference_device import ReferenceRunner
 
@@ -113,13 +114,17 @@ class WorkerSession:
 
         Params: path, overrides {NAME: "VALUE"}, seeds [int], fixtures_dir, threads,
         memory_budget_bytes, baseline {warmup_seconds, min_time_seconds,
-        min_repetitions, max_repetitions}.
+        min_repetitions, max_repetitions}, time_baseline (bool, default true; false:
+        no eager timing here, "baseline_samples_us" is [], as GPU targets time eager
+        on the device).
         Returns: {"name", "inputs", "outputs" (ABI specs), "graph" | None, "graph_error",
         "shape_graphs" (the graph of each later seed whose inputs have other sizes than the
         first seed's, in seed order; None where capture failed; [] when sizes never vary),
         "fixtures_dir", "manifest_path", "fixture_files" (absolute), "seeds",
         "baseline_samples_us" (µs per call), "threads", "torch_version",
-        "memory_check" ("ok" | "skipped: <reason>")}.
+        "memory_check" ("ok" | "skipped: <reason>"), "phase_seconds" {"import",
+        "references", "fixture_writes", "edge_sets", "capture", "eager_timing": wall
+        seconds; a phase that did not run is absent}}.
 
         Raises:
             ProtocolError: bad params, or the fixtures folder cannot be written.
@@ -135,13 +140,17 @@ class WorkerSession:
             raise ProtocolError(f"{method}: param 'threads' must be >= 1, got {threads}")
         budget = get_param(params, method, "memory_budget_bytes", int, None)
         baseline = BaselineConfig.from_params(get_param(params, method, "baseline", dict, {}), method)
+        time_eager = get_param(params, method, "time_baseline", bool, True)
 
         if self.loaded is not None:  # free the previous problem's tensors first
             loader.forget_problem(self.loaded.module)
             self.loaded = None
-        module = loader.import_problem(path)
+        clock = PhaseClock()
+        with clock.phase("import"):
+            module = loader.import_problem(path)
         try:
-            result, loaded = self._load(module, path, overrides, seeds, fixtures_dir, threads, budget, baseline)
+            result, loaded = self._load(module, path, overrides, seeds, fixtures_dir, threads, budget,
+                                        baseline if time_eager else None, clock)
         except BaseException:
             loader.forget_problem(module)
             raise
@@ -149,7 +158,9 @@ class WorkerSession:
         return result
 
     def _load(self, module: Any, path: str, overrides: dict[str, Any], seeds: list[int], fixtures_dir: Path,
-              threads: int, budget: int | None, baseline: BaselineConfig) -> tuple[dict[str, Any], LoadedProblem]:
+              threads: int, budget: int | None, baseline: BaselineConfig | None,
+              clock: PhaseClock) -> tuple[dict[str, Any], LoadedProblem]:
+        """load_problem after the import; ``baseline`` None: no eager timing."""
         loader.apply_overrides(module, overrides, path)
         tolerance = loader.problem_tolerance(module, path)
         edge_names = edges.problem_edge_cases(module, path)  # a malformed EDGE_CASES fails before any work
@@ -175,8 +186,9 @@ class WorkerSession:
         set_shapes: list[dict[str, list[int]]] = []
         shape_graphs: list[dict[str, Any] | None] = []
         for seed in seeds:
-            inputs = loader.make_inputs(module, seed, path)
-            outputs = ref.run(inputs, path)
+            with clock.phase("references"):
+                inputs = loader.make_inputs(module, seed, path)
+                outputs = ref.run(inputs, path)
             if seed == seeds[0] and outputs and all(isinstance(t, torch.Tensor) and t.numel() == 0
                                                     for t in outputs):
                 # The first input set is the one timed; a later set with empty outputs is
@@ -198,7 +210,8 @@ class WorkerSession:
                     # Inputs of other sizes than the first seed's: this seed's graph too, from
                     # which the C++ side tells which sizes the program depends on (its loop
                     # bounds become the input's sizes, read at run time).
-                    shape_graph, _ = capture_graph(ref.model, ref.inputs(inputs))
+                    with clock.phase("capture"):
+                        shape_graph, _ = capture_graph(ref.model, ref.inputs(inputs))
                     shape_graphs.append(shape_graph)
             set_shapes.append(shapes.shape_map(specs_in + specs_out, sizes))
             named += [(f"output.{i}", t) for i, t in enumerate(outputs)] + sizes
@@ -207,14 +220,16 @@ class WorkerSession:
                 del inputs, outputs, named
                 continue
             try:
-                files.append(str(write_seed_file(fixtures_dir, seed, named)))
+                with clock.phase("fixture_writes"):
+                    files.append(str(write_seed_file(fixtures_dir, seed, named)))
             except OSError as exc:
                 raise ProtocolError(f"load_problem: cannot write fixtures to {fixtures_dir}: {exc}") from exc
             del inputs, outputs, named
 
-        edge_written, edge_skipped = self._write_edge_cases(module, model, path, edge_names, first_inputs,
-                                                            params, output_specs, bounds, fixtures_dir, ref,
-                                                            write=not on_device)
+        with clock.phase("edge_sets"):
+            edge_written, edge_skipped = self._write_edge_cases(module, model, path, edge_names, first_inputs,
+                                                                params, output_specs, bounds, fixtures_dir, ref,
+                                                                write=not on_device)
         stem = Path(path).stem
         abi_outputs = shapes.abi_output_specs(output_specs, bounds)
         manifest = build_manifest(stem, Path(path), input_specs, abi_outputs, seeds, overrides, tolerance)
@@ -228,8 +243,12 @@ class WorkerSession:
         except OSError as exc:
             raise ProtocolError(f"load_problem: cannot write {fixtures_dir}/manifest.json: {exc}") from exc
 
-        graph, graph_error = capture_graph(ref.model, ref.inputs(first_inputs))
-        samples = self._time(ref.timed_model(), ref.inputs(first_inputs), baseline, path)
+        with clock.phase("capture"):
+            graph, graph_error = capture_graph(ref.model, ref.inputs(first_inputs))
+        samples: list[float] = []
+        if baseline is not None:
+            with clock.phase("eager_timing"):
+                samples = self._time(ref.timed_model(), ref.inputs(first_inputs), baseline, path)
         ref.close()
         result = {
             "name": stem, "inputs": input_specs, "outputs": abi_outputs,
@@ -239,6 +258,7 @@ class WorkerSession:
             "fixtures": device_fixtures.DEVICE_MODE if on_device else "files",
             "threads": threads, "torch_version": torch.__version__, "memory_check": memory,
             "reference_device": "cpu" if ref.device is None else str(ref.device), "reference_note": ref.note,
+            "phase_seconds": clock.seconds,
         }
         return result, LoadedProblem(path, module, model, first_inputs, threads)
 

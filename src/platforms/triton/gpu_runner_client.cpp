@@ -74,6 +74,7 @@ void GpuRunnerClient::EnsurePrepared() {
   else params["compile"] = false;  // inductor on the CPU is neither needed nor quick
   const nlohmann::json result = client_->Call("gpu_prepare", params, prepare_timeout_seconds_);
   prepare_notes_ = result.value("notes", std::vector<std::string>{});
+  prepare_phase_seconds_ = result.value("phase_seconds", nlohmann::json::object());
   prepared_ = true;
 }
 

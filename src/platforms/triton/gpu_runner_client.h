@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/phase_times.h"
 #include "core/timing.h"
 #include "problem/worker_client.h"
 #include "problem/worker_pool.h"
@@ -44,6 +45,9 @@ struct GpuBaselines {
   core::TimingStats eager;
   core::TimingStats compile;
   std::vector<std::string> notes;
+  /// Wall seconds of the runner's gpu_prepare steps ("gpu_prepare.fixtures",
+  /// "gpu_prepare.baselines"); empty when the answer had none.
+  core::PhaseTimes prepare_phases;
 };
 
 /// The last clause of GpuRunnerClient's no-GPU error: the TRITON_INTERPRET=1 way out,
@@ -82,6 +86,8 @@ class GpuRunnerClient {
   int Starts() const { return starts_; }
   /// The prepare result notes (why a baseline is missing).
   const std::vector<std::string>& PrepareNotes() const { return prepare_notes_; }
+  /// The last gpu_prepare's "phase_seconds" ({"fixtures", "baselines"}: wall seconds).
+  const nlohmann::json& PreparePhaseSeconds() const { return prepare_phase_seconds_; }
 
  private:
   void EnsureStarted();
@@ -99,6 +105,7 @@ class GpuRunnerClient {
   bool prepared_ = false;
   int starts_ = 0;
   std::vector<std::string> prepare_notes_;
+  nlohmann::json prepare_phase_seconds_;
 };
 
 }  // namespace kernelevolve::platforms::triton

@@ -172,6 +172,7 @@ GpuBaselines TritonPlatform::TimeBaselines(const core::Problem& problem, const R
   baselines.eager = StatsOf(samples, "eager");
   baselines.compile = StatsOf(samples, "compile");
   baselines.notes = runner_.PrepareNotes();
+  baselines.prepare_phases.AddParts("gpu_prepare", runner_.PreparePhaseSeconds());
   return baselines;
 }
 
