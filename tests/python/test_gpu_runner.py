@@ -16,10 +16,11 @@ from typing import Iterator
 import pytest
 import torch
 
-from conftest import FAST_BASELINE, PROBLEMS_DIR, WorkerProcess
+from conftest import FAST_BASELINE, PROBLEMS_DIR, REPO_ROOT, WorkerProcess
 from kernelevolve_worker import gpu_checks
 from kernelevolve_worker.gpu_checks import compare
 from kernelevolve_worker.gpu_runner import GpuRunner
+from kernelevolve_worker.protocol import ProblemError
 from kernelevolve_worker.session import WorkerSession
 
 HAS_GPU = torch.cuda.is_available()
@@ -320,6 +321,19 @@ def test_device_fixtures_write_no_file_and_match_the_files_bit_for_bit(tmp_path:
                 torch.testing.assert_close(b.cpu(), a.cpu(), rtol=1e-5, atol=1e-6)
             else:
                 assert torch.equal(a.cpu(), b.cpu())
+
+
+@pytest.mark.parametrize("problem, why", [("last_k_events.py", "data-dependent size (OUTPUT_BOUNDS)"),
+                                          ("embedding_bag_sum.py", "inputs of other shapes under seed 1")])
+def test_device_fixtures_refuse_what_the_runner_cannot_redraw(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                           problem: str, why: str) -> None:
+    # Shapes that vary per seed or bounded outputs: the runner would compare every drawn
+    # set with the first seed's specs, so the load says so in one line instead.
+    monkeypatch.setenv("KE_FIXTURES", "device")
+    with pytest.raises(ProblemError, match=r"KE_FIXTURES=device draws fixed-shape problems only") as caught:
+        WorkerSession().load_problem({"path": str(REPO_ROOT / "problems" / "recsys" / problem), "seeds": [0, 1],
+                                      "threads": 1, "fixtures_dir": str(tmp_path), "baseline": FAST_BASELINE})
+    assert why in str(caught.value)
 
 
 def test_unknown_fixtures_mode_is_a_protocol_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -63,6 +63,13 @@ def _edge_failure(exc: ProblemError, path: str) -> str:
     return exc.message.removeprefix(f"{path}: ")
 
 
+def _device_fixtures_refusal(path: str, why: str) -> str:
+    """The one line for a problem KE_FIXTURES=device cannot draw on the device: the GPU
+    runner redraws every set against the first seed's specs (device_fixtures.py)."""
+    return (f"{path}: {why}; KE_FIXTURES=device draws fixed-shape problems only (the GPU runner checks every "
+            "set it draws against the first seed's shapes): unset KE_FIXTURES to use fixture files for it")
+
+
 def _spec_text(specs: list[dict[str, Any]]) -> str:
     """"output.0 float32[2, 3], output.1 int64[]"."""
     return ", ".join(f"{s['name']} {s['dtype']}[{', '.join(str(d) for d in s['shape'])}]" for s in specs)
@@ -169,6 +176,9 @@ class WorkerSession:
             on_device = device_fixtures.requested_mode() == device_fixtures.DEVICE_MODE
         except ValueError as exc:
             raise ProtocolError(f"load_problem: {exc}") from exc
+        if on_device and bounds:
+            raise ProblemError(_device_fixtures_refusal(path, "declares outputs of data-dependent size "
+                                                              "(OUTPUT_BOUNDS)"))
         memory = check_memory(module, path, len(seeds), budget)
         torch.set_num_threads(threads)
         model = loader.build_model(module, path)
@@ -214,6 +224,9 @@ class WorkerSession:
                         shape_graph, _ = capture_graph(ref.model, ref.inputs(inputs))
                     shape_graphs.append(shape_graph)
             set_shapes.append(shapes.shape_map(specs_in + specs_out, sizes))
+            if on_device and set_shapes[-1] != set_shapes[0]:
+                raise ProblemError(_device_fixtures_refusal(path, f"gives inputs of other shapes under seed {seed} "
+                                                                  f"than under seed {seeds[0]}"))
             named += [(f"output.{i}", t) for i, t in enumerate(outputs)] + sizes
             if on_device:  # KE_FIXTURES=device: the GPU runner draws them again (device_fixtures.py)
                 files.append(str(fixtures_dir / seed_file_name(seed)))
