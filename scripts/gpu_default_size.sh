@@ -2,7 +2,7 @@
 # A KernelBench-default-sized problem on an NVIDIA GPU without fixture files on disk
 # (issue 22 item 3; docs/scale.md "Fixtures on the device"): relu at KernelBench's own
 # level-1 size, 4096 x 393216 float32 (6.4 GB of input, 6.4 GB of output per set), with
-# KE_FIXTURES=device (the problem worker writes the manifest only; the GPU runner draws
+# --fixtures device (the problem worker writes the manifest only; the GPU runner draws
 # every seed and edge set on the device) and KE_REFERENCE_DEVICE=cuda (the problem
 # worker's reference runs and eager timing on the GPU). Prints the run's outcome, the
 # fixture files found under the run directory (expected: none besides manifest.json)
@@ -16,7 +16,7 @@
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 export KERNELEVOLVE_PYTHON="${KERNELEVOLVE_PYTHON:-python3}" PYTHONUNBUFFERED=1
-export KE_FIXTURES=device KE_REFERENCE_DEVICE=cuda
+export KE_REFERENCE_DEVICE=cuda
 unset TRITON_INTERPRET
 BIN="${KE_BIN:-build-gpu/kernelevolve}"
 OUT="${1:-/tmp/ke_default_size}"
@@ -26,7 +26,8 @@ for s in ${KE_DS_SETS:-batch_size=4096 dim=393216}; do SETS+=(--set "$s"); done
 echo "$(nvidia-smi -L 2>&1 | head -1); free disk: $(df -h --output=avail "$(dirname "$OUT")" | tail -1)"
 start=$(date +%s)
 "$BIN" optimize "problems/level1/${KE_DS_PROBLEM:-relu}.py" --target "${KE_DS_TARGET:-triton}" "${SETS[@]}" \
-  --seeds 1 --budget "${KE_DS_BUDGET:-2}" --confirm-rounds 2 --profile-top 0 --no-kb --out "$OUT" --load-timeout 1200
+  --seeds 1 --budget "${KE_DS_BUDGET:-2}" --confirm-rounds 2 --profile-top 0 --no-kb --out "$OUT" --load-timeout 1200 \
+  --fixtures device
 code=$?
 echo "exit $code after $(( $(date +%s) - start )) s"
 echo "peak GPU memory is in $OUT/logs/worker.log and gpu_runner.log when the runner logs it; nvidia-smi now:"

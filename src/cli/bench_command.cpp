@@ -24,6 +24,7 @@
 #include "cli/paths.h"
 #include "cli/queue_setup.h"
 #include "cli/resume_command.h"
+#include "cli/run_setup.h"
 #include "cli/search_flags.h"
 #include "core/error.h"
 #include "core/machine.h"
@@ -56,6 +57,7 @@ OptimizeOptions OptimizeFor(const BenchOptions& b, const fs::path& problem, cons
   o.candidate_timeout_seconds = b.candidate_timeout_seconds;
   o.load_timeout_seconds = b.load_timeout_seconds;
   o.omp_wait_policy = b.omp_wait_policy;
+  o.fixtures = b.fixtures;
   o.cache_dir = b.cache_dir;
   o.kb_path = b.kb_path;
   o.no_kb = b.no_kb || b.kb_path.empty();
@@ -334,7 +336,9 @@ int RunBench(const BenchOptions& options) {
   ProfileTopFor(b.profile_top, b.target != "cpu");
   const std::vector<fs::path> problems = SuiteProblems(b.suite_dir);
   ValidateLlmFlags(OptimizeFor(b, problems.front(), b.out_dir));  // issue 21: models, keys, prompts before any work
-  ValidateQueueFlags(OptimizeFor(b, problems.front(), b.out_dir));  // issue 22: --queue parses and Redis answers
+  OptimizeOptions first = OptimizeFor(b, problems.front(), b.out_dir);
+  ResolveFixturesMode(first);  // issue 22: --fixtures / KE_FIXTURES before any work, and before --queue's check
+  ValidateQueueFlags(first);   // issue 22: --queue parses and Redis answers
   const int at_once_requested = ProblemsAtOnce(b);  // issue 22: several problems at once with --queue only
   // Issue 6: per-problem sizes (checked against the suite before any work).
   const ProblemSizes sizes = b.sizes_file.empty() ? ProblemSizes{} : LoadProblemSizes(b.sizes_file, problems);

@@ -36,6 +36,7 @@ struct BenchOptions : LlmFlags {
   double candidate_timeout_seconds = 60;
   double load_timeout_seconds = 300;
   std::string omp_wait_policy;
+  std::string fixtures;               // --fixtures: "", files or device (OptimizeOptions::fixtures)
   std::filesystem::path out_dir;      // default runs/bench-<UTC time>
   bool resume = false;                // --resume: continue the bench in out_dir (same suite and flags)
   std::filesystem::path cache_dir;    // build cache; default ~/.cache/kernelevolve

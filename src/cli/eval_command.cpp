@@ -105,6 +105,11 @@ void AddEvalCommand(CLI::App& app, EvalOptions& e) {
   cmd->add_option("--omp-wait-policy", o.omp_wait_policy,
                   "OMP_WAIT_POLICY for eager PyTorch and the kernel alike (default: OpenMP's own)")
       ->check(CLI::IsMember({"passive", "active"}));
+  cmd->add_option("--fixtures", o.fixtures,
+                  "GPU targets: where the input sets and reference outputs live: files (safetensors under "
+                  "OUT/fixtures) or device (drawn again on the GPU from their seeds, no files: for inputs of several "
+                  "GB; fixed-shape problems only); default $KE_FIXTURES, else files")
+      ->check(CLI::IsMember({"files", "device"}));
   cmd->add_flag("--remeasure-machine", o.remeasure_machine,
                 "measure the copy bandwidth and FMA peak again instead of using the cached figures");
   cmd->add_flag("--quiet", o.quiet, "no progress lines on stderr");

@@ -38,6 +38,9 @@ struct OptimizeOptions : LlmFlags {
   bool quiet = false;                 // no progress line
   double load_timeout_seconds = 300;  // importing the problem, running the reference, eager timing
   std::string omp_wait_policy;        // "" (OpenMP default), "passive" or "active", both sides
+  /// --fixtures: "" (KE_FIXTURES, else files), "files" or "device" (GPU targets; issue 22).
+  /// ValidateRunOptions resolves it to the mode the run uses.
+  std::string fixtures;
   std::filesystem::path kb_path;      // knowledge base (issue 8); default <cache_dir>/knowledge.db
   bool no_kb = false;                 // --no-kb: no warm start, nothing recorded
   // Search engine (issue 3; docs/search.md).

@@ -32,8 +32,9 @@ void RefuseDeviceFixtures(const std::string& who) {
   if (mode == "files") return;
   const char* raw = std::getenv("KE_FIXTURES");
   if (mode == "device") {
-    throw core::InvalidInputError(fmt::format("{} with KE_FIXTURES={}: jobs carry fixture files, and device fixtures "
-                                              "do not go through the queue yet (docs/scale.md); unset KE_FIXTURES",
+    throw core::InvalidInputError(fmt::format("{} with KE_FIXTURES={} (or --fixtures device): jobs carry fixture "
+                                              "files, and device fixtures do not go through the queue yet "
+                                              "(docs/scale.md); unset KE_FIXTURES and use --fixtures files",
                                               who, raw));
   }
   throw core::InvalidInputError(

@@ -102,6 +102,7 @@ nlohmann::json OptionsToConfig(const OptimizeOptions& o,
           {"clean_slate_after", o.clean_slate_after},
           {"timing_isolation", o.timing_isolation},
           {"omp_wait_policy", o.omp_wait_policy},
+          {"fixtures", o.fixtures},
           {"load_timeout_seconds", o.load_timeout_seconds},
           // GPU profiling (issue 6); older configs lack them: the defaults.
           {"profile_top", o.profile_top},
@@ -161,6 +162,7 @@ OptimizeOptions OptionsFromRun(const store::RunRecord& run) {
     o.clean_slate_after = c.at("clean_slate_after").get<int>();
     o.timing_isolation = c.at("timing_isolation").get<std::string>();
     o.omp_wait_policy = c.value("omp_wait_policy", std::string());
+    o.fixtures = c.value("fixtures", std::string());  // "" in runs from before the flag: KE_FIXTURES
     o.load_timeout_seconds = c.value("load_timeout_seconds", 300.0);
     o.profile_top = c.value("profile_top", -1);
     o.profile_during = c.value("profile_during", -1);

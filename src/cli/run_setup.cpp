@@ -80,6 +80,23 @@ std::string FixturesModeFromEnv() {
   return text == "device" ? "device" : "";
 }
 
+void ResolveFixturesMode(OptimizeOptions& o) {
+  if (!o.fixtures.empty()) ::setenv("KE_FIXTURES", o.fixtures.c_str(), 1);
+  const std::string mode = FixturesModeFromEnv();
+  if (mode.empty()) {
+    // The problem worker would refuse it mid-load, as an internal error.
+    throw core::InvalidInputError(fmt::format("KE_FIXTURES='{}': expected 'files' (the default) or 'device'",
+                                              std::getenv("KE_FIXTURES")));
+  }
+  if (o.target == "cpu" && mode == "device") {
+    // The problem worker then writes no fixture file; the CPU harness needs them.
+    throw core::InvalidInputError(
+        "--fixtures device (KE_FIXTURES=device) keeps fixtures on the GPU for --target triton and cuda; the CPU "
+        "harness reads fixture files: drop it (and unset KE_FIXTURES) for --target cpu");
+  }
+  o.fixtures = mode;
+}
+
 double UnixNow() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
@@ -95,17 +112,7 @@ void CreateRunDirectory(const fs::path& out_dir) {
 
 store::RunDirectoryLock ValidateRunOptions(OptimizeOptions& o) {
   ValidateTarget(o.target);  // issue 6: cpu | triton | cuda
-  if (FixturesModeFromEnv().empty()) {
-    // The problem worker would refuse it mid-load, as an internal error.
-    throw core::InvalidInputError(fmt::format("KE_FIXTURES='{}': expected 'files' (the default) or 'device'",
-                                              std::getenv("KE_FIXTURES")));
-  }
-  if (o.target == "cpu" && FixturesModeFromEnv() == "device") {
-    // Issue 22: the problem worker then writes no fixture file; the CPU harness needs them.
-    throw core::InvalidInputError(
-        "KE_FIXTURES=device keeps fixtures on the GPU for --target triton and cuda; the CPU harness reads fixture "
-        "files: unset KE_FIXTURES for --target cpu");
-  }
+  ResolveFixturesMode(o);     // issue 22
   if (!o.resume && !fs::is_regular_file(o.problem_path)) {
     throw core::InvalidInputError(fmt::format(
         "{}: {}", o.problem_path.string(),

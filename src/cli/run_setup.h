@@ -34,6 +34,12 @@ double UnixNow();
 /// "files"), "device", or "" for any other value (which the problem worker refuses).
 std::string FixturesModeFromEnv();
 
+/// --fixtures (o.fixtures), else KE_FIXTURES: sets KE_FIXTURES in this process when the
+/// flag is given (the Python workers it starts read the variable; device_fixtures.py)
+/// and stores the mode in o.fixtures ("files" or "device"). Throws InvalidInputError for
+/// an unknown KE_FIXTURES value and for device fixtures on --target cpu.
+void ResolveFixturesMode(OptimizeOptions& o);
+
 /// Checks every flag of `o` before any work and fills in the automatic values: threads
 /// (0: all CPUs), out_dir (runs/<problem>-<UTC time>), cache_dir (created), profile_top
 /// and profile_during. Refuses an --out that already holds a run (unless o.resume) and

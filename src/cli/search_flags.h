@@ -13,7 +13,8 @@ namespace kernelevolve::cli {
 /// BenchOptions): --threads (0: all CPUs), --seeds (3), --drafts (0: max(3, budget/10)),
 /// --seed (0), --policy (greedy), --min-time (0.2 s), --candidate-timeout (60 s),
 /// --omp-wait-policy (passive | active; default OpenMP's own), --cache-dir (default
-/// ~/.cache/kernelevolve), --remeasure-machine and --profile-timeout (240 s).
+/// ~/.cache/kernelevolve), --fixtures (files | device; default $KE_FIXTURES, else files),
+/// --remeasure-machine and --profile-timeout (240 s).
 template <class Options>
 void AddSharedSearchFlags(CLI::App& cmd, Options& o) {
   cmd.add_option("--threads", o.threads,
@@ -35,6 +36,11 @@ void AddSharedSearchFlags(CLI::App& cmd, Options& o) {
                  "or oversubscribed machine (default: OpenMP's own, as PyTorch runs)")
       ->check(CLI::IsMember({"passive", "active"}));
   cmd.add_option("--cache-dir", o.cache_dir, "build cache (default ~/.cache/kernelevolve)");
+  cmd.add_option("--fixtures", o.fixtures,
+                 "GPU targets: where the input sets and reference outputs live: files (safetensors under "
+                 "OUT/fixtures) or device (drawn again on the GPU from their seeds, no files: for inputs of several "
+                 "GB; fixed-shape problems only); default $KE_FIXTURES, else files")
+      ->check(CLI::IsMember({"files", "device"}));
   cmd.add_flag("--remeasure-machine", o.remeasure_machine,
                "measure the copy bandwidth and FMA peak again instead of using the cached figures");
   cmd.add_option("--profile-timeout", o.profile_timeout_seconds,

@@ -112,6 +112,30 @@ TEST_F(CliRefusalsTest, UnknownFixturesModeAndTooShortLoadTimeoutStopBeforeAnyWo
   EXPECT_NE(err.find("0.5 s is below the 1 s minimum"), std::string::npos) << err;
 }
 
+TEST_F(CliRefusalsTest, FixturesFlagIsCheckedAndDeviceFixturesWriteNoTensorFile) {
+  auto [code, err] = Run("", fmt::format("optimize problems/level1/relu.py --fixtures device --budget 1 --out '{}'",
+                                         (dir_ / "cpu").string()));
+  EXPECT_EQ(code, 2) << err;
+  EXPECT_NE(err.find("--fixtures device (KE_FIXTURES=device) keeps fixtures on the GPU"), std::string::npos) << err;
+  std::tie(code, err) = Run("", "bench problems/level1 --fixtures ram --budget 1");
+  EXPECT_EQ(code, 2) << err;
+  EXPECT_NE(err.find("--fixtures"), std::string::npos) << err;
+  // Under the interpreter the runner draws the sets on the CPU: the run works, no file.
+  const fs::path out = dir_ / "triton";
+  std::tie(code, err) = Run("TRITON_INTERPRET=1 KE_FIXTURES=", fmt::format(
+      "optimize problems/level1/relu.py --target triton --fixtures device --set batch_size=4 --set dim=64 "
+      "--seeds 1 --budget 1 --confirm-rounds 0 --no-kb --cache-dir '{}' --out '{}'",
+      (dir_ / "cache").string(), out.string()));
+  EXPECT_EQ(code, 0) << err;
+  for (const auto& entry : fs::recursive_directory_iterator(out)) {
+    EXPECT_NE(entry.path().extension(), ".safetensors") << entry.path();
+  }
+  const auto config = nlohmann::json::parse(ReadFile(out / "result.json"));
+  EXPECT_TRUE(config.at("best").at("correct").get<bool>()) << config.dump();
+  const auto manifest = nlohmann::json::parse(ReadFile(out / "fixtures" / "manifest.json"));
+  EXPECT_EQ(manifest.value("fixtures", ""), "device");
+}
+
 TEST_F(CliRefusalsTest, ResumeRefusesAnEditedProblemFile) {
   // An interrupted run, as optimize records it (status running, flags in config_json).
   const fs::path problem = dir_ / "relu.py";
