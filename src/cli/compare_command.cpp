@@ -12,6 +12,7 @@
 #include "cli/optimize_command.h"
 #include "cli/queue_setup.h"
 #include "cli/run_config.h"
+#include "cli/run_setup.h"
 #include "core/error.h"
 #include "cli/paths.h"
 #include "report/bench_summary.h"
@@ -225,6 +226,7 @@ int RunCompare(const CompareOptions& options) {
   for (const auto& policy : o.policies) {
     OptimizeOptions check = OptimizeFor(o, o.problems.front(), policy, o.out_dir);
     ValidateSearchFlags(check);  // unknown policy: fail before the first run
+    ResolveFixturesMode(check);  // issue 22: KE_FIXTURES unknown, or device on --target cpu
     ValidateLlmFlags(check);     // issue 21: models, keys, prompts
     ValidateQueueFlags(check);   // issue 22: --queue parses and Redis answers
   }

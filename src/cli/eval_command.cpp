@@ -109,7 +109,7 @@ void AddEvalCommand(CLI::App& app, EvalOptions& e) {
                   "GPU targets: where the input sets and reference outputs live: files (safetensors under "
                   "OUT/fixtures) or device (drawn again on the GPU from their seeds, no files: for inputs of several "
                   "GB; fixed-shape problems only); default $KE_FIXTURES, else files")
-      ->check(CLI::IsMember({"files", "device"}));
+      ->transform(CLI::IsMember({"files", "device"}, CLI::ignore_case));
   cmd->add_flag("--remeasure-machine", o.remeasure_machine,
                 "measure the copy bandwidth and FMA peak again instead of using the cached figures");
   cmd->add_flag("--quiet", o.quiet, "no progress lines on stderr");
@@ -179,13 +179,17 @@ int RunEval(const EvalOptions& options) {
   const double started = UnixNow();
   if (!o.quiet) fmt::print(stderr, "evaluating {}: build, {} input sets and edge cases, timing...\n",
                            options.kernel_path.string(), o.seeds);
-  node.evaluation = evaluator.Evaluate(node.candidate);
+  {
+    core::ScopedPhase phase(s.phases, "evaluation");
+    node.evaluation = evaluator.Evaluate(node.candidate);
+  }
   store.CommitNode(run_id, node);
   s.nodes = {node};
   s.evaluations = 1;
   s.stop_reason = "eval";
   if (node.evaluation.correct && o.confirm_rounds > 0) {
     if (!o.quiet) fmt::print(stderr, "confirming against eager: {} interleaved rounds...\n", o.confirm_rounds);
+    core::ScopedPhase phase(s.phases, "confirmation");
     s.confirmation = exec::ConfirmSpeedup(time_baseline, platform, problem, node.candidate, run_options,
                                           o.confirm_rounds);
   }

@@ -40,7 +40,7 @@ void AddSharedSearchFlags(CLI::App& cmd, Options& o) {
                  "GPU targets: where the input sets and reference outputs live: files (safetensors under "
                  "OUT/fixtures) or device (drawn again on the GPU from their seeds, no files: for inputs of several "
                  "GB; fixed-shape problems only); default $KE_FIXTURES, else files")
-      ->check(CLI::IsMember({"files", "device"}));
+      ->transform(CLI::IsMember({"files", "device"}, CLI::ignore_case));
   cmd.add_flag("--remeasure-machine", o.remeasure_machine,
                "measure the copy bandwidth and FMA peak again instead of using the cached figures");
   cmd.add_option("--profile-timeout", o.profile_timeout_seconds,

@@ -10,8 +10,11 @@ draws every set again from the problem file: the inputs from the seed
 (``get_inputs()`` seeded as the problem worker seeds it), the parameters from
 ``get_init_inputs()`` seeded with 0, the reference outputs by forward() on the runner's
 device, edge sets from the first seed's inputs with their float64 reference. The
-tensors are then the ones the files would have held, up to the reference device's
-rounding (the same as ``KE_REFERENCE_DEVICE=cuda``; reference_device.py).
+inputs are the ones the files would have held, bit for bit; every reference output is
+forward() run in float64 and rounded once to the output's dtype (where the model runs in
+float64; else the device's own result), which the files' CPU reference matches up to
+float32 rounding: a float32 reference computed on the GPU can be further off (CUDA's
+cumsum accumulates in float32, the CPU's in double).
 
 GPU targets only: the CPU harness and the queue read fixture files.
 """
@@ -79,6 +82,12 @@ def generate(manifest: dict[str, Any], device: torch.device) -> tuple[
         for seed in manifest["seeds"]:
             forward = [t.to(device) for t in loader.make_inputs(module, seed, path)]
             outputs = loader.run_reference(model, forward, path, keep_device=True)
+            # The reference of record is forward() in float64, rounded once (as for the
+            # edge sets): torch's CUDA kernels accumulate float32 in float32 where its
+            # CPU kernels, which made the files' reference, may use double. cumsum of
+            # 4096 float32 values on the H200 was 2.6e-4 off the exact sums, which failed
+            # every float64-accumulating candidate against atol 1e-4 (2026-12-03).
+            outputs = edges.float64_reference(model, forward, outputs)
             if not first:
                 first = forward
             inputs_per_seed.append(_abi(names, forward, params, device, manifest, path))
