@@ -21,7 +21,7 @@ class Model(nn.Module):
 
     def forward(self, values: torch.Tensor, offsets: torch.Tensor) -> torch.Tensor:
         lengths = offsets[1:] - offsets[:-1]
-        t = torch.arange(max_len, dtype=torch.int64)
+        t = torch.arange(max_len, dtype=torch.int64, device=values.device)
         valid = t[None, :] < lengths[:, None]
         rows = (offsets[:-1, None] + t[None, :]).clamp(max=max(values.shape[0] - 1, 0))
         gathered = values[rows]

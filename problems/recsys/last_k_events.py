@@ -22,8 +22,8 @@ class Model(nn.Module):
 
     def forward(self, events: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
         ends = torch.cumsum(lengths, 0)
-        user = torch.repeat_interleave(torch.arange(lengths.numel()), lengths)
-        position = torch.arange(events.shape[0]) - (ends - lengths)[user]
+        user = torch.repeat_interleave(torch.arange(lengths.numel(), device=lengths.device), lengths)
+        position = torch.arange(events.shape[0], device=events.device) - (ends - lengths)[user]
         keep = position >= (lengths - k)[user]
         return events[keep]
 

@@ -17,7 +17,7 @@ class Model(nn.Module):
     """softmax over the first lengths[b] positions of each row, 0 elsewhere."""
 
     def forward(self, scores: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
-        valid = torch.arange(scores.shape[1])[None, :] < lengths[:, None]
+        valid = torch.arange(scores.shape[1], device=scores.device)[None, :] < lengths[:, None]
         masked = scores.masked_fill(~valid, float("-inf"))
         peak = masked.amax(dim=1, keepdim=True).clamp(min=-1e30)
         e = torch.exp(masked - peak)

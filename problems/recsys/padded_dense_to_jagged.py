@@ -20,7 +20,7 @@ class Model(nn.Module):
     """dense[b, :lengths[b]] for every b, concatenated."""
 
     def forward(self, dense: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
-        mask = torch.arange(dense.shape[1])[None, :] < lengths[:, None]
+        mask = torch.arange(dense.shape[1], device=dense.device)[None, :] < lengths[:, None]
         return dense[mask]
 
 

@@ -18,8 +18,8 @@ class Model(nn.Module):
     """Segment sum divided by max(length, 1)."""
 
     def forward(self, values: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
-        segment = torch.repeat_interleave(torch.arange(lengths.numel()), lengths)
-        sums = torch.zeros(lengths.numel(), values.shape[1], dtype=values.dtype).index_add(0, segment, values)
+        segment = torch.repeat_interleave(torch.arange(lengths.numel(), device=lengths.device), lengths)
+        sums = torch.zeros(lengths.numel(), values.shape[1], dtype=values.dtype, device=values.device).index_add(0, segment, values)
         return sums / lengths.clamp(min=1).to(values.dtype)[:, None]
 
 

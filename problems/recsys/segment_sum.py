@@ -18,8 +18,8 @@ class Model(nn.Module):
     """index_add of every value row into its segment's row."""
 
     def forward(self, values: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
-        segment = torch.repeat_interleave(torch.arange(lengths.numel()), lengths)
-        out = torch.zeros(lengths.numel(), values.shape[1], dtype=values.dtype)
+        segment = torch.repeat_interleave(torch.arange(lengths.numel(), device=lengths.device), lengths)
+        out = torch.zeros(lengths.numel(), values.shape[1], dtype=values.dtype, device=values.device)
         return out.index_add(0, segment, values)
 
 

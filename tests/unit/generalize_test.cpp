@@ -8,50 +8,14 @@
 #include "operators/families/loop_nest/loop_nest_template.h"
 #include "operators/ir/generalize.h"
 #include "operators/ir/kernel_plan.h"
+#include "sized_test_program.h"
 #include "template_test_util.h"
 
 namespace kernelevolve::operators::ir {
 namespace {
 
-using core::DType;
-
-/// x float32 [n, 4], lengths int64 [n] -> y [n, 4] = where(i0 < n - 1, x * 2, 0) +
-/// lengths[i0] (n - 1 as the graph would bake `x.shape[0] - 1`), and the row sums
-/// z [n] = sum over i1 of x (a reduction), as a lowering of size `n` would give them.
-TensorProgram Lowered(int64_t n, double scale = 2.0, int64_t extra = 0) {
-  TensorProgram p;
-  p.num_inputs = 2;
-  TensorDef x;
-  x.id = 0;
-  x.kind = DefKind::kInput;
-  x.abi_index = 0;
-  x.shape = {n, 4};
-  TensorDef len;
-  len.id = 1;
-  len.kind = DefKind::kInput;
-  len.abi_index = 1;
-  len.dtype = DType::kInt64;
-  len.shape = {n};
-  TensorDef y;
-  y.id = 2;
-  y.shape = {n, 4};
-  const Expr value = Op(Prim::kMul, {Load(0, DType::kFloat32, {Var(0), Var(1)}), Float(scale)});
-  const Expr keep = Op(Prim::kLt, {Var(0), Int(n - 1 + extra)});
-  y.body = Op(Prim::kAdd, {Op(Prim::kWhere, {keep, value, Float(0)}),
-                           Cast(Load(1, DType::kInt64, {Var(0)}), DType::kFloat32)});
-  TensorDef z;
-  z.id = 3;
-  z.kind = DefKind::kReduce;
-  z.shape = {n};
-  z.reduce_extents = {4};
-  z.body = Load(0, DType::kFloat32, {Var(0), Var(1)});
-  p.defs = {x, len, y, z};
-  p.outputs = {2, 3};
-  return p;
-}
-
 TEST(Generalize, SizesThatDifferBecomeOneSymbolReadAtRunTime) {
-  const GeneralizeResult r = Generalize(Lowered(10), {Lowered(13), Lowered(7)});
+  const GeneralizeResult r = Generalize(SizedProgram(10), {SizedProgram(13), SizedProgram(7)});
   ASSERT_TRUE(r.program.has_value()) << r.unsupported;
   const TensorProgram& p = *r.program;
   // x's dim 0 and lengths' dim 0 agree on every set: one symbol, read from x.
@@ -69,7 +33,7 @@ TEST(Generalize, SizesThatDifferBecomeOneSymbolReadAtRunTime) {
   // The baked n - 1 is s0 - 1 now; the rest of the body is the first program's.
   EXPECT_NE(ExprText(p.defs[2].body).find("lt(i0, add(s0, -1))"), std::string::npos) << ExprText(p.defs[2].body);
   // Sizes that never vary: the first program as it is.
-  const GeneralizeResult same = Generalize(Lowered(10), {Lowered(10)});
+  const GeneralizeResult same = Generalize(SizedProgram(10), {SizedProgram(10)});
   ASSERT_TRUE(same.program.has_value());
   EXPECT_TRUE(same.program->symbols.empty());
   EXPECT_TRUE(same.program->defs[2].symbolic_shape.empty());
@@ -77,23 +41,23 @@ TEST(Generalize, SizesThatDifferBecomeOneSymbolReadAtRunTime) {
 
 TEST(Generalize, RefusesWhatNoInputSizeExplains) {
   // A float constant that changes with the size (a mean's 1/n would): refused.
-  GeneralizeResult r = Generalize(Lowered(10, 0.1), {Lowered(13, 1.0 / 13), Lowered(7, 1.0 / 7)});
+  GeneralizeResult r = Generalize(SizedProgram(10, 0.1), {SizedProgram(13, 1.0 / 13), SizedProgram(7, 1.0 / 7)});
   EXPECT_FALSE(r.program.has_value());
   EXPECT_NE(r.unsupported.find("depends on their sizes"), std::string::npos) << r.unsupported;
   // An integer constant that is no a * n + b on every set (n - 1 on two, n + 4 on one).
-  r = Generalize(Lowered(10), {Lowered(13), Lowered(7, 2.0, 5)});
+  r = Generalize(SizedProgram(10), {SizedProgram(13), SizedProgram(7, 2.0, 5)});
   EXPECT_FALSE(r.program.has_value());
   EXPECT_NE(r.unsupported.find("no a * size + b"), std::string::npos) << r.unsupported;
   // Another structure (one output fewer).
-  TensorProgram other = Lowered(13);
+  TensorProgram other = SizedProgram(13);
   other.outputs.pop_back();
-  r = Generalize(Lowered(10), {other});
+  r = Generalize(SizedProgram(10), {other});
   EXPECT_FALSE(r.program.has_value());
   EXPECT_NE(r.unsupported.find("another structure"), std::string::npos) << r.unsupported;
 }
 
 TEST(Generalize, ThePrintedKernelServesSizesItWasNotLoweredFor) {
-  const GeneralizeResult r = Generalize(Lowered(1), {Lowered(40), Lowered(7)});
+  const GeneralizeResult r = Generalize(SizedProgram(1), {SizedProgram(40), SizedProgram(7)});
   ASSERT_TRUE(r.program.has_value()) << r.unsupported;
   families::LoopNestTemplate tmpl(PlanKernels(*r.program), /*multithread=*/true);
   std::vector<std::string> sources;

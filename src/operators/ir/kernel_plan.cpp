@@ -63,6 +63,13 @@ double Iterations(const TensorDef& def) {
   return n;
 }
 
+bool AccumulatesFloat32(const TensorDef& d) {
+  if (d.dtype != core::DType::kFloat32) return false;
+  if (d.kind == DefKind::kReduce) return d.reduce == ReduceOp::kSum || d.reduce == ReduceOp::kProd;
+  if (d.kind == DefKind::kScan) return d.scan == ScanOp::kSum || d.scan == ScanOp::kProd;
+  return false;
+}
+
 KernelPlan PlanKernels(TensorProgram program, const PlanOptions& options) {
   SeparateOutputs(program);
   const size_t count = program.defs.size();

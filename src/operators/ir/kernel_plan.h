@@ -36,4 +36,9 @@ KernelPlan PlanKernels(TensorProgram program, const PlanOptions& options = {});
 /// Iterations of a definition's loop nest: elements times reduced extents.
 double Iterations(const TensorDef& def);
 
+/// Whether `def` sums or multiplies float32 values (a kReduce of kSum / kProd, or a
+/// kScan of kSum / kProd): the definitions an "accumulator" knob (float or double
+/// partial results) acts on.
+bool AccumulatesFloat32(const TensorDef& def);
+
 }  // namespace kernelevolve::operators::ir

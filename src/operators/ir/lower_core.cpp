@@ -64,6 +64,15 @@ std::vector<Expr> ReduceExtents(const TensorDef& def) {
   return ConstantsOr(def.symbolic_reduce_extents, def.reduce_extents);
 }
 
+std::string SizesText(const TensorDef& def) {
+  if (def.symbolic_shape.empty()) return ShapeText(def.shape);
+  std::string out = "[";
+  for (size_t k = 0; k < def.symbolic_shape.size(); ++k) {
+    out += (k ? ", " : "") + ExprText(def.symbolic_shape[k]);
+  }
+  return out + "]";
+}
+
 std::vector<Expr> Unflatten(const Expr& flat, const std::vector<int64_t>& shape) {
   std::vector<Expr> out(shape.size());
   const auto strides = ContiguousStrides(shape);

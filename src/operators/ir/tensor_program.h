@@ -75,6 +75,9 @@ struct TensorProgram {
 std::vector<Expr> Extents(const TensorDef& def);
 std::vector<Expr> ReduceExtents(const TensorDef& def);
 
+/// `def`'s shape as text: "[4, 8]", or with sizes read at run time "[s0, 8]".
+std::string SizesText(const TensorDef& def);
+
 /// The flat row-major offset of `index` in a tensor of `extents` (folded int64 expr).
 Expr FlatOffset(const std::vector<Expr>& index, const std::vector<Expr>& extents);
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "operators/families/embedding_bag/triton_embedding_bag_template.h"
 #include "operators/families/loop_nest/triton_loop_nest_template.h"
 #include "operators/template/triton_matmul.h"
 #include "operators/template/cuda_reduction.h"
@@ -188,6 +189,12 @@ std::string TritonSoftmaxTemplate::Generate(const nlohmann::json& knobs_in) cons
 TemplateMatch MatchTritonTemplate(const core::Problem& problem) {
   const core::OpGraph& graph = problem.graph;
   if (graph.nodes.empty()) return NoGraphMatch(problem);
+  // A pooled embedding lookup: its own family, whose kernel reads sizes at run time.
+  if (auto match = families::MatchTritonEmbeddingBag(graph)) return std::move(*match);
+  // Inputs of other sizes on other input sets (jagged values, bags of varying length):
+  // the specialized Triton families bake the first set's sizes, so the loop nest, which
+  // reads the sizes that differ at run time, takes the graph.
+  if (!problem.shape_graphs.empty()) return families::MatchTritonLoopNest(graph, problem.shape_graphs);
   // A softmax the last-dim template refuses (another dim) falls through to rowwise.
   std::optional<TemplateMatch> softmax = MatchTritonSoftmax(graph);
   if (softmax && softmax->tmpl) return std::move(*softmax);

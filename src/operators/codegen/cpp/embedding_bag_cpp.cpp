@@ -9,12 +9,12 @@ namespace {
 
 /// The loop folding row `r` (scaled by `wt` with per-sample weights) into the output
 /// row `y`: `init` writes the bag's first row, otherwise it accumulates.
-std::string Fold(const EmbeddingBagSpec& s, bool init) {
+std::string Fold(const ir::EmbeddingBagSpec& s, bool init) {
   const std::string value = s.per_sample_weights >= 0 ? "wt * r[d]" : "r[d]";
   std::string body;
   if (init) {
     body = "y[d] = " + value + ";";
-  } else if (s.mode == EmbeddingBagSpec::Mode::kMax) {
+  } else if (s.mode == ir::EmbeddingBagSpec::Mode::kMax) {
     body = "y[d] = (r[d] > y[d] || r[d] != r[d]) ? r[d] : y[d];";
   } else {
     body = "y[d] += " + value + ";";
@@ -24,7 +24,7 @@ std::string Fold(const EmbeddingBagSpec& s, bool init) {
 
 }  // namespace
 
-std::string PrintEmbeddingBagCpp(const EmbeddingBagSpec& s, const EmbeddingBagSchedule& k, const std::string& header) {
+std::string PrintEmbeddingBagCpp(const ir::EmbeddingBagSpec& s, const EmbeddingBagSchedule& k, const std::string& header) {
   std::string out = header + templates::GeneratedIncludes() + "\n" + templates::AbiHelpers() +
                     "\nstatic inline void* ke_data(const DLTensor& t) { return static_cast<char*>(t.data) + t.byte_offset; }\n\n";
   out += "extern \"C\" int kernelevolve_entry(const DLTensor* inputs, int32_t num_inputs,\n"
@@ -78,7 +78,7 @@ std::string PrintEmbeddingBagCpp(const EmbeddingBagSpec& s, const EmbeddingBagSc
   if (s.per_sample_weights >= 0) out += "      const float wt = pw[i];\n";
   out += "      if (i == start) {\n  " + Fold(s, true) + "        continue;\n      }\n";
   out += "  " + Fold(s, false) + "    }\n";
-  if (s.mode == EmbeddingBagSpec::Mode::kMean) {
+  if (s.mode == ir::EmbeddingBagSpec::Mode::kMean) {
     out += "    const float inv = 1.0f / static_cast<float>(end - start);\n"
            "#pragma omp simd\n    for (int64_t d = 0; d < dim; ++d) y[d] = y[d] * inv;\n";
   }

@@ -6,21 +6,9 @@
 
 #include <string>
 
-namespace kernelevolve::operators::codegen {
+#include "operators/ir/embedding_bag.h"
 
-/// What the kernel computes: torch.nn.functional.embedding_bag(indices, weight, offsets,
-/// mode, per_sample_weights, include_last_offset) with the ATen defaults otherwise
-/// (no padding_idx, no max_norm).
-struct EmbeddingBagSpec {
-  enum class Mode { kSum = 0, kMean = 1, kMax = 2 };  // ATen's mode codes
-  Mode mode = Mode::kSum;
-  bool include_last_offset = false;  // offsets has bags + 1 entries, the last = #indices
-  int num_inputs = 0;                // ABI inputs the entry expects (at least)
-  int weight = -1;                   // ABI input index: float32 [rows, dim]
-  int indices = -1;                  // int64 [n], each in [0, rows)
-  int offsets = -1;                  // int64 [bags] or [bags + 1], non-decreasing, in [0, n]
-  int per_sample_weights = -1;       // float32 [n], or -1 (sum mode only)
-};
+namespace kernelevolve::operators::codegen {
 
 /// Schedule of the kernel: `threads_all` an OpenMP loop over bags (`chunk` bags per
 /// dynamic chunk) else one thread; `prefetch` > 0 prefetches the weight row of the
@@ -35,7 +23,7 @@ struct EmbeddingBagSchedule {
 /// tensor count, 2 a wrong dtype or rank, 3 an output shape other than [bags, dim], 5
 /// an index outside [0, rows) or offsets that are not non-decreasing within [0, n] (PyTorch
 /// raises on those), before reading any weight row. `header` is pasted first.
-std::string PrintEmbeddingBagCpp(const EmbeddingBagSpec& spec, const EmbeddingBagSchedule& schedule,
+std::string PrintEmbeddingBagCpp(const ir::EmbeddingBagSpec& spec, const EmbeddingBagSchedule& schedule,
                                  const std::string& header);
 
 }  // namespace kernelevolve::operators::codegen

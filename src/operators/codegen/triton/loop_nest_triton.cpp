@@ -49,6 +49,37 @@ std::string TorchDtype(DType d) {
 
 std::string Ty(DType d) { return SpellType(Language::kTriton, d); }
 
+/// The Python name of var number `var`: a loop index i<k>, or a size read at run time
+/// s<k> (a kernel argument, and a local of the entry).
+std::string VarName(int var) {
+  return ir::IsSizeVar(var) ? fmt::format("s{}", var - ir::kFirstSizeVar) : fmt::format("i{}", var);
+}
+
+/// A size expression (constants, size symbols, +, -, *) as Python text.
+std::string SizeText(const Expr& e) {
+  if (e->kind == ExprKind::kConst) return std::to_string(e->ivalue);
+  if (e->kind == ExprKind::kVar) return VarName(e->var);
+  if (e->kind == ExprKind::kOp && e->args.size() == 2 &&
+      (e->op == ir::Prim::kAdd || e->op == ir::Prim::kSub || e->op == ir::Prim::kMul)) {
+    const char* op = e->op == ir::Prim::kAdd ? " + " : e->op == ir::Prim::kSub ? " - " : " * ";
+    return "(" + SizeText(e->args[0]) + op + SizeText(e->args[1]) + ")";
+  }
+  throw core::InternalError("loop_nest_triton: not a size expression: " + ir::ExprText(e));
+}
+
+/// The product of `extents` (folded where constant).
+Expr Product(const std::vector<Expr>& extents) {
+  Expr n = ir::Int(1);
+  for (const Expr& e : extents) n = ir::IMul(n, e);
+  return n;
+}
+
+/// Whether `e` is the constant 1 (a size read at run time never counts as one).
+bool IsUnit(const Expr& e) {
+  int64_t v = 0;
+  return ir::IsIntConst(e, &v) && v == 1;
+}
+
 /// Prints expression DAGs as `vN = ...` lines of a kernel body. Every value is a
 /// tensor of the tile's shape: constants are literals (Python numbers), wrapped in
 /// tl.full where a whole operation would otherwise be constant.
@@ -63,10 +94,10 @@ class TritonExprPrinter {
     std::string text;
     switch (e->kind) {
       case ExprKind::kConst: return SpellConstant(Language::kTriton, *e);
-      case ExprKind::kVar: return fmt::format("i{}", e->var);
+      case ExprKind::kVar: return VarName(e->var);
       case ExprKind::kLoad: {
         const TensorDef& src = program_.defs.at(static_cast<size_t>(e->tensor));
-        const std::string offset = Print(ir::FlatOffset(e->args, src.shape));
+        const std::string offset = Print(ir::FlatOffset(e->args, ir::Extents(src)));
         std::string mask = mask_;
         if (e->mask) mask = fmt::format("{} & {}", mask_, Print(e->mask));
         text = fmt::format("tl.load(t{} + {} + {}, mask={}, other=0)", e->tensor, zero_, offset, mask);
@@ -106,7 +137,7 @@ class TritonExprPrinter {
     if (e->kind == ExprKind::kConst) {
       return fmt::format("tl.full({}, {}, {})", tile_, SpellConstant(Language::kTriton, *e), Ty(e->dtype));
     }
-    if (e->kind == ExprKind::kVar) return fmt::format("(i{} + {})", e->var, zero_);
+    if (e->kind == ExprKind::kVar) return fmt::format("({} + {})", VarName(e->var), zero_);
     return Print(e);
   }
 
@@ -132,21 +163,21 @@ std::vector<int> LoadedTensors(const Expr& body) {
   return {t.begin(), t.end()};
 }
 
-/// "i<d> = (flat // stride) % size" lines for the dims of `shape` (unit dims: 0).
-std::string Decompose(const std::string& flat, const std::vector<int64_t>& shape, const std::vector<int>& dims,
+/// "i<d> = (flat // stride) % size" lines for the dims of `extents` (unit dims: 0).
+std::string Decompose(const std::string& flat, const std::vector<Expr>& extents, const std::vector<int>& dims,
                       const std::string& indent) {
   std::string out;
-  int64_t stride = 1;
-  std::vector<int64_t> strides(dims.size());
+  Expr stride = ir::Int(1);
+  std::vector<Expr> strides(dims.size());
   for (size_t k = dims.size(); k-- > 0;) {
     strides[k] = stride;
-    stride *= shape[static_cast<size_t>(dims[k])];
+    stride = ir::IMul(stride, extents[static_cast<size_t>(dims[k])]);
   }
   for (size_t k = 0; k < dims.size(); ++k) {
-    const int64_t size = shape[static_cast<size_t>(dims[k])];
-    std::string e = strides[k] == 1 ? flat : fmt::format("({} // {})", flat, strides[k]);
-    if (k > 0) e = fmt::format("{} % {}", e, size);
-    if (size == 1) e = "0";
+    const Expr& size = extents[static_cast<size_t>(dims[k])];
+    std::string e = IsUnit(strides[k]) ? flat : fmt::format("({} // {})", flat, SizeText(strides[k]));
+    if (k > 0) e = fmt::format("{} % {}", e, SizeText(size));
+    if (IsUnit(size)) e = "0";
     out += fmt::format("{}i{} = {}\n", indent, dims[k], e);
   }
   return out;
@@ -178,7 +209,7 @@ class Emitter {
     const auto& p = plan_.program;
     for (int k : plan_.kernels) {
       const TensorDef& d = p.defs[static_cast<size_t>(k)];
-      if (ir::Numel(d.shape) == 0) continue;
+      if (d.symbolic_shape.empty() && ir::Numel(d.shape) == 0) continue;
       std::string launch;
       kernels += Kernel(d, launch) + "\n\n";
       launches += launch;
@@ -188,12 +219,13 @@ class Emitter {
       if (d.kind == DefKind::kInput) entry += fmt::format("    t{} = inputs[{}]\n", d.id, d.abi_index);
     }
     for (size_t k = 0; k < p.outputs.size(); ++k) entry += fmt::format("    t{} = outputs[{}]\n", p.outputs[k], k);
+    entry += SizeChecks();
     entry += "    device = outputs[0].device\n";
     for (int k : plan_.kernels) {
       const TensorDef& d = p.defs[static_cast<size_t>(k)];
       if (plan_.output_slot[static_cast<size_t>(k)] >= 0) continue;
-      entry += fmt::format("    t{} = torch.empty({}, dtype={}, device=device)\n", k,
-                           nlohmann::json(d.shape).dump(), TorchDtype(d.dtype));
+      entry += fmt::format("    t{} = torch.empty({}, dtype={}, device=device)\n", k, ShapeList(d),
+                           TorchDtype(Storage(d)));
     }
     entry += launches;
     // libdevice (asin, acos, atan, atan2) only where used: TRITON_INTERPRET lacks it.
@@ -204,36 +236,99 @@ class Emitter {
   }
 
  private:
+  /// Sizes read at run time: the entry reads each symbol from its input, refuses sizes
+  /// outside those the input sets showed (the lowering's choices hold there) and tensors
+  /// whose element counts disagree with them (a kernel would read or write past them).
+  std::string SizeChecks() const {
+    const auto& p = plan_.program;
+    if (p.symbols.empty()) return "";
+    std::string out;
+    for (size_t k = 0; k < p.symbols.size(); ++k) {
+      const ir::SizeSymbol& sym = p.symbols[k];
+      size_t rank = 0;
+      for (const TensorDef& d : p.defs) {
+        if (d.kind == DefKind::kInput && d.abi_index == sym.abi_index) rank = d.shape.size();
+      }
+      out += fmt::format(
+          "    if inputs[{0}].dim() != {1}:\n"
+          "        raise ValueError(f\"input {0} has {{inputs[{0}].dim()}} dims; this kernel reads {1}\")\n"
+          "    s{2} = int(inputs[{0}].shape[{3}])\n"
+          "    if not {4} <= s{2} <= {5}:\n"
+          "        raise ValueError(f\"size {3} of input {0} is {{s{2}}}: this kernel was generated for {4} to {5}, "
+          "the sizes the input sets showed\")\n",
+          sym.abi_index, rank, k, sym.dim, sym.min_value, sym.max_value);
+    }
+    auto check = [&](const TensorDef& d, const std::string& what) {
+      out += fmt::format("    if t{0}.numel() != {1}:\n"
+                         "        raise ValueError(f\"{2} has {{t{0}.numel()}} elements; the sizes read give {1}\")\n",
+                         d.id, SizeText(Product(ir::Extents(d))), what);
+    };
+    for (const TensorDef& d : p.defs) {
+      if (d.kind == DefKind::kInput) check(d, fmt::format("input {}", d.abi_index));
+    }
+    for (size_t k = 0; k < p.outputs.size(); ++k) check(p.defs[static_cast<size_t>(p.outputs[k])], fmt::format("output {}", k));
+    return out;
+  }
+
+  /// `d`'s shape as a Python list (sizes read at run time by name).
+  static std::string ShapeList(const TensorDef& d) {
+    if (d.symbolic_shape.empty()) return nlohmann::json(d.shape).dump();
+    std::vector<std::string> parts;
+    for (const Expr& e : d.symbolic_shape) parts.push_back(SizeText(e));
+    return fmt::format("[{}]", fmt::join(parts, ", "));
+  }
+
+  /// The element type `d` is stored in. With double accumulators, a float32 sum,
+  /// product or scan that is not an ABI output stays float64 in its buffer: its
+  /// consumers compute in float64 and round once when they store (index_add is
+  /// table + sum, a segment mean sum / count; rounding the sum first cost an ulp of the
+  /// largest term, which cancellation makes visible).
+  DType Storage(const TensorDef& d) const {
+    const bool intermediate = plan_.output_slot[static_cast<size_t>(d.id)] < 0;
+    return s_.double_accumulator && intermediate && ir::AccumulatesFloat32(d) ? DType::kFloat64 : d.dtype;
+  }
+
   std::string Kernel(const TensorDef& d, std::string& launch) {
     const std::vector<int> loads = LoadedTensors(d.body);
     std::vector<std::string> params;
     for (int t : loads) params.push_back(fmt::format("t{}", t));
     if (std::find(loads.begin(), loads.end(), d.id) == loads.end()) params.push_back(fmt::format("t{}", d.id));
+    for (size_t k = 0; k < plan_.program.symbols.size(); ++k) params.push_back(fmt::format("s{}", k));
     std::string out = fmt::format("# t{}: {} {}{}\n@triton.jit\ndef _k{}({}, XBLOCK: tl.constexpr, RBLOCK: tl.constexpr):\n",
                                   d.id, d.kind == DefKind::kReduce ? "reduce" : (d.kind == DefKind::kScan ? "scan" : "element"),
-                                  ir::ShapeText(d.shape), d.origin.empty() ? "" : " <- " + d.origin, d.id,
+                                  ShapeList(d), d.origin.empty() ? "" : " <- " + d.origin, d.id,
                                   fmt::join(params, ", "));
-    int64_t xblock = 0, rblock = 1, rows = 0;
+    int64_t xblock = 0, rblock = 1;
+    Expr rows;
     switch (d.kind) {
-      case DefKind::kCompute: out += Compute(d, xblock); rows = ir::Numel(d.shape); break;
-      case DefKind::kReduce: out += Reduce(d, xblock, rblock); rows = ir::Numel(d.shape); break;
+      case DefKind::kCompute: out += Compute(d, xblock); rows = Product(ir::Extents(d)); break;
+      case DefKind::kReduce: out += Reduce(d, xblock, rblock); rows = Product(ir::Extents(d)); break;
       case DefKind::kScan: out += Scan(d, xblock, rblock, rows); break;
       case DefKind::kInput: break;
     }
-    launch = fmt::format("    _k{}[(triton.cdiv({}, {}),)]({}, XBLOCK={}, RBLOCK={}, num_warps={})\n", d.id, rows, xblock,
-                         fmt::join(params, ", "), xblock, rblock, s_.num_warps);
+    launch = fmt::format("_k{}[(triton.cdiv({}, {}),)]({}, XBLOCK={}, RBLOCK={}, num_warps={})\n", d.id,
+                         SizeText(rows), xblock, fmt::join(params, ", "), xblock, rblock, s_.num_warps);
+    // A size read at run time may make this kernel empty: no launch of an empty grid.
+    launch = ir::IsIntConst(rows, nullptr) ? "    " + launch
+                                           : fmt::format("    if {} > 0:\n        {}", SizeText(rows), launch);
     return out;
   }
 
+  /// A block size for `hint` elements (the first input set's count): at most `knob`,
+  /// the knob itself where the count is read at run time.
+  static int64_t BlockFor(const Expr& count, int64_t hint, int64_t knob) {
+    return ir::IsIntConst(count, nullptr) ? std::min<int64_t>(knob, NextPow2(hint)) : knob;
+  }
+
   std::string Compute(const TensorDef& d, int64_t& xblock) {
-    const int64_t n = ir::Numel(d.shape);
-    xblock = std::min<int64_t>(s_.block, NextPow2(n));
+    const Expr n = Product(ir::Extents(d));
+    xblock = BlockFor(n, ir::Numel(d.shape), s_.block);
     std::string out = fmt::format("{0}xoffs = tl.program_id(0).to(tl.int64) * XBLOCK + tl.arange(0, XBLOCK)\n"
                                   "{0}xmask = xoffs < {1}\n{0}zero = xoffs * 0\n",
-                                  kIndent, n);
+                                  kIndent, SizeText(n));
     std::vector<int> dims;
     for (size_t k = 0; k < d.shape.size(); ++k) dims.push_back(static_cast<int>(k));
-    out += Decompose("xoffs", d.shape, dims, kIndent);
+    out += Decompose("xoffs", ir::Extents(d), dims, kIndent);
     std::string body;
     TritonExprPrinter printer(plan_.program, body, "xmask", "zero", "[XBLOCK]");
     const std::string v = printer.PrintTensor(d.body);
@@ -243,24 +338,26 @@ class Emitter {
   }
 
   std::string Reduce(const TensorDef& d, int64_t& xblock, int64_t& rblock) {
-    const int64_t n = ir::Numel(d.shape);
-    int64_t rn = 1;
-    for (int64_t e : d.reduce_extents) rn *= e;
-    rblock = std::min<int64_t>(s_.rblock, NextPow2(rn));
-    xblock = std::max<int64_t>(1, std::min<int64_t>(NextPow2(n), std::max<int64_t>(1, 4096 / rblock)));
+    const Expr n = Product(ir::Extents(d));
+    const Expr rn = Product(ir::ReduceExtents(d));
+    int64_t rn_hint = 1;
+    for (int64_t e : d.reduce_extents) rn_hint *= e;
+    rblock = BlockFor(rn, rn_hint, s_.rblock);
+    xblock = BlockFor(n, ir::Numel(d.shape), std::max<int64_t>(1, 4096 / rblock));
     const size_t rank = d.shape.size();
     const DType vt = d.body->dtype;
     const bool fp = core::IsFloatingPoint(vt);
     const bool arg = d.reduce == ReduceOp::kArgMax || d.reduce == ReduceOp::kArgMin;
     DType acc = d.reduce == ReduceOp::kAny || d.reduce == ReduceOp::kAll ? DType::kInt32 : vt;
     if (!arg && d.reduce != ReduceOp::kAny && d.reduce != ReduceOp::kAll) acc = d.dtype;
+    if (s_.double_accumulator && ir::AccumulatesFloat32(d)) acc = DType::kFloat64;
     std::string out = fmt::format(
         "{0}xoffs = (tl.program_id(0).to(tl.int64) * XBLOCK + tl.arange(0, XBLOCK))[:, None]\n"
         "{0}xmask = xoffs < {1}\n",
-        kIndent, n);
+        kIndent, SizeText(n));
     std::vector<int> dims;
     for (size_t k = 0; k < rank; ++k) dims.push_back(static_cast<int>(k));
-    out += Decompose("xoffs", d.shape, dims, kIndent);
+    out += Decompose("xoffs", ir::Extents(d), dims, kIndent);
     out += fmt::format("{}acc = tl.full([XBLOCK, RBLOCK], {}, {})\n", kIndent, ReduceInit(d.reduce, vt), Ty(acc));
     if (arg) out += fmt::format("{}accidx = tl.full([XBLOCK, RBLOCK], 0, tl.int64)\n", kIndent);
     const std::string in = std::string(kIndent) + kIndent;
@@ -268,9 +365,9 @@ class Emitter {
                        "{2}roffs = r0 + tl.arange(0, RBLOCK)[None, :]\n"
                        "{2}xrmask = xmask & (roffs < {1})\n"
                        "{2}zero = xoffs * 0 + roffs * 0\n",
-                       kIndent, rn, in);
-    std::vector<int64_t> ext_shape(rank, 1);
-    ext_shape.insert(ext_shape.end(), d.reduce_extents.begin(), d.reduce_extents.end());
+                       kIndent, SizeText(rn), in);
+    std::vector<Expr> ext_shape(rank, ir::Int(1));
+    for (const Expr& e : ir::ReduceExtents(d)) ext_shape.push_back(e);
     std::vector<int> rdims;
     for (size_t k = 0; k < d.reduce_extents.size(); ++k) rdims.push_back(static_cast<int>(rank + k));
     out += Decompose("roffs", ext_shape, rdims, in);
@@ -328,40 +425,48 @@ class Emitter {
         break;
       }
     }
-    out += fmt::format("{}tl.store(t{} + xoffs, ({})[:, None].to({}), mask=xmask)\n", kIndent, d.id, result, Ty(d.dtype));
+    out += fmt::format("{}tl.store(t{} + xoffs, ({})[:, None].to({}), mask=xmask)\n", kIndent, d.id, result,
+                       Ty(Storage(d)));
     return out;
   }
 
-  std::string Scan(const TensorDef& d, int64_t& xblock, int64_t& rblock, int64_t& rows) {
+  std::string Scan(const TensorDef& d, int64_t& xblock, int64_t& rblock, Expr& rows) {
     const int sd = d.scan_dim;
-    const int64_t len = d.shape.empty() ? 1 : d.shape[static_cast<size_t>(sd)];
-    rows = ir::Numel(d.shape) / std::max<int64_t>(len, 1);
-    rblock = std::min<int64_t>(s_.rblock, NextPow2(len));
-    xblock = std::max<int64_t>(1, std::min<int64_t>(NextPow2(rows), std::max<int64_t>(1, 4096 / rblock)));
+    const std::vector<Expr> extents = ir::Extents(d);
+    const Expr len = d.shape.empty() ? ir::Int(1) : extents[static_cast<size_t>(sd)];
+    const int64_t len_hint = d.shape.empty() ? 1 : d.shape[static_cast<size_t>(sd)];
     std::vector<int> dims;
+    std::vector<Expr> row_extents;
     for (size_t k = 0; k < d.shape.size(); ++k) {
-      if (static_cast<int>(k) != sd) dims.push_back(static_cast<int>(k));
+      if (static_cast<int>(k) != sd) {
+        dims.push_back(static_cast<int>(k));
+        row_extents.push_back(extents[k]);
+      }
     }
+    rows = Product(row_extents);
+    rblock = BlockFor(len, len_hint, s_.rblock);
+    xblock = BlockFor(rows, ir::Numel(d.shape) / std::max<int64_t>(len_hint, 1), std::max<int64_t>(1, 4096 / rblock));
     std::string out = fmt::format(
         "{0}xoffs = (tl.program_id(0).to(tl.int64) * XBLOCK + tl.arange(0, XBLOCK))[:, None]\n"
         "{0}xmask = xoffs < {1}\n",
-        kIndent, rows);
-    out += Decompose("xoffs", d.shape, dims, kIndent);
+        kIndent, SizeText(rows));
+    out += Decompose("xoffs", extents, dims, kIndent);
     const bool sum = d.scan == ScanOp::kSum, prod = d.scan == ScanOp::kProd;
     const std::string init = sum ? "0" : (prod ? "1" : ReduceInit(d.scan == ScanOp::kMax ? ReduceOp::kMax : ReduceOp::kMin, d.dtype));
-    out += fmt::format("{}carry = tl.full([XBLOCK, 1], {}, {})\n", kIndent, init, Ty(d.dtype));
+    const DType acc = s_.double_accumulator && ir::AccumulatesFloat32(d) ? DType::kFloat64 : d.dtype;
+    out += fmt::format("{}carry = tl.full([XBLOCK, 1], {}, {})\n", kIndent, init, Ty(acc));
     const std::string in = std::string(kIndent) + kIndent;
     out += fmt::format("{0}for r0 in range(0, {1}, RBLOCK):\n"
                        "{2}i{3} = r0 + tl.arange(0, RBLOCK)[None, :]\n"
                        "{2}xrmask = xmask & (i{3} < {1})\n"
                        "{2}zero = xoffs * 0 + i{3} * 0\n",
-                       kIndent, len, in, sd);
+                       kIndent, SizeText(len), in, sd);
     std::string body;
     TritonExprPrinter printer(plan_.program, body, "xrmask", "zero", "[XBLOCK, RBLOCK]");
     printer.SetIndent(in);
     const std::string v = printer.PrintTensor(d.body);
     out += body;
-    out += fmt::format("{}v = tl.where(xrmask, {}.to({}), {})\n", in, v, Ty(d.dtype), init);
+    out += fmt::format("{}v = tl.where(xrmask, {}.to({}), {})\n", in, v, Ty(acc), init);
     if (sum) {
       out += in + "c = tl.cumsum(v, 1) + carry\n" + in + "carry = carry + tl.sum(v, 1)[:, None]\n";
     } else if (prod) {
@@ -376,10 +481,10 @@ class Emitter {
       std::string tmp;
       TritonExprPrinter p2(plan_.program, tmp, "xrmask", "zero", "[XBLOCK, RBLOCK]");
       p2.SetIndent(in);
-      flat = p2.PrintTensor(ir::FlatOffset(index, d.shape));
+      flat = p2.PrintTensor(ir::FlatOffset(index, extents));
       out += tmp;
     }
-    out += fmt::format("{}tl.store(t{} + {}, c.to({}), mask=xrmask)\n", in, d.id, flat, Ty(d.dtype));
+    out += fmt::format("{}tl.store(t{} + {}, c.to({}), mask=xrmask)\n", in, d.id, flat, Ty(Storage(d)));
     return out;
   }
 

@@ -17,6 +17,9 @@ struct TritonLoopNestSchedule {
   int block = 1024;   // "block": output elements per program of an element kernel
   int rblock = 64;    // "rblock": reduced elements per step of a reduction or scan tile
   int num_warps = 4;  // "num_warps"
+  /// "accumulator": float32 sums, products and their scans accumulate in float64 and
+  /// round once when stored (ir::AccumulatesFloat32).
+  bool double_accumulator = true;
 };
 
 /// The whole Python module after the generated header: imports, the kernels and

@@ -17,7 +17,7 @@ namespace kernelevolve::operators::families {
 
 class EmbeddingBagTemplate : public templates::KernelTemplate {
  public:
-  EmbeddingBagTemplate(codegen::EmbeddingBagSpec spec, bool multithread);
+  EmbeddingBagTemplate(ir::EmbeddingBagSpec spec, bool multithread);
 
   std::string Name() const override { return "embedding_bag"; }
   const templates::KnobSpace& Space() const override { return space_; }
@@ -28,15 +28,13 @@ class EmbeddingBagTemplate : public templates::KernelTemplate {
   std::string Generate(const nlohmann::json& knobs) const override;
 
  private:
-  codegen::EmbeddingBagSpec spec_;
+  ir::EmbeddingBagSpec spec_;
   bool multithread_;
   templates::KnobSpace space_;
 };
 
-/// The embedding_bag template when `graph`'s only call is aten._embedding_bag.default
-/// (or aten._embedding_bag_forward_only.default) on ABI inputs, its one output being the
-/// pooled rows (getitem 0), float32 weights, no padding_idx and no scale_grad_by_freq
-/// relevance (forward only); nullopt otherwise (the other families are tried).
+/// The embedding_bag template when ir::MatchEmbeddingBag accepts `graph`; nullopt
+/// otherwise (the other families are tried).
 std::optional<templates::TemplateMatch> MatchEmbeddingBag(const core::OpGraph& graph, bool multithread);
 
 }  // namespace kernelevolve::operators::families

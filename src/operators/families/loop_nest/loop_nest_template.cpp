@@ -25,12 +25,7 @@ bool HasMainLoop(const ir::TensorProgram& p, const ir::TensorDef& d) {
 bool HasFloatAccumulation(const ir::KernelPlan& plan, bool outside_main_loops) {
   for (int id : plan.kernels) {
     const ir::TensorDef& d = plan.program.defs[static_cast<size_t>(id)];
-    if (d.dtype != core::DType::kFloat32) continue;
-    if (d.kind == ir::DefKind::kReduce && (d.reduce == ir::ReduceOp::kSum || d.reduce == ir::ReduceOp::kProd) &&
-        !(outside_main_loops && HasMainLoop(plan.program, d))) {
-      return true;
-    }
-    if (d.kind == ir::DefKind::kScan && (d.scan == ir::ScanOp::kSum || d.scan == ir::ScanOp::kProd)) return true;
+    if (ir::AccumulatesFloat32(d) && !(outside_main_loops && HasMainLoop(plan.program, d))) return true;
   }
   return false;
 }
@@ -49,14 +44,6 @@ bool HasContraction(const ir::KernelPlan& plan) {
     if (HasMainLoop(plan.program, plan.program.defs[static_cast<size_t>(id)])) return true;
   }
   return false;
-}
-
-/// "[4, 8]", or with sizes read at run time "[s0, 8]".
-std::string SizesText(const ir::TensorDef& d) {
-  if (d.symbolic_shape.empty()) return ir::ShapeText(d.shape);
-  std::vector<std::string> parts;
-  for (const ir::Expr& e : d.symbolic_shape) parts.push_back(ir::ExprText(e));
-  return fmt::format("[{}]", fmt::join(parts, ", "));
 }
 
 const char* KindName(ir::DefKind k) {
@@ -150,7 +137,7 @@ std::string LoopNestTemplate::Generate(const nlohmann::json& knobs) const {
   std::string what = fmt::format("A program of {} loop-nest kernel(s), run in order:", plan_.kernels.size());
   for (int id : plan_.kernels) {
     const ir::TensorDef& d = plan_.program.defs[static_cast<size_t>(id)];
-    what += fmt::format("\n  t{}: {} {}{}", id, KindName(d.kind), SizesText(d), d.origin.empty() ? "" : " <- " + d.origin);
+    what += fmt::format("\n  t{}: {} {}{}", id, KindName(d.kind), ir::SizesText(d), d.origin.empty() ? "" : " <- " + d.origin);
   }
   for (size_t k = 0; k < plan_.program.symbols.size(); ++k) {
     const ir::SizeSymbol& sym = plan_.program.symbols[k];
@@ -160,13 +147,13 @@ std::string LoopNestTemplate::Generate(const nlohmann::json& knobs) const {
   std::string abi = "//   inputs: ";
   std::vector<std::string> parts;
   for (const ir::TensorDef& d : plan_.program.defs) {
-    if (d.kind == ir::DefKind::kInput) parts.push_back(fmt::format("{}{}", core::DTypeName(d.dtype), SizesText(d)));
+    if (d.kind == ir::DefKind::kInput) parts.push_back(fmt::format("{}{}", core::DTypeName(d.dtype), ir::SizesText(d)));
   }
   abi += fmt::format("{}\n//   outputs: ", fmt::join(parts, ", "));
   parts.clear();
   for (int o : plan_.program.outputs) {
     const ir::TensorDef& d = plan_.program.defs[static_cast<size_t>(o)];
-    parts.push_back(fmt::format("{}{}", core::DTypeName(d.dtype), SizesText(d)));
+    parts.push_back(fmt::format("{}{}", core::DTypeName(d.dtype), ir::SizesText(d)));
   }
   abi += fmt::format("{} (dense row-major)\n", fmt::join(parts, ", "));
   return templates::GeneratedHeader(Name(), what, k, abi) + "\n" + codegen::PrintLoopNestCpp(plan_, s);

@@ -23,11 +23,16 @@ class TritonLoopNestTemplate : public templates::KernelTemplate {
   templates::KnobSpace space_;
 };
 
-/// The Triton loop-nest template of `graph`, or the reason LowerCore gives.
-templates::TemplateMatch MatchTritonLoopNest(const core::OpGraph& graph);
+/// The Triton loop-nest template of `graph`, or the reason LowerCore gives. With
+/// `shape_graphs` (the same reference captured from input sets of other sizes), the
+/// sizes that differ are read from the inputs at run time (ir/generalize.h).
+templates::TemplateMatch MatchTritonLoopNest(const core::OpGraph& graph,
+                                             const std::vector<core::OpGraph>& shape_graphs = {});
 
 /// Knobs of "triton_loop_nest": block {256, 1024} output elements per program of an
-/// element kernel, rblock {32, 128} reduced elements per tile step, num_warps {4, 8}.
-templates::KnobSpace TritonLoopNestKnobSpace();
+/// element kernel, rblock {32, 128} reduced elements per tile step, num_warps {4, 8};
+/// with `float_accumulation` (a kernel sums or multiplies float32), accumulator
+/// {double, float}: the partial results' type.
+templates::KnobSpace TritonLoopNestKnobSpace(bool float_accumulation);
 
 }  // namespace kernelevolve::operators::families

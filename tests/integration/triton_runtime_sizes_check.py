@@ -1,0 +1,110 @@
+"""Runs generated Triton modules whose sizes are read at run time under
+TRITON_INTERPRET=1 on CPU tensors (tests/integration/triton_runtime_sizes_test.cpp).
+
+Usage: python triton_runtime_sizes_check.py MANIFEST.json
+MANIFEST: [{"module": path, "check": "sized_program" | "embedding_bag", ...}, ...]
+  sized_program: the module of tests/unit/sized_test_program.h's program plus a column
+    sum over the varying dim and a cumsum along it; run at every n of "sizes", refused
+    (ValueError) at every n of "refused" and when the inputs disagree on n.
+  embedding_bag: {"mode": 0|1|2, "last": bool, "weighted": bool}; compared with
+    torch.nn.functional.embedding_bag on bags of varying length (empty ones included),
+    then run with an index past the table, which must not fail or touch other bags.
+Prints one JSON line per module ({"module", "ok", "error"}); exits 0 when all pass.
+"""
+import importlib.util
+import json
+import os
+import sys
+import traceback
+
+os.environ.setdefault("TRITON_INTERPRET", "1")
+
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+
+def load(path):
+    spec = importlib.util.spec_from_file_location(os.path.basename(path)[:-3], path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def close(got, want, what):
+    if not torch.allclose(got, want, rtol=1e-5, atol=1e-5, equal_nan=True):
+        diff = (got - want).abs().nan_to_num(float("inf")).max().item()
+        raise AssertionError(f"{what}: max abs difference {diff}")
+
+
+def check_sized_program(module, item):
+    for n in item["sizes"]:
+        x = (torch.arange(n * 4, dtype=torch.float32) % 5 - 1.5).reshape(n, 4)
+        lengths = torch.arange(n, dtype=torch.int64) * 3
+        outs = [torch.full((n, 4), float("nan")), torch.full((n,), float("nan")),
+                torch.full((4,), float("nan")), torch.full((n, 4), float("nan"))]
+        module.kernelevolve_entry([x, lengths], outs)
+        keep = (torch.arange(n) < n - 1)[:, None]
+        close(outs[0], torch.where(keep, x * 2, 0.0) + lengths[:, None].float(), f"n = {n}, y")
+        close(outs[1], x.sum(1), f"n = {n}, row sums")
+        close(outs[2], x.double().sum(0).float(), f"n = {n}, column sums over the varying dim")
+        close(outs[3], x.double().cumsum(0).float(), f"n = {n}, cumsum along the varying dim")
+        try:  # inputs that disagree on n: refused before any kernel runs
+            module.kernelevolve_entry([x, lengths[:-1] if n > 1 else torch.zeros(2, dtype=torch.int64)], outs)
+            raise AssertionError(f"n = {n}: inputs of other lengths were not refused")
+        except ValueError:
+            pass
+    for n in item["refused"]:
+        x = torch.zeros(n, 4)
+        outs = [torch.zeros(n, 4), torch.zeros(n), torch.zeros(4), torch.zeros(n, 4)]
+        try:
+            module.kernelevolve_entry([x, torch.zeros(n, dtype=torch.int64)], outs)
+            raise AssertionError(f"n = {n} is outside the sizes the input sets showed but was not refused")
+        except ValueError as e:
+            if "input sets showed" not in str(e):
+                raise AssertionError(f"n = {n}: refused with an unclear message: {e}") from e
+
+
+def check_embedding_bag(module, item):
+    gen = torch.Generator().manual_seed(7)
+    rows, dim = 50, 40  # dim not a power of two: masked columns
+    weight = torch.randn(rows, dim, generator=gen)
+    lengths = torch.tensor([3, 0, 1, 17, 0, 5, 2], dtype=torch.int64)  # empty bags, a bag > 16
+    n = int(lengths.sum())
+    indices = torch.randint(0, rows, (n,), generator=gen)
+    starts = torch.cat([torch.zeros(1, dtype=torch.int64), lengths.cumsum(0)[:-1]])
+    offsets = torch.cat([starts, torch.tensor([n])]) if item["last"] else starts
+    psw = torch.rand(n, generator=gen) if item["weighted"] else None
+    if item["mode"] == 2:
+        weight[indices[4], 3] = float("nan")  # max propagates NaN
+    want = F.embedding_bag(indices, weight, offsets, mode=["sum", "mean", "max"][item["mode"]],
+                           per_sample_weights=psw, include_last_offset=item["last"])
+    inputs = [indices, weight, offsets] + ([psw] if item["weighted"] else [])
+    out = torch.full_like(want, float("nan"))
+    module.kernelevolve_entry(inputs, [out])
+    close(out, want, "embedding_bag")
+    # An index past the table: the kernel reads no row for it (PyTorch raises), and the
+    # other bags stay right.
+    bad = indices.clone()
+    bad[0] = rows + 1000
+    out.fill_(float("nan"))
+    module.kernelevolve_entry([bad] + inputs[1:], [out])
+    close(out[1:], want[1:], "embedding_bag with an index past the table, other bags")
+
+
+def main():
+    manifest = json.load(open(sys.argv[1]))
+    failures = 0
+    for item in manifest:
+        try:
+            module = load(item["module"])
+            {"sized_program": check_sized_program, "embedding_bag": check_embedding_bag}[item["check"]](module, item)
+            error = ""
+        except Exception:  # a module that raises or disagrees is a failure, with its traceback
+            error = traceback.format_exc(limit=3)
+        failures += bool(error)
+        print(json.dumps({"module": item["module"], "ok": not error, "error": error}), flush=True)
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,134 @@
+// Triton kernels whose sizes are read at run time (issue 19), under TRITON_INTERPRET=1
+// (no GPU): the loop-nest printer on a generalized program (ir::Generalize) and the
+// embedding_bag family, every draft, checked in one Python process
+// (tests/integration/triton_runtime_sizes_check.py) at sizes they were not generated for.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "../unit/sized_test_program.h"
+#include "cli_test_util.h"
+#include "operators/families/embedding_bag/triton_embedding_bag_template.h"
+#include "operators/families/loop_nest/triton_loop_nest_template.h"
+#include "operators/ir/generalize.h"
+#include "problem/worker_client.h"
+
+namespace kernelevolve {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace operators;
+
+/// ir::SizedProgram(n) plus w [4] = column sums over the varying dim (a reduction whose
+/// extent is read at run time) and c [n, 4] = cumsum of x along it (a scan of run-time
+/// length); outputs y, z, w, c.
+ir::TensorProgram SizedWithColumnWork(int64_t n) {
+  ir::TensorProgram p = ir::SizedProgram(n);
+  ir::TensorDef w;
+  w.id = 4;
+  w.kind = ir::DefKind::kReduce;
+  w.shape = {4};
+  w.reduce_extents = {n};
+  w.body = ir::Load(0, core::DType::kFloat32, {ir::Var(1), ir::Var(0)});
+  ir::TensorDef c;
+  c.id = 5;
+  c.kind = ir::DefKind::kScan;
+  c.shape = {n, 4};
+  c.scan_dim = 0;
+  c.body = ir::Load(0, core::DType::kFloat32, {ir::Var(0), ir::Var(1)});
+  p.defs.push_back(w);
+  p.defs.push_back(c);
+  p.outputs = {2, 3, 4, 5};
+  return p;
+}
+
+/// Runs the checker on `manifest`; one EXPECT per module.
+void RunChecker(const fs::path& dir, const nlohmann::json& manifest) {
+  std::ofstream(dir / "manifest.json") << manifest.dump(1);
+  const std::string cmd = fmt::format("{} '{}' '{}/integration/triton_runtime_sizes_check.py' '{}' > '{}' 2>&1",
+                                      testing_util::kInterpretWithoutGpuEnv, problem::DefaultPython().string(),
+                                      KE_TEST_DATA_DIR, (dir / "manifest.json").string(),
+                                      (dir / "results.txt").string());
+  const int status = std::system(cmd.c_str());
+  std::istringstream results(testing_util::ReadFile(dir / "results.txt"));
+  size_t checked = 0;
+  for (std::string line; std::getline(results, line);) {
+    if (line.empty() || line[0] != '{') continue;
+    const auto r = nlohmann::json::parse(line);
+    ++checked;
+    EXPECT_TRUE(r.at("ok").get<bool>()) << r.at("module").get<std::string>() << ": "
+                                         << r.at("error").get<std::string>() << "\n"
+                                         << testing_util::ReadFile(r.at("module").get<std::string>());
+  }
+  EXPECT_EQ(checked, manifest.size()) << testing_util::ReadFile(dir / "results.txt");
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+fs::path ScratchDir(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / fmt::format("ke_{}_{}", name, ::getpid());
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+TEST(TritonRuntimeSizes, LoopNestServesSizesItWasNotLoweredFor) {
+  const ir::GeneralizeResult r = ir::Generalize(SizedWithColumnWork(1), {SizedWithColumnWork(40), SizedWithColumnWork(7)});
+  ASSERT_TRUE(r.program.has_value()) << r.unsupported;
+  ASSERT_EQ(r.program->symbols.size(), 1u);
+  families::TritonLoopNestTemplate tmpl(ir::PlanKernels(*r.program));
+  const fs::path dir = ScratchDir("triton_sizes");
+  nlohmann::json manifest = nlohmann::json::array();
+  int k = 0;
+  for (const auto& knobs : tmpl.Drafts()) {
+    const std::string source = tmpl.Generate(knobs);
+    EXPECT_NE(source.find("s0 = int(inputs[0].shape[0])"), std::string::npos) << source;
+    const fs::path module = dir / fmt::format("sized_{}.py", k++);
+    std::ofstream(module) << source;
+    // 1 .. 40 were seen; 5 and 31 were never lowered; 41 is past them.
+    manifest.push_back({{"module", module.string()}, {"check", "sized_program"}, {"sizes", {1, 5, 31, 40}},
+                        {"refused", {41}}});
+  }
+  RunChecker(dir, manifest);
+  if (!::testing::Test::HasFailure()) fs::remove_all(dir);
+}
+
+TEST(TritonRuntimeSizes, EmbeddingBagMatchesTorchOnEveryModeAndDraft) {
+  const fs::path dir = ScratchDir("triton_embedding_bag");
+  nlohmann::json manifest = nlohmann::json::array();
+  using Mode = ir::EmbeddingBagSpec::Mode;
+  struct Variant {
+    Mode mode;
+    bool last, weighted;
+  };
+  int k = 0;
+  for (const Variant& v : {Variant{Mode::kSum, false, false}, Variant{Mode::kMean, true, false},
+                           Variant{Mode::kMax, false, false}, Variant{Mode::kSum, true, true}}) {
+    ir::EmbeddingBagSpec spec;
+    spec.mode = v.mode;
+    spec.include_last_offset = v.last;
+    spec.indices = 0;
+    spec.weight = 1;
+    spec.offsets = 2;
+    spec.per_sample_weights = v.weighted ? 3 : -1;
+    spec.num_inputs = v.weighted ? 4 : 3;
+    families::TritonEmbeddingBagTemplate tmpl(spec);
+    for (const auto& knobs : tmpl.Drafts()) {
+      const fs::path module = dir / fmt::format("bag_{}.py", k++);
+      std::ofstream(module) << tmpl.Generate(knobs);
+      manifest.push_back({{"module", module.string()}, {"check", "embedding_bag"}, {"mode", static_cast<int>(v.mode)},
+                          {"last", v.last}, {"weighted", v.weighted}});
+    }
+  }
+  RunChecker(dir, manifest);
+  if (!::testing::Test::HasFailure()) fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace kernelevolve
