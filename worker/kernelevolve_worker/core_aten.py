@@ -89,6 +89,8 @@ KEEP: frozenset[str] = frozenset({
     "aten.baddbmm.default",
     "aten.linear.default",
     "aten.matmul.default",
+    # pooled embedding lookup (ir/embedding_bag.cpp), the inference-only overload
+    "aten._embedding_bag_forward_only.default",
     # resampling (lower_core_sample.cpp): F.interpolate(mode="bilinear") captures to
     # this non-core overload, which core_aten_decompositions() leaves as it is
     "aten.upsample_bilinear2d.default",
