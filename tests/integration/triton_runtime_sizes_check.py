@@ -6,6 +6,9 @@ MANIFEST: [{"module": path, "check": "sized_program" | "embedding_bag", ...}, ..
   sized_program: the module of tests/unit/sized_test_program.h's program plus a column
     sum over the varying dim and a cumsum along it; run at every n of "sizes", refused
     (ValueError) at every n of "refused" and when the inputs disagree on n.
+  index_add: {"segments": bool, "mean": bool, "self": bool}; compared with
+    torch.index_add (negative and repeated indices; empty segments), at two numbers
+    of values, then with an index past the rows, which must not fail.
   embedding_bag: {"mode": 0|1|2, "last": bool, "weighted": bool}; compared with
     torch.nn.functional.embedding_bag on bags of varying length (empty ones included),
     then run with an index past the table, which must not fail or touch other bags.
@@ -91,13 +94,43 @@ def check_embedding_bag(module, item):
     close(out[1:], want[1:], "embedding_bag with an index past the table, other bags")
 
 
+def check_index_add(module, item):
+    gen = torch.Generator().manual_seed(3)
+    rows, width = 9, 40
+    for n_segments_or_values in (23, 5):
+        base = torch.randn(rows, width, generator=gen) if item["self"] else torch.zeros(rows, width)
+        if item["segments"]:
+            lengths = torch.randint(0, 6, (rows,), generator=gen)
+            lengths[2] = 0
+            n = int(lengths.sum())
+            index = torch.repeat_interleave(torch.arange(rows), lengths)
+            inputs = [torch.randn(n, width, generator=gen), lengths]
+        else:
+            n = n_segments_or_values
+            index = torch.randint(-rows, rows, (n,), generator=gen)
+            inputs = [torch.randn(n, width, generator=gen), index]
+        want = base.index_add(0, index % rows, inputs[0].double().float())
+        if item["mean"]:
+            want = want / lengths.clamp(min=1).float()[:, None]
+        if item["self"]:
+            inputs.append(base)
+        out = torch.full((rows, width), float("nan"))
+        module.kernelevolve_entry(inputs, [out])
+        close(out, want, f"index_add with {n} value rows")
+    if not item["segments"]:  # an index past the rows: no read or write past a tensor
+        inputs[1] = inputs[1].clone()
+        inputs[1][0] = rows + 100
+        module.kernelevolve_entry(inputs, [out])
+
+
 def main():
     manifest = json.load(open(sys.argv[1]))
     failures = 0
     for item in manifest:
         try:
             module = load(item["module"])
-            {"sized_program": check_sized_program, "embedding_bag": check_embedding_bag}[item["check"]](module, item)
+            {"sized_program": check_sized_program, "embedding_bag": check_embedding_bag,
+             "index_add": check_index_add}[item["check"]](module, item)
             error = ""
         except Exception:  # a module that raises or disagrees is a failure, with its traceback
             error = traceback.format_exc(limit=3)

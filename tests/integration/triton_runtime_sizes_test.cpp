@@ -1,6 +1,6 @@
 // Triton kernels whose sizes are read at run time (issue 19), under TRITON_INTERPRET=1
-// (no GPU): the loop-nest printer on a generalized program (ir::Generalize) and the
-// embedding_bag family, every draft, checked in one Python process
+// (no GPU): the loop-nest printer on a generalized program (ir::Generalize), the
+// embedding_bag and the index_add families, every draft, checked in one Python process
 // (tests/integration/triton_runtime_sizes_check.py) at sizes they were not generated for.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
@@ -16,6 +16,7 @@
 #include "../unit/sized_test_program.h"
 #include "cli_test_util.h"
 #include "operators/families/embedding_bag/triton_embedding_bag_template.h"
+#include "operators/families/index_add/triton_index_add_template.h"
 #include "operators/families/loop_nest/triton_loop_nest_template.h"
 #include "operators/ir/generalize.h"
 #include "problem/worker_client.h"
@@ -124,6 +125,35 @@ TEST(TritonRuntimeSizes, EmbeddingBagMatchesTorchOnEveryModeAndDraft) {
       std::ofstream(module) << tmpl.Generate(knobs);
       manifest.push_back({{"module", module.string()}, {"check", "embedding_bag"}, {"mode", static_cast<int>(v.mode)},
                           {"last", v.last}, {"weighted", v.weighted}});
+    }
+  }
+  RunChecker(dir, manifest);
+  if (!::testing::Test::HasFailure()) fs::remove_all(dir);
+}
+
+TEST(TritonRuntimeSizes, IndexAddMatchesTorchInBothFormsOnEveryDraft) {
+  const fs::path dir = ScratchDir("triton_index_add");
+  nlohmann::json manifest = nlohmann::json::array();
+  struct Variant {
+    bool segments, mean, self;
+  };
+  int k = 0;
+  for (const Variant& v : {Variant{false, false, true}, Variant{false, false, false}, Variant{true, false, false},
+                           Variant{true, true, false}, Variant{true, false, true}}) {
+    ir::IndexAddSpec spec;  // inputs: values, index or lengths, then self
+    spec.values = 0;
+    spec.segments = v.segments;
+    (v.segments ? spec.lengths : spec.index) = 1;
+    spec.mean = v.mean;
+    spec.self_is_input = v.self;
+    spec.self = v.self ? 2 : -1;
+    spec.num_inputs = v.self ? 3 : 2;
+    families::TritonIndexAddTemplate tmpl(spec);
+    for (const auto& knobs : tmpl.Drafts()) {
+      const fs::path module = dir / fmt::format("index_add_{}.py", k++);
+      std::ofstream(module) << tmpl.Generate(knobs);
+      manifest.push_back({{"module", module.string()}, {"check", "index_add"}, {"segments", v.segments},
+                          {"mean", v.mean}, {"self", v.self}});
     }
   }
   RunChecker(dir, manifest);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "operators/families/embedding_bag/triton_embedding_bag_template.h"
+#include "operators/families/index_add/triton_index_add_template.h"
 #include "operators/families/loop_nest/triton_loop_nest_template.h"
 #include "operators/template/triton_matmul.h"
 #include "operators/template/cuda_reduction.h"
@@ -191,6 +192,8 @@ TemplateMatch MatchTritonTemplate(const core::Problem& problem) {
   if (graph.nodes.empty()) return NoGraphMatch(problem);
   // A pooled embedding lookup: its own family, whose kernel reads sizes at run time.
   if (auto match = families::MatchTritonEmbeddingBag(graph)) return std::move(*match);
+  // Rows accumulated by index or by segment (index_add, jagged segment sum / mean).
+  if (auto match = families::MatchTritonIndexAdd(graph)) return std::move(*match);
   // Inputs of other sizes on other input sets (jagged values, bags of varying length):
   // the specialized Triton families bake the first set's sizes, so the loop nest, which
   // reads the sizes that differ at run time, takes the graph.

@@ -9,14 +9,14 @@ namespace kernelevolve::operators::codegen {
 namespace {
 
 /// Statements giving the accumulator row `ar` (of output row `r`) its starting value.
-std::string InitRow(const IndexAddSpec& s, const std::string& indent) {
+std::string InitRow(const ir::IndexAddSpec& s, const std::string& indent) {
   if (s.self_is_input) return indent + "for (int64_t d = 0; d < dim; ++d) ar[d] = self[r * dim + d];\n";
   return fmt::format("{}for (int64_t d = 0; d < dim; ++d) ar[d] = {};\n", indent,
                      templates::FloatLiteral(static_cast<float>(s.fill)));
 }
 
 /// ar[d] += values row `i` (times alpha, rounded to float32 first), vectorized over the row.
-std::string AddRow(const IndexAddSpec& s, const std::string& indent) {
+std::string AddRow(const ir::IndexAddSpec& s, const std::string& indent) {
   const std::string value =
       s.scaled ? fmt::format("(vr[d] * {})", templates::FloatLiteral(static_cast<float>(s.alpha))) : "vr[d]";
   return indent + "const float* vr = v + i * dim;\n" + indent + "#pragma omp simd\n" + indent +
@@ -40,7 +40,7 @@ std::string Scratch(const IndexAddSchedule& k, const std::string& rows) {
 /// The loop over output rows r: row r gets its start value plus the values of its run
 /// off[r] .. off[r + 1] (positions p; value i = p, or order[p] when `ordered`), for
 /// r < segments; rows past the segments keep the start value.
-std::string RunsLoop(const IndexAddSpec& s, const IndexAddSchedule& k, bool ordered) {
+std::string RunsLoop(const ir::IndexAddSpec& s, const IndexAddSchedule& k, bool ordered) {
   std::string out = Scratch(k, "static_cast<int64_t>(ke_max_threads())");
   if (k.threads_all) out += fmt::format("#pragma omp parallel for schedule(dynamic, {})\n", k.chunk);
   out += "  for (int64_t r = 0; r < rows; ++r) {\n"
@@ -60,7 +60,7 @@ std::string RunsLoop(const IndexAddSpec& s, const IndexAddSchedule& k, bool orde
   return out;
 }
 
-std::string SegmentBody(const IndexAddSpec& s, const IndexAddSchedule& k) {
+std::string SegmentBody(const ir::IndexAddSpec& s, const IndexAddSchedule& k) {
   std::string out =
       "  // Segment b is the run values[off[b] : off[b + 1]] (repeat_interleave of the lengths).\n"
       "  const int64_t segments = I.shape[0];\n"
@@ -78,7 +78,7 @@ std::string SegmentBody(const IndexAddSpec& s, const IndexAddSchedule& k) {
   return out + RunsLoop(s, k, false);
 }
 
-std::string ScatterBody(const IndexAddSpec& s, const IndexAddSchedule& k) {
+std::string ScatterBody(const ir::IndexAddSpec& s, const IndexAddSchedule& k) {
   std::string out =
       "  if (I.shape[0] != n) return 3;\n"
       "  for (int64_t i = 0; i < n; ++i) {\n"
@@ -127,7 +127,7 @@ std::string ScatterBody(const IndexAddSpec& s, const IndexAddSchedule& k) {
 
 }  // namespace
 
-std::string PrintIndexAddCpp(const IndexAddSpec& s, const IndexAddSchedule& k, const std::string& header) {
+std::string PrintIndexAddCpp(const ir::IndexAddSpec& s, const IndexAddSchedule& k, const std::string& header) {
   std::string out = header + templates::GeneratedIncludes() + "#include <memory>\n#include <new>\n";
   out += templates::ThreadHelpers();
   if (!s.segments) {

@@ -19,29 +19,10 @@
 
 #include <string>
 
+#include "operators/ir/index_add.h"
+
 namespace kernelevolve::operators::codegen {
 
-struct IndexAddSpec {
-  /// The output's starting value: an ABI input (copied) or a constant fill
-  /// (torch.zeros / torch.full before index_add).
-  bool self_is_input = false;
-  int self = -1;      // ABI input index: float32 [rows, ...] when self_is_input
-  double fill = 0.0;  // the fill value otherwise
-  /// Index form: an ABI index tensor (int64 [n], each in [-rows, rows), negative
-  /// counting from the end as in PyTorch), or segment lengths (int64 [segments], each
-  /// >= 0, summing to n, segments <= rows).
-  bool segments = false;
-  int index = -1;    // ABI input index of the index tensor (segments == false)
-  int lengths = -1;  // ABI input index of the lengths (segments == true)
-  int values = -1;   // ABI input index: float32 [n, ...], trailing dims as the output's
-  /// index_add's `alpha` (torch.Tensor.index_add(..., alpha=)): each value is
-  /// multiplied by it in float32 before it is added, as PyTorch's decomposition does.
-  bool scaled = false;
-  double alpha = 1.0;
-  /// Segments only: out[b] /= max(lengths[b], 1) after the sums (requires rows == segments).
-  bool mean = false;
-  int num_inputs = 0;  // ABI inputs the entry expects (at least)
-};
 
 /// `threads_all`: segments (and bucket): an OpenMP loop over output rows, `chunk` rows
 /// per dynamic chunk; index tensor: each thread owns a contiguous range of output rows and
@@ -71,6 +52,6 @@ struct IndexAddSchedule {
 /// rows differ from the segments), 5 an index outside [-rows, rows), a negative length,
 /// lengths that do not sum to the number of values, or more segments than rows (PyTorch
 /// raises on those), before accumulating; 6 when scratch memory cannot be allocated. `header` is pasted first.
-std::string PrintIndexAddCpp(const IndexAddSpec& spec, const IndexAddSchedule& schedule, const std::string& header);
+std::string PrintIndexAddCpp(const ir::IndexAddSpec& spec, const IndexAddSchedule& schedule, const std::string& header);
 
 }  // namespace kernelevolve::operators::codegen

@@ -23,7 +23,7 @@ namespace kernelevolve::operators::families {
 
 class IndexAddTemplate : public templates::KernelTemplate {
  public:
-  IndexAddTemplate(codegen::IndexAddSpec spec, bool multithread);
+  IndexAddTemplate(ir::IndexAddSpec spec, bool multithread);
 
   std::string Name() const override { return "index_add"; }
   const templates::KnobSpace& Space() const override { return space_; }
@@ -34,22 +34,13 @@ class IndexAddTemplate : public templates::KernelTemplate {
   std::string Generate(const nlohmann::json& knobs) const override;
 
  private:
-  codegen::IndexAddSpec spec_;
+  ir::IndexAddSpec spec_;
   bool multithread_;
   templates::KnobSpace space_;
 };
 
-/// The index_add template when `graph` is one aten.index_put.default with
-/// accumulate=True and a single index tensor over dim 0 of a float32 output, where
-///   - self is an ABI input or aten.full of the output's shape,
-///   - the index is an int64 1-D ABI input, or aten.repeat_interleave.Tensor of an int64
-///     1-D ABI input (the lengths), possibly read through aten.index_select of
-///     aten.arange(0, len(lengths), 1) (what torch.repeat_interleave(torch.arange(B),
-///     lengths) captures as),
-///   - values is a float32 ABI input whose trailing dims are the output's;
-/// and the graph's one output is that result, or (segment form) that result divided by
-/// the lengths clamped to at least 1, cast to float32 and unsqueezed at dim 1. nullopt
-/// otherwise (the other families are tried).
+/// The index_add template when ir::MatchIndexAdd accepts `graph`; nullopt otherwise
+/// (the other families are tried).
 std::optional<templates::TemplateMatch> MatchIndexAdd(const core::OpGraph& graph, bool multithread);
 
 }  // namespace kernelevolve::operators::families
