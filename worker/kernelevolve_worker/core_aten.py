@@ -91,6 +91,9 @@ KEEP: frozenset[str] = frozenset({
     "aten.matmul.default",
     # pooled embedding lookup (ir/embedding_bag.cpp), the inference-only overload
     "aten._embedding_bag_forward_only.default",
+    # segment ids of a jagged segment sum (ir/index_add.cpp); a data-dependent size,
+    # which core_aten_decompositions() leaves as it is
+    "aten.repeat_interleave.Tensor",
     # resampling (lower_core_sample.cpp): F.interpolate(mode="bilinear") captures to
     # this non-core overload, which core_aten_decompositions() leaves as it is
     "aten.upsample_bilinear2d.default",
