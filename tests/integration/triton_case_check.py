@@ -43,17 +43,24 @@ def check(module_path, case_path):
     return ""
 
 
-def main():
+def run_manifest(check_item):
+    """Runs ``check_item(item)`` (an error text, "" when right) on every item of the
+    manifest named by sys.argv[1]; prints one JSON line per item and exits 1 when any
+    failed. An item that raises is a failure, reported with its traceback."""
     manifest = json.load(open(sys.argv[1]))
     failures = 0
     for item in manifest:
         try:
-            error = check(item["module"], item["case"])
-        except Exception:  # a candidate that raises is a failure, reported with its traceback
+            error = check_item(item)
+        except Exception:
             error = traceback.format_exc(limit=3)
         failures += bool(error)
         print(json.dumps({"module": item["module"], "ok": not error, "error": error}), flush=True)
     sys.exit(1 if failures else 0)
+
+
+def main():
+    run_manifest(lambda item: check(item["module"], item["case"]))
 
 
 if __name__ == "__main__":

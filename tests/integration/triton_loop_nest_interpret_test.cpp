@@ -3,10 +3,8 @@
 // draft of families::TritonLoopNestTemplate against the recorded eager outputs, in
 // one Python process (tests/integration/triton_case_check.py).
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -14,8 +12,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "cli_test_util.h"
-#include "problem/worker_client.h"
+#include "interpret_check.h"
 #include "core/op_graph.h"
 #include "operators/families/loop_nest/triton_loop_nest_template.h"
 
@@ -51,23 +48,7 @@ TEST(TritonLoopNestInterpret, EveryCaseMatchesEagerOnEveryDraft) {
     }
   }
   ASSERT_GE(manifest.size(), 100u);  // 50+ cases, 3 drafts each
-  std::ofstream(dir / "manifest.json") << manifest.dump(1);
-  const std::string cmd = fmt::format(
-      "{} '{}' '{}/integration/triton_case_check.py' '{}' > '{}' 2>&1",
-      testing_util::kInterpretWithoutGpuEnv, problem::DefaultPython().string(), KE_TEST_DATA_DIR, (dir / "manifest.json").string(), (dir / "results.txt").string());
-  const int status = std::system(cmd.c_str());
-  std::istringstream results(ReadText(dir / "results.txt"));
-  size_t checked = 0;
-  for (std::string line; std::getline(results, line);) {
-    if (line.empty() || line[0] != '{') continue;
-    const auto r = nlohmann::json::parse(line);
-    ++checked;
-    EXPECT_TRUE(r.at("ok").get<bool>()) << r.at("module").get<std::string>() << ": "
-                                         << r.at("error").get<std::string>() << "\n"
-                                         << ReadText(r.at("module").get<std::string>());
-  }
-  EXPECT_EQ(checked, manifest.size()) << ReadText(dir / "results.txt");
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  testing_util::RunInterpretChecker("triton_case_check.py", dir, manifest);
   if (!::testing::Test::HasFailure()) fs::remove_all(dir);
 }
 

@@ -12,18 +12,17 @@ MANIFEST: [{"module": path, "check": "sized_program" | "embedding_bag", ...}, ..
   embedding_bag: {"mode": 0|1|2, "last": bool, "weighted": bool}; compared with
     torch.nn.functional.embedding_bag on bags of varying length (empty ones included),
     then run with an index past the table, which must not fail or touch other bags.
-Prints one JSON line per module ({"module", "ok", "error"}); exits 0 when all pass.
+Prints one JSON line per module ({"module", "ok", "error"}); exits 0 when all pass
+(triton_case_check.run_manifest).
 """
 import importlib.util
-import json
 import os
-import sys
-import traceback
 
 os.environ.setdefault("TRITON_INTERPRET", "1")
 
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
+from triton_case_check import run_manifest  # noqa: E402  (this folder is on sys.path)
 
 
 def load(path):
@@ -123,21 +122,12 @@ def check_index_add(module, item):
         module.kernelevolve_entry(inputs, [out])
 
 
-def main():
-    manifest = json.load(open(sys.argv[1]))
-    failures = 0
-    for item in manifest:
-        try:
-            module = load(item["module"])
-            {"sized_program": check_sized_program, "embedding_bag": check_embedding_bag,
-             "index_add": check_index_add}[item["check"]](module, item)
-            error = ""
-        except Exception:  # a module that raises or disagrees is a failure, with its traceback
-            error = traceback.format_exc(limit=3)
-        failures += bool(error)
-        print(json.dumps({"module": item["module"], "ok": not error, "error": error}), flush=True)
-    sys.exit(1 if failures else 0)
+def check_item(item):
+    module = load(item["module"])
+    {"sized_program": check_sized_program, "embedding_bag": check_embedding_bag,
+     "index_add": check_index_add}[item["check"]](module, item)
+    return ""
 
 
 if __name__ == "__main__":
-    main()
+    run_manifest(check_item)

@@ -3,10 +3,8 @@
 // embedding_bag and the index_add families, every draft, checked in one Python process
 // (tests/integration/triton_runtime_sizes_check.py) at sizes they were not generated for.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -14,12 +12,11 @@
 #include <nlohmann/json.hpp>
 
 #include "../unit/sized_test_program.h"
-#include "cli_test_util.h"
+#include "interpret_check.h"
 #include "operators/families/embedding_bag/triton_embedding_bag_template.h"
 #include "operators/families/index_add/triton_index_add_template.h"
 #include "operators/families/loop_nest/triton_loop_nest_template.h"
 #include "operators/ir/generalize.h"
-#include "problem/worker_client.h"
 
 namespace kernelevolve {
 namespace {
@@ -50,41 +47,12 @@ ir::TensorProgram SizedWithColumnWork(int64_t n) {
   return p;
 }
 
-/// Runs the checker on `manifest`; one EXPECT per module.
-void RunChecker(const fs::path& dir, const nlohmann::json& manifest) {
-  std::ofstream(dir / "manifest.json") << manifest.dump(1);
-  const std::string cmd = fmt::format("{} '{}' '{}/integration/triton_runtime_sizes_check.py' '{}' > '{}' 2>&1",
-                                      testing_util::kInterpretWithoutGpuEnv, problem::DefaultPython().string(),
-                                      KE_TEST_DATA_DIR, (dir / "manifest.json").string(),
-                                      (dir / "results.txt").string());
-  const int status = std::system(cmd.c_str());
-  std::istringstream results(testing_util::ReadFile(dir / "results.txt"));
-  size_t checked = 0;
-  for (std::string line; std::getline(results, line);) {
-    if (line.empty() || line[0] != '{') continue;
-    const auto r = nlohmann::json::parse(line);
-    ++checked;
-    EXPECT_TRUE(r.at("ok").get<bool>()) << r.at("module").get<std::string>() << ": "
-                                         << r.at("error").get<std::string>() << "\n"
-                                         << testing_util::ReadFile(r.at("module").get<std::string>());
-  }
-  EXPECT_EQ(checked, manifest.size()) << testing_util::ReadFile(dir / "results.txt");
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-}
-
-fs::path ScratchDir(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / fmt::format("ke_{}_{}", name, ::getpid());
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
-
 TEST(TritonRuntimeSizes, LoopNestServesSizesItWasNotLoweredFor) {
   const ir::GeneralizeResult r = ir::Generalize(SizedWithColumnWork(1), {SizedWithColumnWork(40), SizedWithColumnWork(7)});
   ASSERT_TRUE(r.program.has_value()) << r.unsupported;
   ASSERT_EQ(r.program->symbols.size(), 1u);
   families::TritonLoopNestTemplate tmpl(ir::PlanKernels(*r.program));
-  const fs::path dir = ScratchDir("triton_sizes");
+  const fs::path dir = testing_util::FreshTestDir("ke_triton_sizes");
   nlohmann::json manifest = nlohmann::json::array();
   int k = 0;
   for (const auto& knobs : tmpl.Drafts()) {
@@ -96,12 +64,12 @@ TEST(TritonRuntimeSizes, LoopNestServesSizesItWasNotLoweredFor) {
     manifest.push_back({{"module", module.string()}, {"check", "sized_program"}, {"sizes", {1, 5, 31, 40}},
                         {"refused", {41}}});
   }
-  RunChecker(dir, manifest);
+  testing_util::RunInterpretChecker("triton_runtime_sizes_check.py", dir, manifest);
   if (!::testing::Test::HasFailure()) fs::remove_all(dir);
 }
 
 TEST(TritonRuntimeSizes, EmbeddingBagMatchesTorchOnEveryModeAndDraft) {
-  const fs::path dir = ScratchDir("triton_embedding_bag");
+  const fs::path dir = testing_util::FreshTestDir("ke_triton_sizes");
   nlohmann::json manifest = nlohmann::json::array();
   using Mode = ir::EmbeddingBagSpec::Mode;
   struct Variant {
@@ -127,12 +95,12 @@ TEST(TritonRuntimeSizes, EmbeddingBagMatchesTorchOnEveryModeAndDraft) {
                           {"last", v.last}, {"weighted", v.weighted}});
     }
   }
-  RunChecker(dir, manifest);
+  testing_util::RunInterpretChecker("triton_runtime_sizes_check.py", dir, manifest);
   if (!::testing::Test::HasFailure()) fs::remove_all(dir);
 }
 
 TEST(TritonRuntimeSizes, IndexAddMatchesTorchInBothFormsOnEveryDraft) {
-  const fs::path dir = ScratchDir("triton_index_add");
+  const fs::path dir = testing_util::FreshTestDir("ke_triton_sizes");
   nlohmann::json manifest = nlohmann::json::array();
   struct Variant {
     bool segments, mean, self;
@@ -156,7 +124,7 @@ TEST(TritonRuntimeSizes, IndexAddMatchesTorchInBothFormsOnEveryDraft) {
                           {"mean", v.mean}, {"self", v.self}});
     }
   }
-  RunChecker(dir, manifest);
+  testing_util::RunInterpretChecker("triton_runtime_sizes_check.py", dir, manifest);
   if (!::testing::Test::HasFailure()) fs::remove_all(dir);
 }
 

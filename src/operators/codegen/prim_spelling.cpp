@@ -277,4 +277,20 @@ std::string CppHelpersFor(const std::string& code) {
   return out;
 }
 
+std::string SpellVar(Language lang, int var) {
+  if (!ir::IsSizeVar(var)) return fmt::format("i{}", var);
+  return fmt::format("{}s{}", lang == Language::kTriton ? "" : "ke_", var - ir::kFirstSizeVar);
+}
+
+std::string SpellSize(Language lang, const ir::Expr& e) {
+  if (e->kind == ir::ExprKind::kConst) return std::to_string(e->ivalue);
+  if (e->kind == ir::ExprKind::kVar) return SpellVar(lang, e->var);
+  if (e->kind == ir::ExprKind::kOp && e->args.size() == 2 &&
+      (e->op == ir::Prim::kAdd || e->op == ir::Prim::kSub || e->op == ir::Prim::kMul)) {
+    const char* op = e->op == ir::Prim::kAdd ? " + " : e->op == ir::Prim::kSub ? " - " : " * ";
+    return "(" + SpellSize(lang, e->args[0]) + op + SpellSize(lang, e->args[1]) + ")";
+  }
+  throw core::InternalError("not a size expression: " + ir::ExprText(e));
+}
+
 }  // namespace kernelevolve::operators::codegen

@@ -39,6 +39,14 @@ std::string SpellConstant(Language lang, const ir::ExprNode& constant);
 /// "tl.float32", "tl.int64", "tl.int1", ...
 std::string SpellType(Language lang, core::DType dtype);
 
+/// The name of var number `var`: a loop index i<k>, or a size read at run time
+/// (ir::IsSizeVar): ke_s<k> in C++, s<k> in Triton (a kernel argument).
+std::string SpellVar(Language lang, int var);
+
+/// A size expression (int64 constants, size symbols, +, -, *) as text of `lang`.
+/// Throws core::InternalError for any other expression.
+std::string SpellSize(Language lang, const ir::Expr& size);
+
 /// The helper functions the C++ spellings call (ke_floor_div, ke_rem, ke_ipow, ...),
 /// for those whose name occurs in `code`; empty when none does.
 std::string CppHelpersFor(const std::string& code);

@@ -27,22 +27,11 @@ using ir::ReduceOp;
 using ir::ScanOp;
 using ir::TensorDef;
 
-/// The C++ name of var number `var`: a loop index i<k>, or a size read at run time ke_s<k>.
-std::string VarName(int var) {
-  return ir::IsSizeVar(var) ? fmt::format("ke_s{}", var - ir::kFirstSizeVar) : fmt::format("i{}", var);
-}
+/// The C++ name of var number `var` (codegen::SpellVar).
+std::string VarName(int var) { return SpellVar(Language::kCppScalar, var); }
 
-/// A size expression (constants, size symbols, +, -, *) as C++ text.
-std::string SizeText(const Expr& e) {
-  if (e->kind == ExprKind::kConst) return std::to_string(e->ivalue);
-  if (e->kind == ExprKind::kVar) return VarName(e->var);
-  if (e->kind == ExprKind::kOp && e->args.size() == 2 &&
-      (e->op == ir::Prim::kAdd || e->op == ir::Prim::kSub || e->op == ir::Prim::kMul)) {
-    const char* op = e->op == ir::Prim::kAdd ? " + " : e->op == ir::Prim::kSub ? " - " : " * ";
-    return "(" + SizeText(e->args[0]) + op + SizeText(e->args[1]) + ")";
-  }
-  throw core::InternalError("loop_nest_cpp: not a size expression: " + ir::ExprText(e));
-}
+/// A size expression as C++ text (codegen::SpellSize).
+std::string SizeText(const Expr& e) { return SpellSize(Language::kCppScalar, e); }
 
 /// Prints expression DAGs as `const T vN = ...;` statements.
 class ExprPrinter {

@@ -49,23 +49,12 @@ std::string TorchDtype(DType d) {
 
 std::string Ty(DType d) { return SpellType(Language::kTriton, d); }
 
-/// The Python name of var number `var`: a loop index i<k>, or a size read at run time
-/// s<k> (a kernel argument, and a local of the entry).
-std::string VarName(int var) {
-  return ir::IsSizeVar(var) ? fmt::format("s{}", var - ir::kFirstSizeVar) : fmt::format("i{}", var);
-}
+/// The Python name of var number `var` (codegen::SpellVar): a loop index i<k>, or a
+/// size read at run time s<k> (a kernel argument, and a local of the entry).
+std::string VarName(int var) { return SpellVar(Language::kTriton, var); }
 
-/// A size expression (constants, size symbols, +, -, *) as Python text.
-std::string SizeText(const Expr& e) {
-  if (e->kind == ExprKind::kConst) return std::to_string(e->ivalue);
-  if (e->kind == ExprKind::kVar) return VarName(e->var);
-  if (e->kind == ExprKind::kOp && e->args.size() == 2 &&
-      (e->op == ir::Prim::kAdd || e->op == ir::Prim::kSub || e->op == ir::Prim::kMul)) {
-    const char* op = e->op == ir::Prim::kAdd ? " + " : e->op == ir::Prim::kSub ? " - " : " * ";
-    return "(" + SizeText(e->args[0]) + op + SizeText(e->args[1]) + ")";
-  }
-  throw core::InternalError("loop_nest_triton: not a size expression: " + ir::ExprText(e));
-}
+/// A size expression as Python text (codegen::SpellSize).
+std::string SizeText(const Expr& e) { return SpellSize(Language::kTriton, e); }
 
 /// The product of `extents` (folded where constant).
 Expr Product(const std::vector<Expr>& extents) {
