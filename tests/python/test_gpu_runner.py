@@ -341,3 +341,96 @@ def test_unknown_fixtures_mode_is_a_protocol_error(tmp_path: Path, monkeypatch: 
         WorkerSession().load_problem({"path": str(PROBLEMS_DIR / "relu.py"), "seeds": [0], "threads": 1,
                                       "fixtures_dir": str(tmp_path), "baseline": FAST_BASELINE,
                                       "overrides": {"batch_size": "2", "dim": "8"}})
+
+
+# Reads and writes past the buffers (guarded_buffers.py): every checked call's inputs and
+# outputs have poisoned guards before and after them.
+RELU_OK = '''
+import torch
+import triton
+import triton.language as tl
+
+@triton.jit
+def _relu(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask, other=0.0)
+    tl.store(y_ptr + offs, tl.maximum(x, 0.0), mask=mask)
+
+def kernelevolve_entry(inputs, outputs):
+    x, y = inputs[0], outputs[0]
+    n = x.numel()
+    _relu[(triton.cdiv(n, 128),)](x, y, n, BLOCK=128)
+'''
+
+
+@pytest.fixture(scope="module")
+def relu_runner(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunnerProcess]:
+    """A runner prepared for problems/level1/relu.py at 2 x 50 (100 elements: the one
+    program of 128 lanes has 28 lanes past the end)."""
+    out = tmp_path_factory.mktemp("relu_fixtures")
+    manifest = WorkerSession().load_problem({
+        "path": str(PROBLEMS_DIR / "relu.py"), "overrides": {"batch_size": "2", "dim": "50"},
+        "seeds": [0, 1], "fixtures_dir": str(out), "threads": 1, "baseline": FAST_BASELINE})["manifest_path"]
+    saved = os.environ.get("TRITON_INTERPRET")
+    if not HAS_GPU:
+        os.environ["TRITON_INTERPRET"] = "1"
+    try:
+        worker = WorkerProcess()
+    finally:
+        if saved is None:
+            os.environ.pop("TRITON_INTERPRET", None)
+        else:
+            os.environ["TRITON_INTERPRET"] = saved
+    prepared = worker.call("gpu_prepare", {"manifest_path": manifest, "compile": False})
+    assert prepared["seeds"] == 2
+    yield RunnerProcess(worker, prepared)
+    worker.close()
+
+
+def test_correct_candidate_passes_with_guarded_buffers(relu_runner: RunnerProcess, tmp_path: Path) -> None:
+    result = relu_runner.run({"candidate_path": _candidate(tmp_path, "relu_ok", RELU_OK), **FAST_TIMING})
+    assert result["status"] == "ok", result
+    assert result["correct"] is True
+    assert len(result["checks"]) == 2 + relu_runner.edge_cases and all(c["passed"] for c in result["checks"])
+
+
+def test_unmasked_read_past_an_input_is_incorrect_every_time(relu_runner: RunnerProcess, tmp_path: Path) -> None:
+    # y[i] = relu(x[i]) + 0 * x[i + 1], the + 1 read unmasked: x[n] is past the input.
+    # From plain allocations it read whatever followed (finite: y passes by chance); from
+    # the guard it reads NaN, and 0 * NaN is NaN, on every seed and every run.
+    source = RELU_OK.replace(
+        "    tl.store(y_ptr + offs, tl.maximum(x, 0.0), mask=mask)",
+        "    after = tl.load(x_ptr + offs + 1)\n"
+        "    tl.store(y_ptr + offs, tl.maximum(x, 0.0) + 0.0 * after, mask=mask)")
+    assert "after = tl.load(x_ptr + offs + 1)" in source
+    path = _candidate(tmp_path, "relu_peek", source)
+    for _ in range(3):
+        result = relu_runner.run({"candidate_path": path, **FAST_TIMING})
+        assert result["status"] == "incorrect", result
+        assert result["correct"] is False
+        assert "NaN where reference is finite" in result["message"]
+        seeds = [c for c in result["checks"] if not c["edge_case"]]
+        assert len(seeds) == 2
+        for c in seeds:  # only y[n - 1] read past the end
+            assert not c["passed"] and c["mismatches"] == 1 and c["first_mismatch"] == 99
+
+
+def test_write_one_past_an_output_is_rejected(relu_runner: RunnerProcess, tmp_path: Path) -> None:
+    # The store's mask is off by one: lane n writes y[n] = relu(0) = 0, past the output.
+    # Every element of y is right, so only the guard sees it.
+    source = RELU_OK.replace("tl.maximum(x, 0.0), mask=mask)", "tl.maximum(x, 0.0), mask=offs <= n)")
+    assert "mask=offs <= n" in source
+    result = relu_runner.run({"candidate_path": _candidate(tmp_path, "relu_past", source), **FAST_TIMING})
+    assert result["status"] == "rejected_by_check", result
+    assert result["correct"] is False
+    assert result["message"] == "wrote outside output.0: 4 byte(s) past its end changed (seed check)"
+
+
+def test_write_before_an_output_is_rejected(relu_runner: RunnerProcess, tmp_path: Path) -> None:
+    source = RELU_OK.replace("tl.store(y_ptr + offs, tl.maximum(x, 0.0), mask=mask)",
+                             "tl.store(y_ptr + offs, tl.maximum(x, 0.0), mask=mask)\n"
+                             "    tl.store(y_ptr + offs - 2, x * 0.0, mask=offs < 2)")
+    result = relu_runner.run({"candidate_path": _candidate(tmp_path, "relu_before", source), **FAST_TIMING})
+    assert result["status"] == "rejected_by_check", result
+    assert result["message"] == "wrote outside output.0: 8 byte(s) before its start changed (seed check)"

@@ -34,6 +34,7 @@ from . import problem_loader as loader
 from .compile_cache import CompiledBaselines, baseline_key
 from .gpu_checks import compare, fill_poison, same_bits
 from .gpu_timing import Clock, TimingConfig, time_interleaved
+from .guarded_buffers import first_guard_message, guarded_clone, guarded_empty
 from .phase_clock import PhaseClock
 from .protocol import ProblemError, ProtocolError, WorkerError, get_param
 from .candidate_kinds import CandidateLoadError, classify_exception, forget_candidate, load_candidate, own_kernels
@@ -311,11 +312,16 @@ class GpuRunner:
     def _check_set(self, entry: Callable[..., Any], pristine: list[torch.Tensor], refs: list[torch.Tensor],
                    k: int, edge: str, when: str) -> tuple[list[dict[str, Any]], str]:
         """Runs the candidate on one input set (seed k, or edge case ``edge`` with k = 0)
-        with poisoned outputs; returns (checks, cheat)."""
-        inputs = [t.clone() for t in pristine]
-        outs = set_shapes.output_buffers(self.manifest["outputs"], refs)
+        with poisoned outputs; returns (checks, cheat).
+
+        Inputs and outputs are guarded buffers (guarded_buffers.py): poison before and
+        after each, so a float read past an input is NaN (the output comes out wrong)
+        and a write outside any buffer is a cheat ("wrote outside output.0: ...")."""
+        inputs = [guarded_clone(t) for t in pristine]
+        outs = self._guarded_outputs(refs)
         for o in outs:
             fill_poison(o)
+        guarded = inputs + outs  # our own references: the candidate may rebind list items
         self.clock.synchronize()
         entry(inputs, outs)
         # Snapshot on the current stream: work the candidate left on another stream
@@ -324,6 +330,9 @@ class GpuRunner:
         self.clock.synchronize()
         overrides = self.manifest.get("tolerance", {})
         names = [t["name"] for t in self.manifest["outputs"]]
+        outside = first_guard_message(guarded, [t["name"] for t in self.manifest["inputs"]] + names)
+        if outside:
+            return [], f"{outside} ({when})"
         for spec, a, b in zip(self.manifest["inputs"], inputs, pristine):
             if not same_bits(a, b):
                 return [], f"mutated input {spec['name']} ({when})"
@@ -338,6 +347,14 @@ class GpuRunner:
                 return checks, ("outputs were complete only after a device-wide synchronize: work left "
                                 f"running on another stream after return ({when})")
         return checks, ""
+
+    def _guarded_outputs(self, refs: list[torch.Tensor]) -> list[torch.Tensor]:
+        """Guarded, uninitialized output buffers for one call: the shapes and dtypes of
+        set_shapes.output_buffers (a bounded output at its bound shape), asked of it on
+        the meta device so nothing is allocated twice."""
+        shapes = set_shapes.output_buffers(self.manifest["outputs"],
+                                           [torch.empty_like(r, device="meta") for r in refs])
+        return [guarded_empty(m.shape, m.dtype, r.device) for m, r in zip(shapes, refs)]
 
     def _stale_result(self, entry: Callable[..., Any], pristine: list[torch.Tensor], refs: list[torch.Tensor],
                       edge: str) -> str:
