@@ -12,6 +12,17 @@ MANIFEST: [{"module": path, "check": "sized_program" | "embedding_bag", ...}, ..
   embedding_bag: {"mode": 0|1|2, "last": bool, "weighted": bool}; compared with
     torch.nn.functional.embedding_bag on bags of varying length (empty ones included),
     then run with an index past the table, which must not fail or touch other bags.
+  case: {"case": path.safetensors}; compared with the recorded eager outputs
+    (triton_case_check.check).
+  bounded_case: {"case": ...} whose one output has a data-dependent length: run with the
+    exact-length output, then at a bound of twice its rows plus the int64 size tensor
+    (the prefix and the size must be right), then at a bound one row short (ValueError).
+  sort: {"dim", "descending", "k" (-1: sort), "outputs": [0 values | 1 indices, ...]};
+    compared with torch.sort(stable=True) (top-k: its first k) on float32 [3, L, 4]
+    and [2, 5, L] tensors with ties, -0.0 and NaN, for several L.
+  unique: {"outputs": [0 unique | 1 inverse | 2 counts, ...]}; compared with
+    torch.unique(sorted=True) on int64 [a, b] ids (negative ones, repeats; empty),
+    bounded and exact; a bound too small and a range too wide must raise ValueError.
 Prints one JSON line per module ({"module", "ok", "error"}); exits 0 when all pass
 (triton_case_check.run_manifest).
 """
@@ -22,7 +33,8 @@ os.environ.setdefault("TRITON_INTERPRET", "1")
 
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
-from triton_case_check import run_manifest  # noqa: E402  (this folder is on sys.path)
+from safetensors.torch import load_file  # noqa: E402
+from triton_case_check import check as check_recorded, ordered, run_manifest  # noqa: E402  (this folder is on sys.path)
 
 
 def load(path):
@@ -122,10 +134,99 @@ def check_index_add(module, item):
         module.kernelevolve_entry(inputs, [out])
 
 
+def expect_value_error(what, call):
+    try:
+        call()
+    except ValueError:
+        return
+    raise AssertionError(f"{what} was not refused with ValueError")
+
+
+def check_bounded_case(module, item):
+    error = check_recorded(item["module"], item["case"])
+    if error:
+        raise AssertionError(f"exact-length output: {error}")
+    tensors = load_file(item["case"])
+    inputs, (want,) = ordered(tensors, "in."), ordered(tensors, "out.")
+    rows = want.shape[0]
+    bounded = torch.full((2 * rows + 3, *want.shape[1:]), -7).to(want.dtype)
+    size = torch.full((want.dim(),), -1, dtype=torch.int64)
+    module.kernelevolve_entry(inputs, [bounded, size])
+    if size.tolist() != list(want.shape):
+        raise AssertionError(f"size tensor {size.tolist()}, expected {list(want.shape)}")
+    if not torch.equal(bounded[:rows], want):
+        raise AssertionError("the bounded output's prefix differs from eager's rows")
+    if rows > 0:
+        short = torch.empty((rows - 1, *want.shape[1:]), dtype=want.dtype)
+        expect_value_error("a bound one row short", lambda: module.kernelevolve_entry(inputs, [short, size]))
+
+
+def sort_reference(x, item):
+    values, indices = torch.sort(x, dim=item["dim"], descending=item["descending"], stable=True)
+    if item["k"] >= 0:
+        values = values.narrow(item["dim"], 0, item["k"])
+        indices = indices.narrow(item["dim"], 0, item["k"])
+    return [values, indices]
+
+
+def check_sort(module, item):
+    gen = torch.Generator().manual_seed(5)
+    for length in (1, 7, 33, 64):
+        if item["k"] > length:
+            continue
+        shape = [3, length, 4] if item["dim"] == 1 else [2, 5, length]
+        x = torch.round(torch.randn(shape, generator=gen) * 4) / 4  # ties
+        flat = x.view(-1)
+        flat[::11] = -0.0
+        flat[3::13] = float("nan")
+        want = sort_reference(x, item)
+        outs = [torch.full_like(want[o], float("nan")) if o == 0 else torch.full_like(want[o], -7)
+                for o in item["outputs"]]
+        module.kernelevolve_entry([x], outs)
+        for o, got in zip(item["outputs"], outs):
+            if o == 0:
+                close(got, want[0], f"L = {length}: values")
+            elif not torch.equal(got, want[1]):
+                raise AssertionError(f"L = {length}: {int((got != want[1]).sum())} indices differ")
+
+
+def check_unique(module, item):
+    gen = torch.Generator().manual_seed(11)
+    which = item["outputs"]
+    for shape in ((6, 50), (3, 7), (0, 4)):
+        x = torch.randint(-40, 60, shape, generator=gen) * 3
+        uniq, inverse, counts = torch.unique(x, sorted=True, return_inverse=True, return_counts=True)
+        want = [uniq, inverse, counts]
+        exact = [torch.full_like(want[o], -7) for o in which]
+        module.kernelevolve_entry([x], exact)
+        for o, got in zip(which, exact):
+            if not torch.equal(got, want[o]):
+                raise AssertionError(f"{shape}: output {o} (exact length) differs")
+        bound = x.numel() + 5
+        outs = [torch.full_like(want[o], -7) if o == 1 else torch.full((bound,), -7, dtype=torch.int64)
+                for o in which]
+        sizes = [torch.full((1,), -1, dtype=torch.int64) for o in which if o != 1]
+        module.kernelevolve_entry([x], outs + sizes)
+        for o, got in zip(which, outs):
+            if not torch.equal(got if o == 1 else got[:uniq.numel()], want[o]):
+                raise AssertionError(f"{shape}: output {o} (bounded) differs")
+        if any(int(s) != uniq.numel() for s in sizes):
+            raise AssertionError(f"{shape}: size tensors {[int(s) for s in sizes]}, expected {uniq.numel()}")
+        if sizes and uniq.numel() > 0:
+            short = [torch.full_like(want[o], -7) if o == 1 else torch.empty(uniq.numel() - 1, dtype=torch.int64)
+                     for o in which]
+            expect_value_error("a bound one short", lambda: module.kernelevolve_entry([x], short + sizes))
+    wide = torch.tensor([[0, 1 << 40]], dtype=torch.int64)
+    outs = [torch.empty((1, 2), dtype=torch.int64) if o == 1 else torch.empty(2, dtype=torch.int64) for o in which]
+    expect_value_error("ids spanning 2^40 values", lambda: module.kernelevolve_entry([wide], outs))
+
+
 def check_item(item):
+    if item["check"] == "case":
+        return check_recorded(item["module"], item["case"])
     module = load(item["module"])
-    {"sized_program": check_sized_program, "embedding_bag": check_embedding_bag,
-     "index_add": check_index_add}[item["check"]](module, item)
+    {"sized_program": check_sized_program, "embedding_bag": check_embedding_bag, "index_add": check_index_add,
+     "bounded_case": check_bounded_case, "sort": check_sort, "unique": check_unique}[item["check"]](module, item)
     return ""
 
 

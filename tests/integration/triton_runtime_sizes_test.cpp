@@ -1,12 +1,15 @@
 // Triton kernels whose sizes are read at run time (issue 19), under TRITON_INTERPRET=1
 // (no GPU): the loop-nest printer on a generalized program (ir::Generalize), the
-// embedding_bag and the index_add families, every draft, checked in one Python process
-// (tests/integration/triton_runtime_sizes_check.py) at sizes they were not generated for.
+// embedding_bag, index_add, sort, unique and masked_select families, every draft,
+// checked in one Python process per test (tests/integration/triton_runtime_sizes_check.py)
+// at sizes they were not generated for.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -16,6 +19,9 @@
 #include "operators/families/embedding_bag/triton_embedding_bag_template.h"
 #include "operators/families/index_add/triton_index_add_template.h"
 #include "operators/families/loop_nest/triton_loop_nest_template.h"
+#include "operators/families/masked_select/triton_masked_select_template.h"
+#include "operators/families/sort/triton_sort_template.h"
+#include "operators/families/unique/triton_unique_template.h"
 #include "operators/ir/generalize.h"
 
 namespace kernelevolve {
@@ -122,6 +128,101 @@ TEST(TritonRuntimeSizes, IndexAddMatchesTorchInBothFormsOnEveryDraft) {
       std::ofstream(module) << tmpl.Generate(knobs);
       manifest.push_back({{"module", module.string()}, {"check", "index_add"}, {"segments", v.segments},
                           {"mean", v.mean}, {"self", v.self}});
+    }
+  }
+  testing_util::RunInterpretChecker("triton_runtime_sizes_check.py", dir, manifest);
+  if (!::testing::Test::HasFailure()) fs::remove_all(dir);
+}
+
+const fs::path kCases = fs::path(KE_TEST_DATA_DIR) / "unit" / "data" / "loop_nest";
+
+core::OpGraph CaseGraph(const std::string& name) {
+  std::ifstream in(kCases / (name + ".json"));
+  if (!in) ADD_FAILURE() << "missing " << (kCases / (name + ".json"));
+  return core::OpGraphFromJson(nlohmann::json::parse(in));
+}
+
+TEST(TritonRuntimeSizes, SortAndTopKMatchTorchOnEveryDraft) {
+  const fs::path dir = testing_util::FreshTestDir("ke_triton_sizes");
+  nlohmann::json manifest = nlohmann::json::array();
+  int k = 0;
+  // Recorded cases: a stable descending sort with NaN and ties; topk(smallest) along dim 0.
+  for (const std::string name : {"sort_desc_nan_ties", "topk_smallest_dim0"}) {
+    const auto match = families::MatchTritonSort(CaseGraph(name));
+    ASSERT_TRUE(match.has_value() && match->tmpl != nullptr) << name;
+    EXPECT_EQ(match->tmpl->Name(), "triton_sort");
+    for (const auto& knobs : match->tmpl->Drafts()) {
+      const fs::path module = dir / fmt::format("sort_{}.py", k++);
+      std::ofstream(module) << match->tmpl->Generate(knobs);
+      manifest.push_back({{"module", module.string()}, {"check", "case"},
+                          {"case", (kCases / (name + ".safetensors")).string()}});
+    }
+  }
+  // Hand-built: every order and output subset at rows of several lengths (ties, -0.0,
+  // NaN, a row longer than any power of two below it), along the last and a middle dim.
+  struct Variant {
+    int dim;
+    bool descending;
+    int64_t k;
+    std::vector<int> outputs;
+  };
+  for (const Variant& v : {Variant{2, false, -1, {0, 1}}, Variant{1, true, -1, {1}}, Variant{2, true, 5, {0, 1}},
+                           Variant{1, false, 3, {0}}}) {
+    ir::SortSpec spec;
+    spec.rank = 3;
+    spec.dim = v.dim;
+    spec.descending = v.descending;
+    spec.k = v.k;
+    spec.outputs = v.outputs;
+    families::TritonSortTemplate tmpl(spec);
+    const auto knobs = tmpl.Drafts().front();
+    const fs::path module = dir / fmt::format("sort_{}.py", k++);
+    std::ofstream(module) << tmpl.Generate(knobs);
+    manifest.push_back({{"module", module.string()}, {"check", "sort"}, {"dim", v.dim}, {"descending", v.descending},
+                        {"k", v.k}, {"outputs", v.outputs}});
+  }
+  testing_util::RunInterpretChecker("triton_runtime_sizes_check.py", dir, manifest);
+  if (!::testing::Test::HasFailure()) fs::remove_all(dir);
+}
+
+TEST(TritonRuntimeSizes, UniqueMatchesTorchWithBoundedAndExactOutputs) {
+  const fs::path dir = testing_util::FreshTestDir("ke_triton_sizes");
+  nlohmann::json manifest = nlohmann::json::array();
+  using O = ir::UniqueOutput;
+  int k = 0;
+  for (const std::vector<O>& outputs : {std::vector<O>{O::kValues, O::kInverse, O::kCounts}, std::vector<O>{O::kValues},
+                                        std::vector<O>{O::kCounts, O::kInverse}}) {
+    ir::UniqueSpec spec;
+    spec.rank = 2;
+    spec.outputs = outputs;
+    families::TritonUniqueTemplate tmpl(spec);
+    std::vector<int> which;
+    for (O o : outputs) which.push_back(static_cast<int>(o));
+    for (const auto& knobs : tmpl.Drafts()) {
+      const fs::path module = dir / fmt::format("unique_{}.py", k++);
+      std::ofstream(module) << tmpl.Generate(knobs);
+      manifest.push_back({{"module", module.string()}, {"check", "unique"}, {"outputs", which}});
+    }
+  }
+  testing_util::RunInterpretChecker("triton_runtime_sizes_check.py", dir, manifest);
+  if (!::testing::Test::HasFailure()) fs::remove_all(dir);
+}
+
+TEST(TritonRuntimeSizes, MaskedSelectPacksRowsInOrderWithBoundedAndExactOutputs) {
+  const fs::path dir = testing_util::FreshTestDir("ke_triton_sizes");
+  nlohmann::json manifest = nlohmann::json::array();
+  int k = 0;
+  // A comparison mask over a 1-D float tensor, a length mask over the first two dims of
+  // a 3-D one, a bool input over an int64 tensor (tests/unit/data/loop_nest/families).
+  for (const std::string name : {"masked_select_compare", "masked_select_lengths", "masked_select_int_rows"}) {
+    const auto match = families::MatchTritonMaskedSelect(CaseGraph("families/" + name), {});
+    ASSERT_TRUE(match.has_value() && match->tmpl != nullptr) << name << ": " << (match ? match->unsupported : "");
+    EXPECT_EQ(match->tmpl->Name(), "triton_masked_select");
+    for (const auto& knobs : match->tmpl->Drafts()) {
+      const fs::path module = dir / fmt::format("masked_{}.py", k++);
+      std::ofstream(module) << match->tmpl->Generate(knobs);
+      manifest.push_back({{"module", module.string()}, {"check", "bounded_case"},
+                          {"case", (kCases / "families" / (name + ".safetensors")).string()}});
     }
   }
   testing_util::RunInterpretChecker("triton_runtime_sizes_check.py", dir, manifest);

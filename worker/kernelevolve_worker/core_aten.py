@@ -94,6 +94,10 @@ KEEP: frozenset[str] = frozenset({
     # segment ids of a jagged segment sum (ir/index_add.cpp); a data-dependent size,
     # which core_aten_decompositions() leaves as it is
     "aten.repeat_interleave.Tensor",
+    # sort and unique families (ir/sort.cpp, ir/unique.cpp): a stable sort and unique
+    # with inverse / counts, which core_aten_decompositions() leaves as they are
+    "aten._unique2.default",
+    "aten.sort.stable",
     # resampling (lower_core_sample.cpp): F.interpolate(mode="bilinear") captures to
     # this non-core overload, which core_aten_decompositions() leaves as it is
     "aten.upsample_bilinear2d.default",

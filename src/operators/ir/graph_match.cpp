@@ -1,8 +1,8 @@
-#include "operators/families/graph_match.h"
+#include "operators/ir/graph_match.h"
 
 #include <algorithm>
 
-namespace kernelevolve::operators::families {
+namespace kernelevolve::operators::ir {
 
 const core::OpNode* LoneCall(const core::OpGraph& graph, const std::vector<std::string>& targets) {
   const core::OpNode* call = nullptr;
@@ -48,4 +48,4 @@ std::optional<bool> ConstBool(const core::OpNode& call, const std::string& name,
   return arg->value.get<bool>();
 }
 
-}  // namespace kernelevolve::operators::families
+}  // namespace kernelevolve::operators::ir

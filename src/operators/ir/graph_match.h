@@ -10,7 +10,7 @@
 
 #include "core/op_graph.h"
 
-namespace kernelevolve::operators::families {
+namespace kernelevolve::operators::ir {
 
 /// The graph's one call whose target is in `targets` when every other call is a
 /// getitem and the graph has outputs; nullptr otherwise (none, two, or other ops).
@@ -32,4 +32,4 @@ std::optional<int64_t> ConstInt(const core::OpNode& call, const std::string& nam
 /// it is a ref or not a bool.
 std::optional<bool> ConstBool(const core::OpNode& call, const std::string& name, bool fallback);
 
-}  // namespace kernelevolve::operators::families
+}  // namespace kernelevolve::operators::ir

@@ -5,6 +5,9 @@
 #include "operators/families/embedding_bag/triton_embedding_bag_template.h"
 #include "operators/families/index_add/triton_index_add_template.h"
 #include "operators/families/loop_nest/triton_loop_nest_template.h"
+#include "operators/families/masked_select/triton_masked_select_template.h"
+#include "operators/families/sort/triton_sort_template.h"
+#include "operators/families/unique/triton_unique_template.h"
 #include "operators/template/triton_matmul.h"
 #include "operators/template/cuda_reduction.h"
 #include "operators/template/triton_pointwise.h"
@@ -194,6 +197,12 @@ TemplateMatch MatchTritonTemplate(const core::Problem& problem) {
   if (auto match = families::MatchTritonEmbeddingBag(graph)) return std::move(*match);
   // Rows accumulated by index or by segment (index_add, jagged segment sum / mean).
   if (auto match = families::MatchTritonIndexAdd(graph)) return std::move(*match);
+  // A lone sort / topk (float32 rows), unique (int64) or x[mask]: their own families,
+  // whose kernels read sizes at run time (masked_select and unique write data-dependent
+  // lengths, docs/abi.md).
+  if (auto match = families::MatchTritonSort(graph)) return std::move(*match);
+  if (auto match = families::MatchTritonUnique(graph)) return std::move(*match);
+  if (auto match = families::MatchTritonMaskedSelect(graph, problem.shape_graphs)) return std::move(*match);
   // Inputs of other sizes on other input sets (jagged values, bags of varying length):
   // the specialized Triton families bake the first set's sizes, so the loop nest, which
   // reads the sizes that differ at run time, takes the graph.

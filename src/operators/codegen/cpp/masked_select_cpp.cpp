@@ -6,7 +6,7 @@
 
 namespace kernelevolve::operators::codegen {
 
-std::string PrintMaskedSelectCpp(const MaskedSelectSpec& s, const MaskedSelectSchedule& k, const std::string& header,
+std::string PrintMaskedSelectCpp(const ir::MaskedSelectSpec& s, const MaskedSelectSchedule& k, const std::string& header,
                                  const std::string& mask_program) {
   std::string out = header + mask_program + "\n#include <new>\n";
   if (k.threads_all) out += templates::ThreadHelpers();

@@ -12,14 +12,10 @@
 
 #include <string>
 
+#include "operators/ir/masked_select.h"
+
 namespace kernelevolve::operators::codegen {
 
-struct MaskedSelectSpec {
-  int self = -1;       // ABI input selected from, of rank `rank` (any ABI dtype: rows are copied as bytes)
-  int rank = 1;        // its rank
-  int mask_rank = 1;   // the mask covers its first mask_rank dims; the rest form a row
-  int num_inputs = 0;  // ABI inputs the entry expects (at least)
-};
 
 /// `threads_all`: the mask program on all threads, and the compaction in two parallel
 /// sweeps over one block of rows per thread (count, then copy at the block's prefix
@@ -34,7 +30,7 @@ struct MaskedSelectSchedule {
 /// shapes that do not fit (a row other than the input's, an exact-length output of
 /// another count), 5 more selected rows than the bound holds, 6 when the mask buffer
 /// cannot be allocated, or ke_mask's own code. `header` is pasted first.
-std::string PrintMaskedSelectCpp(const MaskedSelectSpec& spec, const MaskedSelectSchedule& schedule,
+std::string PrintMaskedSelectCpp(const ir::MaskedSelectSpec& spec, const MaskedSelectSchedule& schedule,
                                  const std::string& header, const std::string& mask_program);
 
 }  // namespace kernelevolve::operators::codegen

@@ -6,6 +6,8 @@
 #include "operators/template/kernel_template.h"
 
 namespace kernelevolve::operators::codegen {
+
+using ir::SortSpec;
 namespace {
 
 /// ke_before(a, b): a comes strictly before b in the order (NaN largest). ke_key(v): an

@@ -13,21 +13,10 @@
 #include <string>
 #include <vector>
 
-#include "core/dtype.h"
+#include "operators/ir/sort.h"
 
 namespace kernelevolve::operators::codegen {
 
-struct SortSpec {
-  core::DType dtype = core::DType::kFloat32;  // float32 or int64
-  int input = 0;           // ABI input index of the tensor sorted
-  int rank = 1;            // its rank (>= 1)
-  int dim = 0;             // the dim sorted along, in [0, rank)
-  bool descending = false;  // sort: descending; topk: largest
-  int64_t k = -1;          // topk: the number kept (the first k of the order); -1: sort (all)
-  int num_inputs = 1;      // ABI inputs the entry expects (at least)
-  /// Per ABI output: 0 the values, 1 the int64 indices (a graph may return either or both).
-  std::vector<int> outputs;
-};
 
 /// How each row is ordered:
 ///   kStableSort  std::stable_sort of positions by value (merge sort, O(n log n));
@@ -57,6 +46,6 @@ const char* SortAlgorithmName(SortAlgorithm a);
 /// tensor count, 2 a wrong dtype or rank, 3 an output shape other than the input's with
 /// the sorted dim replaced by k (or k larger than that dim), 4 a tensor not dense
 /// row-major, 6 when scratch memory cannot be allocated. `header` is pasted first.
-std::string PrintSortCpp(const SortSpec& spec, const SortSchedule& schedule, const std::string& header);
+std::string PrintSortCpp(const ir::SortSpec& spec, const SortSchedule& schedule, const std::string& header);
 
 }  // namespace kernelevolve::operators::codegen

@@ -10,6 +10,9 @@
 #include "operators/template/kernel_template.h"
 
 namespace kernelevolve::operators::codegen {
+
+using ir::UniqueSpec;
+using ir::UniqueOutput;
 namespace {
 
 UniqueParts PartsOf(const UniqueSpec& s, const UniqueSchedule& k) {

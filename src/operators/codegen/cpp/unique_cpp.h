@@ -22,21 +22,10 @@
 #include <string>
 #include <vector>
 
-#include "core/dtype.h"
+#include "operators/ir/unique.h"
 
 namespace kernelevolve::operators::codegen {
 
-/// What an output of aten._unique2 is (its getitem index).
-enum class UniqueOutput { kValues = 0, kInverse = 1, kCounts = 2 };
-
-struct UniqueSpec {
-  core::DType dtype = core::DType::kInt64;  // float32 or int64
-  int input = 0;       // ABI input index of the tensor
-  int rank = 1;        // its rank (>= 0; it is flattened)
-  int num_inputs = 1;  // ABI inputs the entry expects (at least)
-  /// The forward() outputs in order, each a different one of the three.
-  std::vector<UniqueOutput> outputs;
-};
 
 /// How the distinct values are found:
 ///   kStableSort  std::stable_sort of the positions by value (of the values themselves
@@ -75,6 +64,6 @@ const char* UniqueAlgorithmName(UniqueAlgorithm a);
 /// gives that: the problem's OUTPUT_BOUNDS is too small), 6 when scratch memory cannot
 /// be allocated. `header` is pasted first. Throws InternalError for a spec with no
 /// outputs, or kCounting on float32.
-std::string PrintUniqueCpp(const UniqueSpec& spec, const UniqueSchedule& schedule, const std::string& header);
+std::string PrintUniqueCpp(const ir::UniqueSpec& spec, const UniqueSchedule& schedule, const std::string& header);
 
 }  // namespace kernelevolve::operators::codegen

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "operators/codegen/triton/compaction_triton.h"
+
 namespace kernelevolve::operators::codegen {
 namespace {
 
@@ -42,19 +44,6 @@ def _finish(acc, base, y, total, FILL: tl.constexpr, HAS_SELF: tl.constexpr, BLO
 
 constexpr const char* kSegmentKernels = R"PY(
 @triton.jit
-def _offsets(lengths, off, segments, BLOCK: tl.constexpr):
-    carry = tl.zeros([1], tl.int64)
-    tl.store(off + tl.arange(0, 1), carry)
-    for s0 in range(0, segments, BLOCK):
-        s = s0 + tl.arange(0, BLOCK)
-        l = tl.load(lengths + s, mask=s < segments, other=0)
-        l = tl.maximum(l, 0)
-        c = tl.cumsum(l, 0) + carry
-        tl.store(off + s + 1, c, mask=s < segments)
-        carry = carry + tl.sum(l, 0)
-
-
-@triton.jit
 def _segments(v, off, base, y, segments, width, n, FILL: tl.constexpr, HAS_SELF: tl.constexpr,
               ALPHA: tl.constexpr, SCALED: tl.constexpr, MEAN: tl.constexpr, ACC: tl.constexpr,
               GATHER: tl.constexpr, BLOCK: tl.constexpr):
@@ -94,7 +83,7 @@ std::string Check(const std::string& t, const std::string& name, const std::stri
 
 std::string PrintIndexAddTriton(const ir::IndexAddSpec& s, const IndexAddTritonSchedule& k, const std::string& header) {
   std::string out = header + "import torch\nimport triton\nimport triton.language as tl\n" +
-                    (s.segments ? kSegmentKernels : kIndexKernels);
+                    (s.segments ? StreamCompactionTriton() + kSegmentKernels : std::string(kIndexKernels));
   const std::string acc = k.double_accumulator ? "float64" : "float32";
   const std::string alpha = fmt::format("ALPHA={}, SCALED={}", s.scaled ? fmt::format("{:.17g}", s.alpha) : "1.0",
                                         s.scaled ? "True" : "False");
@@ -123,7 +112,7 @@ std::string PrintIndexAddTriton(const ir::IndexAddSpec& s, const IndexAddTritonS
     }
     out += "    if rows == 0 or width == 0:\n        return\n";
     out += "    off = torch.empty(segments + 1, dtype=torch.int64, device=y.device)\n"
-           "    _offsets[(1,)](lengths, off, segments, BLOCK=1024)\n";
+           "    _ke_exclusive_scan[(1,)](lengths, off, segments, BLOCK=1024)\n";
     out += fmt::format(
         "    block = min({block}, triton.next_power_of_2(width))\n"
         "    _segments[(rows, triton.cdiv(width, block))](v, off, {base}, y, segments, width, n, {fill}, {alpha},\n"

@@ -203,7 +203,7 @@ class Emitter {
       kernels += Kernel(d, launch) + "\n\n";
       launches += launch;
     }
-    std::string entry = "def kernelevolve_entry(inputs, outputs):\n";
+    std::string entry = fmt::format("def {}(inputs, outputs):\n", s_.entry_name);
     for (const TensorDef& d : p.defs) {
       if (d.kind == DefKind::kInput) entry += fmt::format("    t{} = inputs[{}]\n", d.id, d.abi_index);
     }

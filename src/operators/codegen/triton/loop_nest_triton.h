@@ -20,6 +20,9 @@ struct TritonLoopNestSchedule {
   /// "accumulator": float32 sums, products and their scans accumulate in float64 and
   /// round once when stored (ir::AccumulatesFloat32).
   bool double_accumulator = true;
+  /// The entry's name: another module that embeds this program (the mask of a
+  /// masked_select) calls it by this name.
+  std::string entry_name = "kernelevolve_entry";
 };
 
 /// The whole Python module after the generated header: imports, the kernels and

@@ -20,7 +20,7 @@ namespace kernelevolve::operators::families {
 
 class MaskedSelectTemplate : public templates::KernelTemplate {
  public:
-  MaskedSelectTemplate(codegen::MaskedSelectSpec spec, ir::KernelPlan mask_plan, bool multithread);
+  MaskedSelectTemplate(ir::MaskedSelectSpec spec, ir::KernelPlan mask_plan, bool multithread);
 
   std::string Name() const override { return "masked_select"; }
   const templates::KnobSpace& Space() const override { return space_; }
@@ -30,7 +30,7 @@ class MaskedSelectTemplate : public templates::KernelTemplate {
   std::string Generate(const nlohmann::json& knobs) const override;
 
  private:
-  codegen::MaskedSelectSpec spec_;
+  ir::MaskedSelectSpec spec_;
   ir::KernelPlan mask_plan_;
   bool multithread_;
   templates::KnobSpace space_;

@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include "operators/families/graph_match.h"
 
 namespace kernelevolve::operators::families {
 namespace {
@@ -11,16 +10,16 @@ using codegen::SortAlgorithm;
 using templates::KnobDim;
 using templates::KnobSpace;
 
-bool IsTopK(const codegen::SortSpec& s) { return s.k >= 0; }
+bool IsTopK(const ir::SortSpec& s) { return s.k >= 0; }
 
-std::vector<SortAlgorithm> Algorithms(const codegen::SortSpec& s) {
+std::vector<SortAlgorithm> Algorithms(const ir::SortSpec& s) {
   if (IsTopK(s)) {
     return {SortAlgorithm::kPartialSort, SortAlgorithm::kInsertion, SortAlgorithm::kNthElement, SortAlgorithm::kRadix};
   }
   return {SortAlgorithm::kStableSort, SortAlgorithm::kIntroSort, SortAlgorithm::kRadix};
 }
 
-KnobSpace SortKnobSpace(const codegen::SortSpec& s, bool multithread) {
+KnobSpace SortKnobSpace(const ir::SortSpec& s, bool multithread) {
   std::vector<nlohmann::json> names;
   for (SortAlgorithm a : Algorithms(s)) names.emplace_back(codegen::SortAlgorithmName(a));
   std::vector<KnobDim> dims;
@@ -40,7 +39,7 @@ SortAlgorithm AlgorithmNamed(const std::string& name) {
 
 }  // namespace
 
-SortTemplate::SortTemplate(codegen::SortSpec spec, bool multithread)
+SortTemplate::SortTemplate(ir::SortSpec spec, bool multithread)
     : spec_(std::move(spec)), multithread_(multithread), space_(SortKnobSpace(spec_, multithread)) {}
 
 std::vector<nlohmann::json> SortTemplate::Drafts() const {
@@ -76,32 +75,9 @@ std::string SortTemplate::Generate(const nlohmann::json& knobs) const {
 }
 
 std::optional<templates::TemplateMatch> MatchSort(const core::OpGraph& graph, bool multithread) {
-  const core::OpNode* call = LoneCall(graph, {"aten.sort.default", "aten.sort.stable", "aten.topk.default"});
-  const core::OpNode* input = call != nullptr ? InputOperand(graph, *call, "self") : nullptr;
-  if (input == nullptr || input->shape.empty()) return std::nullopt;
-  codegen::SortSpec spec;
-  spec.dtype = input->dtype;
-  if (spec.dtype != core::DType::kFloat32 && spec.dtype != core::DType::kInt64) return std::nullopt;
-  spec.input = input->abi_index;
-  spec.num_inputs = input->abi_index + 1;
-  spec.rank = static_cast<int>(input->shape.size());
-  const bool topk = call->target == "aten.topk.default";
-  const auto dim = ConstInt(*call, "dim", -1);
-  const auto order = ConstInt(*call, topk ? "largest" : "descending", topk ? 1 : 0);
-  if (!dim || !order || *dim < -spec.rank || *dim >= spec.rank) return std::nullopt;
-  spec.dim = static_cast<int>(*dim < 0 ? *dim + spec.rank : *dim);
-  spec.descending = *order != 0;
-  if (topk) {
-    const auto k = ConstInt(*call, "k", -1);
-    if (!k || *k < 0) return std::nullopt;
-    spec.k = *k;
-  }
-  for (const std::string& name : graph.outputs) {
-    const int which = ResultIndex(graph, name, *call);
-    if (which != 0 && which != 1) return std::nullopt;
-    spec.outputs.push_back(which);
-  }
-  return templates::TemplateMatch{std::make_unique<SortTemplate>(std::move(spec), multithread), ""};
+  std::optional<ir::SortSpec> spec = ir::MatchSort(graph);
+  if (!spec) return std::nullopt;
+  return templates::TemplateMatch{std::make_unique<SortTemplate>(std::move(*spec), multithread), ""};
 }
 
 }  // namespace kernelevolve::operators::families

@@ -18,7 +18,7 @@ namespace kernelevolve::operators::families {
 
 class SortTemplate : public templates::KernelTemplate {
  public:
-  SortTemplate(codegen::SortSpec spec, bool multithread);
+  SortTemplate(ir::SortSpec spec, bool multithread);
 
   std::string Name() const override { return "sort"; }
   const templates::KnobSpace& Space() const override { return space_; }
@@ -29,7 +29,7 @@ class SortTemplate : public templates::KernelTemplate {
   std::string Generate(const nlohmann::json& knobs) const override;
 
  private:
-  codegen::SortSpec spec_;
+  ir::SortSpec spec_;
   bool multithread_;
   templates::KnobSpace space_;
 };

@@ -2,26 +2,25 @@
 
 #include <fmt/format.h>
 
-#include "operators/families/graph_match.h"
 
 namespace kernelevolve::operators::families {
 namespace {
 
 using codegen::UniqueAlgorithm;
-using codegen::UniqueOutput;
+using ir::UniqueOutput;
 using templates::KnobDim;
 using templates::KnobSpace;
 
-bool IsFloat(const codegen::UniqueSpec& s) { return s.dtype == core::DType::kFloat32; }
+bool IsFloat(const ir::UniqueSpec& s) { return s.dtype == core::DType::kFloat32; }
 
 /// Counting needs integer values (a table slot per value of [min, max]).
-std::vector<UniqueAlgorithm> Algorithms(const codegen::UniqueSpec& s) {
+std::vector<UniqueAlgorithm> Algorithms(const ir::UniqueSpec& s) {
   if (IsFloat(s)) return {UniqueAlgorithm::kStableSort, UniqueAlgorithm::kIntroSort, UniqueAlgorithm::kRadix};
   return {UniqueAlgorithm::kStableSort, UniqueAlgorithm::kIntroSort, UniqueAlgorithm::kRadix,
           UniqueAlgorithm::kCounting};
 }
 
-KnobSpace UniqueKnobSpace(const codegen::UniqueSpec& s, bool multithread) {
+KnobSpace UniqueKnobSpace(const ir::UniqueSpec& s, bool multithread) {
   std::vector<nlohmann::json> names;
   for (UniqueAlgorithm a : Algorithms(s)) names.emplace_back(codegen::UniqueAlgorithmName(a));
   std::vector<KnobDim> dims;
@@ -39,18 +38,10 @@ UniqueAlgorithm AlgorithmNamed(const std::string& name) {
   return UniqueAlgorithm::kStableSort;  // unreachable: Canonical() checked the value
 }
 
-std::string OutputName(UniqueOutput o) {
-  switch (o) {
-    case UniqueOutput::kValues: return "unique";
-    case UniqueOutput::kInverse: return "inverse";
-    case UniqueOutput::kCounts: return "counts";
-  }
-  return "?";
-}
 
 }  // namespace
 
-UniqueTemplate::UniqueTemplate(codegen::UniqueSpec spec, bool multithread)
+UniqueTemplate::UniqueTemplate(ir::UniqueSpec spec, bool multithread)
     : spec_(std::move(spec)), multithread_(multithread), space_(UniqueKnobSpace(spec_, multithread)) {}
 
 std::vector<nlohmann::json> UniqueTemplate::Drafts() const {
@@ -79,7 +70,7 @@ std::string UniqueTemplate::Generate(const nlohmann::json& knobs) const {
   schedule.threads_all = k.at("threads") == "all";
   if (k.contains("digit_bits")) schedule.digit_bits = k.at("digit_bits").get<int>();
   std::string outputs;
-  for (UniqueOutput o : spec_.outputs) outputs += (outputs.empty() ? "" : ", ") + OutputName(o);
+  for (UniqueOutput o : spec_.outputs) outputs += (outputs.empty() ? "" : ", ") + std::string(ir::UniqueOutputName(o));
   const std::string what = fmt::format(
       "torch.unique(sorted=True) of a {} tensor of rank {} (flattened): {};\n"
       "sizes read from the tensors at run time.",
@@ -93,31 +84,9 @@ std::string UniqueTemplate::Generate(const nlohmann::json& knobs) const {
 }
 
 std::optional<templates::TemplateMatch> MatchUnique(const core::OpGraph& graph, bool multithread) {
-  const core::OpNode* call = LoneCall(graph, {"aten._unique2.default"});
-  const core::OpNode* input = call != nullptr ? InputOperand(graph, *call, "self") : nullptr;
-  if (input == nullptr) return std::nullopt;
-  codegen::UniqueSpec spec;
-  spec.dtype = input->dtype;
-  if (spec.dtype != core::DType::kFloat32 && spec.dtype != core::DType::kInt64) return std::nullopt;
-  spec.input = input->abi_index;
-  spec.num_inputs = input->abi_index + 1;
-  spec.rank = static_cast<int>(input->shape.size());
-  // sorted=False leaves the order to the implementation (torch.unique's docs).
-  const auto sorted = ConstBool(*call, "sorted", true);
-  const auto inverse = ConstBool(*call, "return_inverse", false);
-  const auto counts = ConstBool(*call, "return_counts", false);
-  if (!sorted || !*sorted || !inverse || !counts) return std::nullopt;
-  for (const std::string& name : graph.outputs) {
-    const int which = ResultIndex(graph, name, *call);
-    // Without its flag, an inverse or counts output is an empty placeholder.
-    if (which < 0 || which > 2 || (which == 1 && !*inverse) || (which == 2 && !*counts)) return std::nullopt;
-    const auto o = static_cast<UniqueOutput>(which);
-    for (UniqueOutput seen : spec.outputs) {
-      if (seen == o) return std::nullopt;  // the same output twice
-    }
-    spec.outputs.push_back(o);
-  }
-  return templates::TemplateMatch{std::make_unique<UniqueTemplate>(std::move(spec), multithread), ""};
+  std::optional<ir::UniqueSpec> spec = ir::MatchUnique(graph);
+  if (!spec) return std::nullopt;
+  return templates::TemplateMatch{std::make_unique<UniqueTemplate>(std::move(*spec), multithread), ""};
 }
 
 }  // namespace kernelevolve::operators::families

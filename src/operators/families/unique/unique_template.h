@@ -18,7 +18,7 @@ namespace kernelevolve::operators::families {
 
 class UniqueTemplate : public templates::KernelTemplate {
  public:
-  UniqueTemplate(codegen::UniqueSpec spec, bool multithread);
+  UniqueTemplate(ir::UniqueSpec spec, bool multithread);
 
   std::string Name() const override { return "unique"; }
   const templates::KnobSpace& Space() const override { return space_; }
@@ -29,7 +29,7 @@ class UniqueTemplate : public templates::KernelTemplate {
   std::string Generate(const nlohmann::json& knobs) const override;
 
  private:
-  codegen::UniqueSpec spec_;
+  ir::UniqueSpec spec_;
   bool multithread_;
   templates::KnobSpace space_;
 };

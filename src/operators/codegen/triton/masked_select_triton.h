@@ -1,0 +1,31 @@
+// The Triton printer of the "masked_select" family (families/masked_select): x[mask],
+// the rows of an ABI input whose mask (over its first mask_rank dims) is true,
+// concatenated in order. The mask comes from a loop-nest program (ir/masked_select.h,
+// printed by loop_nest_triton.h into a function of this module); the rows are then packed
+// by a stream compaction (compaction_triton.h): per-block counts of the mask, one scan,
+// and a copy of each selected row to its rank. The entry reads the count back to the
+// host (one synchronization, as eager's nonzero does) to check it against the output.
+//
+// Output ABI (docs/abi.md): with two outputs, output 0 is bounded (its first dim is the
+// bound) and output 1 its int64 size tensor [ndim], which the entry fills with the actual
+// shape; with one output, its first dim must be the count. Errors raise ValueError.
+#pragma once
+
+#include <string>
+
+#include "operators/ir/masked_select.h"
+
+namespace kernelevolve::operators::codegen {
+
+struct MaskedSelectTritonSchedule {
+  int block = 1024;   // "block": mask elements (rows of x) a program packs
+  int num_warps = 4;  // "num_warps"
+};
+
+/// The whole module after `header`: `mask_program` (a Triton loop-nest module whose entry
+/// is named `_ke_mask`, writing the bool mask as its one output), the compaction kernels
+/// and kernelevolve_entry.
+std::string PrintMaskedSelectTriton(const ir::MaskedSelectSpec& spec, const MaskedSelectTritonSchedule& schedule,
+                                    const std::string& header, const std::string& mask_program);
+
+}  // namespace kernelevolve::operators::codegen
