@@ -55,13 +55,8 @@ def kernelevolve_entry(inputs, outputs):
     if blocks > 0:
         _ke_block_counts[(blocks,)](mask, counts, rows, BLOCK={block})
     _ke_exclusive_scan[(1,)](counts, starts, blocks, BLOCK=1024)
-    count = int(starts[blocks].item())
     limit = y.shape[0]
-    if count > limit:
-        raise ValueError(f"{{count}} rows selected; the output holds {{limit}} (its bound is too small)")
-    if len(outputs) == 1 and count != limit:
-        raise ValueError(f"{{count}} rows selected; the output has {{limit}}")
-    if blocks > 0 and width > 0 and count > 0:
+    if blocks > 0 and width > 0:
         cols = min(triton.next_power_of_2(width), max(1, 8192 // {block}))
         _ke_pack_rows[(blocks,)](mask, starts, x, y, rows, width, limit, BLOCK={block}, COLS=cols,
                                  num_warps={num_warps})
@@ -69,7 +64,9 @@ def kernelevolve_entry(inputs, outputs):
         size = outputs[1]
         if size.dtype != torch.int64 or tuple(size.shape) != (y.dim(),):
             raise ValueError(f"the size tensor is {{size.dtype}} {{tuple(size.shape)}}; expected int64 ({{y.dim()}},)")
-        size.copy_(torch.tensor([count, *y.shape[1:]], dtype=torch.int64))
+        size[:1].copy_(starts[blocks:])
+        for d in range(1, y.dim()):
+            size[d].fill_(y.shape[d])
 )PY",
                      fmt::arg("num_inputs", s.num_inputs), fmt::arg("self", s.self), fmt::arg("rank", s.rank),
                      fmt::arg("out_rank", s.rank - s.mask_rank + 1), fmt::arg("mask_rank", s.mask_rank),

@@ -3,12 +3,16 @@
 // concatenated in order. The mask comes from a loop-nest program (ir/masked_select.h,
 // printed by loop_nest_triton.h into a function of this module); the rows are then packed
 // by a stream compaction (compaction_triton.h): per-block counts of the mask, one scan,
-// and a copy of each selected row to its rank. The entry reads the count back to the
-// host (one synchronization, as eager's nonzero does) to check it against the output.
+// and a copy of each selected row to its rank. Nothing is read back to the host (no
+// synchronization; eager's nonzero synchronizes).
 //
 // Output ABI (docs/abi.md): with two outputs, output 0 is bounded (its first dim is the
-// bound) and output 1 its int64 size tensor [ndim], which the entry fills with the actual
-// shape; with one output, its first dim must be the count. Errors raise ValueError.
+// bound) and output 1 its int64 size tensor [ndim], which the kernels fill with the actual
+// shape (a device-to-device copy of the count); with one output, its first dim must be
+// the count. Rows past the output's first dim are never written: more selected rows than
+// the bound leave a size larger than the bound (which the harness fails), fewer than an
+// exact-length output leave its tail unwritten. Wrong dtypes, ranks and row shapes raise
+// ValueError.
 #pragma once
 
 #include <string>

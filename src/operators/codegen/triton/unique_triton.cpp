@@ -19,19 +19,46 @@ def _ke_min_max(x, bounds, n, BLOCK: tl.constexpr):
     tl.atomic_max(bounds + 1, tl.max(tl.where(m, v, -9223372036854775807 - 1), 0))
 
 
+# The table's origin (the least id) and the slots in use (max - min + 1, 0 when that
+# exceeds the capacity or overflows: then nothing is counted).
 @triton.jit
-def _ke_histogram(x, table, lo, n, BLOCK: tl.constexpr):
+def _ke_span(bounds, capacity):
+    lo = tl.load(bounds)
+    span = tl.load(bounds + 1) - lo + 1
+    ok = (span > 0) & (span <= capacity)
+    return lo, tl.where(ok, span, 0), ok
+
+
+@triton.jit
+def _ke_zero_table(table, bounds, capacity, BLOCK: tl.constexpr):
+    lo, span, ok = _ke_span(bounds, capacity)
+    j = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(table + j, tl.zeros([BLOCK], tl.int32), mask=j < span)
+
+
+@triton.jit
+def _ke_histogram(x, table, bounds, n, capacity, BLOCK: tl.constexpr):
+    lo, span, ok = _ke_span(bounds, capacity)
     i = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
-    m = i < n
+    m = (i < n) & ok
     v = tl.load(x + i, mask=m, other=0)
     tl.atomic_add(table + (v - lo), tl.full([BLOCK], 1, tl.int32), mask=m)
+
+
+@triton.jit
+def _ke_table_counts(table, bounds, counts, capacity, BLOCK: tl.constexpr):
+    lo, span, ok = _ke_span(bounds, capacity)
+    j = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
+    c = tl.load(table + j, mask=j < span, other=0)
+    tl.store(counts + tl.program_id(0), tl.sum((c != 0).to(tl.int64), 0))
 
 
 # Program b: the table's nonzero slots among [b * BLOCK, (b + 1) * BLOCK) go to their
 # ranks (values lo + slot, counts), and each such slot then holds its rank.
 @triton.jit
-def _ke_pack_table(table, starts, uniq, counts, span, lo, limit, HAS_VALUES: tl.constexpr,
+def _ke_pack_table(table, bounds, starts, uniq, counts, capacity, limit, HAS_VALUES: tl.constexpr,
                    HAS_COUNTS: tl.constexpr, BLOCK: tl.constexpr):
+    lo, span, ok = _ke_span(bounds, capacity)
     j = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
     c = tl.load(table + j, mask=j < span, other=0)
     chosen = c != 0
@@ -45,11 +72,20 @@ def _ke_pack_table(table, starts, uniq, counts, span, lo, limit, HAS_VALUES: tl.
 
 
 @triton.jit
-def _ke_inverse(x, table, inverse, lo, n, BLOCK: tl.constexpr):
+def _ke_inverse(x, table, bounds, inverse, n, capacity, BLOCK: tl.constexpr):
+    lo, span, ok = _ke_span(bounds, capacity)
     i = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
-    m = i < n
-    v = tl.load(x + i, mask=m, other=0)
-    tl.store(inverse + i, tl.load(table + (v - lo), mask=m, other=0).to(tl.int64), mask=m)
+    v = tl.load(x + i, mask=(i < n) & ok, other=0)
+    rank = tl.load(table + (v - lo), mask=(i < n) & ok, other=-1)
+    tl.store(inverse + i, rank.to(tl.int64), mask=i < n)
+
+
+# The number of distinct values into a size tensor; -1 when the ids span more slots than
+# the table has (nothing was counted).
+@triton.jit
+def _ke_write_count(starts, bounds, size, blocks, capacity):
+    lo, span, ok = _ke_span(bounds, capacity)
+    tl.store(size, tl.where(ok, tl.load(starts + blocks), -1))
 )PY";
 
 }  // namespace
@@ -86,7 +122,6 @@ def kernelevolve_entry(inputs, outputs):
     n = x.numel()
     if n >= 2 ** 31:
         raise ValueError(f"{{n}} elements; the counting table's ranks are int32")
-    bounded = len(outputs) == {nout_sized} and {sized} > 0
     sizes = outputs[{nout}:]
     for t in sizes:
         _ke_check(t, "a size tensor", (1,))
@@ -105,41 +140,37 @@ def kernelevolve_entry(inputs, outputs):
   if (inverse >= 0) out += fmt::format("    _ke_check(outputs[{0}], \"the inverse (output {0})\", x.shape)\n", inverse);
   out += fmt::format(
       R"PY(    device = x.device
-    distinct = 0
-    if n > 0:
-        grid = (triton.cdiv(n, {block}),)
-        bounds = torch.tensor([9223372036854775807, -9223372036854775808], dtype=torch.int64, device=device)
-        _ke_min_max[grid](x, bounds, n, BLOCK={block})
-        lo, hi = bounds.tolist()
-        span = hi - lo + 1
-        if span > max(8 * n, 1 << 24):
-            raise ValueError(f"the ids span {{span}} values ({{lo}} to {{hi}}); the counting table holds at most "
-                             f"max(8 n, 2^24) = {{max(8 * n, 1 << 24)}}")
-        table = torch.zeros(span, dtype=torch.int32, device=device)
-        _ke_histogram[grid](x, table, lo, n, BLOCK={block}, num_warps={warps})
-        blocks = triton.cdiv(span, {block})
-        block_counts = torch.empty(blocks, dtype=torch.int64, device=device)
-        starts = torch.empty(blocks + 1, dtype=torch.int64, device=device)
-        _ke_block_counts[(blocks,)](table, block_counts, span, BLOCK={block})
-        _ke_exclusive_scan[(1,)](block_counts, starts, blocks, BLOCK=1024)
-        distinct = int(starts[blocks].item())
-    for limit in limits:
-        if distinct > limit or (not bounded and distinct != limit):
-            raise ValueError(f"{{distinct}} distinct values; an output holds {{limit}}"
-                             + (" (its bound is too small)" if bounded else ""))
-    if n > 0:
-        _ke_pack_table[(blocks,)](table, starts, {values_arg}, {counts_arg}, span, lo, distinct,
-                                  HAS_VALUES={has_values}, HAS_COUNTS={has_counts}, BLOCK={block}, num_warps={warps})
+    if n == 0:
+        for t in sizes:
+            t.fill_(0)
+        return
+    capacity = max(4 * n, 1 << 16)
+    bounds = torch.empty(2, dtype=torch.int64, device=device)
+    bounds[0].fill_(9223372036854775807)
+    bounds[1].fill_(-9223372036854775808)
+    table = torch.empty(capacity, dtype=torch.int32, device=device)
+    blocks = triton.cdiv(capacity, {block})
+    block_counts = torch.empty(blocks, dtype=torch.int64, device=device)
+    starts = torch.empty(blocks + 1, dtype=torch.int64, device=device)
+    grid = (triton.cdiv(n, {block}),)
+    _ke_min_max[grid](x, bounds, n, BLOCK={block})
+    _ke_zero_table[(blocks,)](table, bounds, capacity, BLOCK={block})
+    _ke_histogram[grid](x, table, bounds, n, capacity, BLOCK={block}, num_warps={warps})
+    _ke_table_counts[(blocks,)](table, bounds, block_counts, capacity, BLOCK={block})
+    _ke_exclusive_scan[(1,)](block_counts, starts, blocks, BLOCK=1024)
+    limit = min(limits) if limits else n
+    _ke_pack_table[(blocks,)](table, bounds, starts, {values_arg}, {counts_arg}, capacity, limit,
+                              HAS_VALUES={has_values}, HAS_COUNTS={has_counts}, BLOCK={block}, num_warps={warps})
 )PY",
       fmt::arg("block", k.block), fmt::arg("warps", k.num_warps),
       fmt::arg("values_arg", values >= 0 ? fmt::format("outputs[{}]", values) : "table"),
       fmt::arg("counts_arg", counts >= 0 ? fmt::format("outputs[{}]", counts) : "table"),
       fmt::arg("has_values", values >= 0 ? "True" : "False"), fmt::arg("has_counts", counts >= 0 ? "True" : "False"));
   if (inverse >= 0) {
-    out += fmt::format("        _ke_inverse[grid](x, table, outputs[{}], lo, n, BLOCK={}, num_warps={})\n", inverse,
-                       k.block, k.num_warps);
+    out += fmt::format("    _ke_inverse[grid](x, table, bounds, outputs[{}], n, capacity, BLOCK={}, num_warps={})\n",
+                       inverse, k.block, k.num_warps);
   }
-  out += "    for t in sizes:\n        t.fill_(distinct)\n";
+  out += "    for t in sizes:\n        _ke_write_count[(1,)](starts, bounds, t, blocks, capacity)\n";
   return out;
 }
 

@@ -1,16 +1,18 @@
 // The Triton printer of the "unique" family (families/unique) for int64 tensors:
 // torch.unique(x, sorted=True) with the inverse and the counts when asked for, by a
-// counting table over [min, max] (O(n + max - min), no sort): the ids' range by atomic
-// min / max, a histogram by atomic adds, a stream compaction of the table's nonzero slots
-// (compaction_triton.h) that writes the distinct values, their counts and each slot's
-// rank, then the inverse as a gather of ranks. Sizes are read at run time.
+// counting table (O(n + max - min), no sort): the ids' range by atomic min / max, a
+// histogram by atomic adds into max(4 n, 2^16) int32 slots from the least id, a stream
+// compaction of the nonzero slots (compaction_triton.h) that writes the distinct values,
+// their counts and each slot's rank, then the inverse as a gather of ranks. Sizes are
+// read at run time, and nothing is read back to the host (no synchronization; eager's
+// unique synchronizes).
 //
 // Outputs as for the C++ printer (codegen/cpp/unique_cpp.h, docs/abi.md): forward()'s,
 // then with OUTPUT_BOUNDS one int64 [1] size tensor per values / counts output into which
-// the entry writes the number of distinct values. The entry reads the range and the
-// count back to the host (two synchronizations; eager's unique synchronizes too). Errors
-// (a range wider than max(8 n, 2^24) values, more distinct values than a bound holds, a
-// wrong dtype or shape) raise ValueError.
+// the kernels write the number of distinct values. Values past an output's length are
+// never written. Ids spanning more slots than the table has are not counted: the size
+// tensors read -1 and the outputs are left unwritten (the harness fails them). Wrong
+// tensor counts, dtypes and shapes, and inputs of 2^31 elements or more, raise ValueError.
 #pragma once
 
 #include <string>
