@@ -31,8 +31,10 @@ RESPONSE_TIMEOUT_S = 60.0
 class WorkerProcess:
     """A running ``python -m kernelevolve_worker`` with JSON-line request helpers."""
 
-    def __init__(self) -> None:
-        env = dict(os.environ, PYTHONPATH=str(WORKER_DIR))
+    def __init__(self, extra_env: dict[str, str] | None = None) -> None:
+        """Starts the worker with this process's environment plus ``extra_env`` (e.g.
+        {"TRITON_INTERPRET": "1"} for a GPU runner on CPU tensors)."""
+        env = dict(os.environ, PYTHONPATH=str(WORKER_DIR), **(extra_env or {}))
         self.proc = subprocess.Popen([sys.executable, "-m", "kernelevolve_worker"], cwd=REPO_ROOT, env=env,
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         self._lines: queue.Queue[bytes] = queue.Queue()

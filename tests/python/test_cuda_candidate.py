@@ -144,15 +144,7 @@ def relu_runner(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WorkerProc
     manifest = WorkerSession().load_problem({
         "path": str(PROBLEMS_DIR / "leaky_relu.py"), "overrides": {"batch_size": "4", "dim": "33"},
         "seeds": [0, 1], "fixtures_dir": str(out), "threads": 1, "baseline": FAST_BASELINE})["manifest_path"]
-    saved = os.environ.get("TRITON_INTERPRET")
-    os.environ["TRITON_INTERPRET"] = "1"
-    try:
-        worker = WorkerProcess()
-    finally:
-        if saved is None:
-            os.environ.pop("TRITON_INTERPRET", None)
-        else:
-            os.environ["TRITON_INTERPRET"] = saved
+    worker = WorkerProcess({"TRITON_INTERPRET": "1"})
     worker.call("gpu_prepare", {"manifest_path": manifest, "compile": False})
     yield worker
     worker.close()

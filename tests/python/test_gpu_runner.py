@@ -8,7 +8,6 @@ elsewhere; scripts/gpu_check.sh runs them on the GPU machine.
 from __future__ import annotations
 
 import json
-import os
 import textwrap
 from pathlib import Path
 from typing import Iterator
@@ -83,16 +82,7 @@ class RunnerProcess:
 
 @pytest.fixture(scope="module")
 def runner(softmax_manifest: str) -> Iterator[RunnerProcess]:
-    saved = os.environ.get("TRITON_INTERPRET")
-    if not HAS_GPU:
-        os.environ["TRITON_INTERPRET"] = "1"  # inherited by the runner process
-    try:
-        worker = WorkerProcess()
-    finally:
-        if saved is None:
-            os.environ.pop("TRITON_INTERPRET", None)
-        else:
-            os.environ["TRITON_INTERPRET"] = saved
+    worker = WorkerProcess(None if HAS_GPU else {"TRITON_INTERPRET": "1"})
     prepared = worker.call("gpu_prepare", {"manifest_path": softmax_manifest, "compile": False})
     assert prepared["seeds"] == 2
     assert list(prepared["phase_seconds"]) == ["fixtures", "baselines"]
@@ -372,16 +362,7 @@ def relu_runner(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunnerProc
     manifest = WorkerSession().load_problem({
         "path": str(PROBLEMS_DIR / "relu.py"), "overrides": {"batch_size": "2", "dim": "50"},
         "seeds": [0, 1], "fixtures_dir": str(out), "threads": 1, "baseline": FAST_BASELINE})["manifest_path"]
-    saved = os.environ.get("TRITON_INTERPRET")
-    if not HAS_GPU:
-        os.environ["TRITON_INTERPRET"] = "1"
-    try:
-        worker = WorkerProcess()
-    finally:
-        if saved is None:
-            os.environ.pop("TRITON_INTERPRET", None)
-        else:
-            os.environ["TRITON_INTERPRET"] = saved
+    worker = WorkerProcess(None if HAS_GPU else {"TRITON_INTERPRET": "1"})
     prepared = worker.call("gpu_prepare", {"manifest_path": manifest, "compile": False})
     assert prepared["seeds"] == 2
     yield RunnerProcess(worker, prepared)
