@@ -15,6 +15,15 @@ int AbiInput(const core::OpGraph& graph, const core::OpNode& call, const std::st
   return node->abi_index;
 }
 
+/// The dtype of the placeholder or parameter argument `name` of `call` refers to, or
+/// nullopt (absent, null or computed).
+std::optional<core::DType> OperandDType(const core::OpGraph& graph, const core::OpNode& call, const std::string& name) {
+  const core::OpArg* arg = call.Arg(name);
+  const core::OpNode* node = arg != nullptr && arg->IsRef() ? graph.Find(arg->ref) : nullptr;
+  if (node == nullptr) return std::nullopt;
+  return node->dtype;
+}
+
 }  // namespace
 
 const char* ModeName(EmbeddingBagSpec::Mode mode) {
@@ -45,6 +54,14 @@ std::optional<EmbeddingBagSpec> MatchEmbeddingBag(const core::OpGraph& graph) {
   spec.offsets = AbiInput(graph, *bag, "offsets");
   spec.per_sample_weights = AbiInput(graph, *bag, "per_sample_weights");
   if (spec.weight < 0 || spec.indices < 0 || spec.offsets < 0 || spec.per_sample_weights == -2) return std::nullopt;
+  // The kernels take float32 weights and per-sample weights and int64 indices and
+  // offsets; other dtypes (int32 indices, float64 tables) are left to the other families.
+  using core::DType;
+  if (OperandDType(graph, *bag, "weight") != DType::kFloat32 || OperandDType(graph, *bag, "indices") != DType::kInt64 ||
+      OperandDType(graph, *bag, "offsets") != DType::kInt64 ||
+      (spec.per_sample_weights >= 0 && OperandDType(graph, *bag, "per_sample_weights") != DType::kFloat32)) {
+    return std::nullopt;
+  }
   const core::OpArg* mode = bag->Arg("mode");
   const core::OpArg* last = bag->Arg("include_last_offset");
   const core::OpArg* padding = bag->Arg("padding_idx");

@@ -30,8 +30,9 @@ const char* ModeName(EmbeddingBagSpec::Mode mode);
 
 /// The spec when `graph`'s only call is aten._embedding_bag.default (or
 /// aten._embedding_bag_forward_only.default) on ABI inputs, its one output being the
-/// pooled rows (getitem 0), float32 weights, no padding_idx (forward only); nullopt
-/// otherwise (the other families are tried).
+/// pooled rows (getitem 0), float32 weights (and per-sample weights), int64 indices and
+/// offsets, no padding_idx (forward only); nullopt otherwise (the other families are
+/// tried).
 std::optional<EmbeddingBagSpec> MatchEmbeddingBag(const core::OpGraph& graph);
 
 }  // namespace kernelevolve::operators::ir

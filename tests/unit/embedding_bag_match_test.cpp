@@ -1,0 +1,65 @@
+// ir::MatchEmbeddingBag on hand-built captured graphs: the dtypes its kernels take
+// (float32 weights and per-sample weights, int64 indices and offsets) and the ones it
+// leaves to the other families, which name the op when they cannot lower it.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "operators/ir/embedding_bag.h"
+
+namespace kernelevolve {
+namespace {
+
+nlohmann::json Placeholder(const std::string& name, int abi_index, nlohmann::json shape, const std::string& dtype) {
+  return {{"name", name}, {"kind", "placeholder"}, {"abi_index", abi_index}, {"shape", shape}, {"dtype", dtype}};
+}
+
+/// F.embedding_bag(indices, weight, offsets, mode="sum") as torch 2.11 captures it, with
+/// the given dtypes of indices, weight and offsets.
+core::OpGraph BagGraph(const std::string& indices, const std::string& weight, const std::string& offsets) {
+  nlohmann::json g;
+  g["nodes"] = {
+      Placeholder("indices", 0, {12}, indices),
+      Placeholder("weight", 1, {10, 4}, weight),
+      Placeholder("offsets", 2, {3}, offsets),
+      {{"name", "bag"}, {"kind", "call"}, {"target", "aten._embedding_bag.default"},
+       {"args",
+        {{{"name", "weight"}, {"ref", "weight"}},
+         {{"name", "indices"}, {"ref", "indices"}},
+         {{"name", "offsets"}, {"ref", "offsets"}},
+         {{"name", "mode"}, {"value", 0}},
+         {{"name", "include_last_offset"}, {"value", false}}}},
+       {"shape", {3, 4}},
+       {"dtype", weight},
+       {"output_shapes", {{3, 4}, {0}, {3}, {3}}},
+       {"output_dtypes", {weight, "int64", "int64", "int64"}}},
+      {{"name", "getitem"}, {"kind", "call"}, {"target", "getitem"},
+       {"args", {{{"name", "self"}, {"ref", "bag"}}, {{"name", "index"}, {"value", 0}}}},
+       {"shape", {3, 4}},
+       {"dtype", weight}},
+  };
+  g["outputs"] = {"getitem"};
+  return core::OpGraphFromJson(g);
+}
+
+TEST(EmbeddingBagMatch, TakesFloat32TablesWithInt64IndicesAndOffsets) {
+  const auto spec = operators::ir::MatchEmbeddingBag(BagGraph("int64", "float32", "int64"));
+  ASSERT_TRUE(spec.has_value());
+  EXPECT_EQ(spec->indices, 0);
+  EXPECT_EQ(spec->weight, 1);
+  EXPECT_EQ(spec->offsets, 2);
+  EXPECT_EQ(spec->mode, operators::ir::EmbeddingBagSpec::Mode::kSum);
+  EXPECT_EQ(spec->num_inputs, 3);
+}
+
+TEST(EmbeddingBagMatch, LeavesOtherDtypesToTheOtherFamilies) {
+  // Before, int32 indices matched and every candidate failed its dtype check at run time.
+  EXPECT_FALSE(operators::ir::MatchEmbeddingBag(BagGraph("int32", "float32", "int32")).has_value());
+  EXPECT_FALSE(operators::ir::MatchEmbeddingBag(BagGraph("int64", "float64", "int64")).has_value());
+  EXPECT_FALSE(operators::ir::MatchEmbeddingBag(BagGraph("int64", "float32", "int32")).has_value());
+}
+
+}  // namespace
+}  // namespace kernelevolve
