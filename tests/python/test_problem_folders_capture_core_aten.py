@@ -1,5 +1,7 @@
-"""problems/core_ops and problems/chains: every problem builds, gives same-shaped inputs
-and outputs for two seeds, and captures (core_aten.py) into Core ATen ops plus KEEP."""
+"""problems/core_ops, chains and issue 18's folders (matmul, conv, pool, attention, rnn,
+networks): every problem builds, gives same-shaped inputs and outputs for two seeds, and
+captures (core_aten.py) into Core ATen ops plus KEEP. Also: SDPA is captured as the one
+attention node the attention family fuses, and nn.LSTM as plain ops (no oneDNN layer)."""
 
 from __future__ import annotations
 
@@ -13,13 +15,15 @@ from kernelevolve_worker import problem_loader
 from kernelevolve_worker.core_aten import is_allowed_target
 from kernelevolve_worker.graph_capture import capture_graph
 
-FOLDERS = ("core_ops", "chains")
+FOLDERS = ("core_ops", "chains", "matmul", "conv", "pool", "attention", "rnn", "networks")
 PROBLEM_FILES = sorted(p for folder in FOLDERS for p in (REPO_ROOT / "problems" / folder).glob("*.py"))
 
 
 def test_folders_hold_the_problem_sets() -> None:
     counts = {folder: len(list((REPO_ROOT / "problems" / folder).glob("*.py"))) for folder in FOLDERS}
     assert counts["core_ops"] >= 32 and counts["chains"] >= 12, counts
+    heavy = sum(counts[f] for f in ("matmul", "conv", "pool", "attention", "rnn", "networks"))
+    assert heavy >= 54, counts  # issue 18: 17 before it, at least 40 new
 
 
 def _signature(tensors: list[torch.Tensor]) -> list[tuple[list[int], torch.dtype]]:
@@ -44,3 +48,33 @@ def test_problem_captures_core_aten(path: Path) -> None:
         assert not set(graph["outputs"]) & inputs, "an output is an input itself"
     finally:
         problem_loader.forget_problem(module)
+
+
+def _targets(folder: str, stem: str) -> dict[str, int]:
+    path = REPO_ROOT / "problems" / folder / f"{stem}.py"
+    module = problem_loader.import_problem(str(path))
+    try:
+        model = problem_loader.build_model(module, str(path))
+        graph, error = capture_graph(model, problem_loader.make_inputs(module, 0, str(path)))
+        assert error is None, error
+    finally:
+        problem_loader.forget_problem(module)
+    counts: dict[str, int] = {}
+    for n in graph["nodes"]:
+        if n["kind"] == "call":
+            counts[n["target"]] = counts.get(n["target"], 0) + 1
+    return counts
+
+
+def test_sdpa_is_captured_whole() -> None:
+    targets = _targets("attention", "sdpa_causal")
+    assert targets.get("aten._scaled_dot_product_flash_attention_for_cpu.default") == 1, targets
+    assert "aten.bmm.default" not in targets and "aten._softmax.default" not in targets, targets
+
+
+def test_lstm_is_captured_without_onednn() -> None:
+    onednn = torch.backends.mkldnn.enabled
+    targets = _targets("rnn", "lstm_2layer_output")
+    assert not any("mkldnn" in t for t in targets), targets
+    assert targets.get("aten.addmm.default", 0) >= 2 * 16, targets  # one per step and layer
+    assert torch.backends.mkldnn.enabled == onednn  # restored after tracing

@@ -327,6 +327,34 @@ bool OriginIs(const ir::TensorDef& d, const std::string& target) {
   return d.origin.find("(" + target + ")") != std::string::npos;
 }
 
+TEST(LoopNestPlan, DefinitionsNoOutputReadsAreDropped) {
+  // amax(x, dim 1) is lowered (a reduction, always materialized) but no output reads
+  // it, as the argmax of a max pooling whose indices are dropped: no kernel, no buffer.
+  GraphBuilder g({4, 8});
+  const auto x = g.Input("x");
+  g.Call("unused", "aten.amax.default", {Ref("self", x), Val("dim", std::vector<int>{1}), Val("keepdim", true)});
+  g.Graph().nodes.back().shape = {4, 1};
+  g.Call("y", "aten.relu.default", {Ref("self", x)});
+  const core::Problem problem = g.Finish("y", 1);
+  ir::CoreLowerResult lowered = ir::LowerCore(problem.graph);
+  ASSERT_TRUE(lowered.program.has_value()) << lowered.unsupported;
+  int reductions = 0;
+  for (const ir::TensorDef& d : lowered.program->defs) reductions += d.kind == ir::DefKind::kReduce;
+  ASSERT_EQ(reductions, 1) << "the lowering keeps the unused amax";
+  const ir::KernelPlan plan = ir::PlanKernels(std::move(*lowered.program));
+  ASSERT_EQ(plan.kernels.size(), 1u);
+  EXPECT_EQ(plan.program.defs.at(static_cast<size_t>(plan.kernels[0])).kind, ir::DefKind::kCompute);
+  for (const ir::TensorDef& d : plan.program.defs) {
+    if (d.kind == ir::DefKind::kReduce) EXPECT_FALSE(plan.materialized.at(static_cast<size_t>(d.id)));
+  }
+  // The printed program has no loop for it and still computes relu.
+  const auto match = families::MatchLoopNest(problem.graph, /*multithread=*/false);
+  ASSERT_NE(match.tmpl, nullptr) << match.unsupported;
+  const std::string source = match.tmpl->Generate(match.tmpl->Drafts().front());
+  EXPECT_EQ(source.find("-INFINITY"), std::string::npos) << source;  // the max identity
+  EXPECT_NE(source.find("0.0f"), std::string::npos) << source;        // relu
+}
+
 TEST(LoopNestPlan, PlanInlinesViewsAndMaterializesReductions) {
   {
     // relu(a @ w1) @ w2 with a [8, 16], w1 [16, 32], w2 [32, 4]: both matmuls are

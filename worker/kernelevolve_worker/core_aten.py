@@ -98,6 +98,14 @@ KEEP: frozenset[str] = frozenset({
     # with inverse / counts, which core_aten_decompositions() leaves as they are
     "aten._unique2.default",
     "aten.sort.stable",
+    # adaptive max pooling (lower_core_heavy.cpp): not core, and the table leaves it as it is
+    "aten.adaptive_max_pool2d.default",
+    # the in-place transpose nn.GRU / nn.RNN with batch_first=True record (lower_core_layout.cpp)
+    "aten.transpose_.default",
+    # attention (lower_core_heavy.cpp, ir/attention.cpp): what F.scaled_dot_product_attention
+    # dispatches to for float32 4-d inputs of one head size on the CPU; kept whole so the
+    # attention family can fuse it (its decomposition is the explicit math spelling)
+    "aten._scaled_dot_product_flash_attention_for_cpu.default",
     # resampling (lower_core_sample.cpp): F.interpolate(mode="bilinear") captures to
     # this non-core overload, which core_aten_decompositions() leaves as it is
     "aten.upsample_bilinear2d.default",
@@ -117,8 +125,18 @@ def is_core(target: str) -> bool:
 
 def is_allowed_target(target: str) -> bool:
     """True for a call target a captured graph may hold: a Core ATen overload, a
-    :data:`KEEP` op, or ``"getitem"`` (one result of a multi-output op)."""
-    return target == "getitem" or target in KEEP or is_core(target)
+    :data:`KEEP` op, ``"getitem"`` (one result of a multi-output op), or the in-place
+    spelling of one of those (``aten.sigmoid_.default``: make_fx records the in-place
+    calls of nn.LSTM / nn.GRU cells as such; the C++ lowering reads each as its
+    out-of-place twin, src/operators/ir/lower_core.cpp)."""
+    if target == "getitem" or target in KEEP or is_core(target):
+        return True
+    namespace, _, rest = target.partition(".")
+    op, _, overload = rest.partition(".")
+    if op.endswith("_") and not op.endswith("__"):
+        twin = f"{namespace}.{op[:-1]}.{overload}"
+        return twin in KEEP or is_core(twin)
+    return False
 
 
 def _overload(target: str) -> OpOverload | None:

@@ -180,8 +180,19 @@ def capture_graph(model: torch.nn.Module, inputs: list[torch.Tensor]) -> tuple[d
     """
     try:
         state = list(model.state_dict().values())
-        with torch.no_grad():
-            gm = make_fx(model, decomposition_table=decomposition_table())(*[t.clone() for t in inputs])
+        # oneDNN off while tracing: with it, nn.LSTM on the CPU records one opaque
+        # aten.mkldnn_rnn_layer per layer (a tuple the graph cannot hold); without it the
+        # same module records its per-step addmm and gate math. Only the recorded graph
+        # changes: the reference and the eager baseline still run with oneDNN.
+        # (The `enabled` property, not mkldnn.flags(), which also sets oneDNN's TF32 flag
+        # and warns on a machine without an Intel GPU.)
+        onednn = torch.backends.mkldnn.enabled
+        torch.backends.mkldnn.enabled = False
+        try:
+            with torch.no_grad():
+                gm = make_fx(model, decomposition_table=decomposition_table())(*[t.clone() for t in inputs])
+        finally:
+            torch.backends.mkldnn.enabled = onednn
         return graph_to_json(gm, state, len(inputs)), None
     except GraphCaptureError as exc:
         return None, str(exc)

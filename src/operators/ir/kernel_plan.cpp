@@ -117,8 +117,19 @@ KernelPlan PlanKernels(TensorProgram program, const PlanOptions& options) {
     if (!plan.materialized[k] && CountNodes(d.body) > options.max_inline_nodes) plan.materialized[k] = true;
     if (!plan.materialized[k]) inlined[k] = d.body;
   }
+  // Dead kernels: a materialized def no output reads (the argmax of a max pooling whose
+  // indices are dropped, attention's logsumexp) is neither computed nor allocated.
+  const auto final_producers = Producers(program);
+  std::vector<bool> live(count, false);
+  for (int out : program.outputs) live[static_cast<size_t>(out)] = true;
+  for (size_t k = count; k-- > 0;) {
+    if (!live[k]) continue;
+    for (int p : final_producers[k]) live[static_cast<size_t>(p)] = true;
+  }
   for (size_t k = 0; k < count; ++k) {
-    if (plan.materialized[k] && program.defs[k].kind != DefKind::kInput) plan.kernels.push_back(static_cast<int>(k));
+    if (program.defs[k].kind == DefKind::kInput) continue;
+    if (!live[k]) plan.materialized[k] = false;
+    if (plan.materialized[k]) plan.kernels.push_back(static_cast<int>(k));
   }
   plan.program = std::move(program);
   return plan;

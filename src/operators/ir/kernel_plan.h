@@ -2,7 +2,8 @@
 // outputs are materialized; element-wise definitions (views, masks, math) are inlined
 // into their consumers, except when an inlined body would grow past a size limit or
 // when its math would be recomputed many times per element by a heavy consumer
-// (a matmul reading relu(x) N times per element). Every backend prints the plan's
+// (a matmul reading relu(x) N times per element). Definitions no output reads are
+// dropped (not computed, no buffer). Every backend prints the plan's
 // kernels in order; the entry owns the intermediate buffers.
 #pragma once
 
@@ -24,8 +25,8 @@ struct KernelPlan {
   /// The program with every body rewritten to load only materialized definitions;
   /// outputs are distinct, non-input definitions (copies added where needed).
   TensorProgram program;
-  std::vector<bool> materialized;  // per def (inputs: true)
-  std::vector<int> kernels;        // the materialized non-input defs, in order
+  std::vector<bool> materialized;  // per def (inputs: true; dead defs: false)
+  std::vector<int> kernels;        // the materialized non-input defs outputs read, in order
   /// Per def: the output position it is written to, or -1 (an intermediate buffer).
   std::vector<int> output_slot;
 };

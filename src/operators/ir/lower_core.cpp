@@ -314,7 +314,10 @@ CoreLowerResult LowerCore(const core::OpGraph& graph) {
       l.Bind(node.name, {(*tuple)[static_cast<size_t>(k)]});
       continue;
     }
-    auto it = index.find(OutOfPlace(node.target));
+    // An in-place op lowers as its out-of-place twin unless it has a rule of its own
+    // (aten.transpose_.default, whose twin is transpose.int).
+    auto it = index.find(node.target);
+    if (it == index.end()) it = index.find(OutOfPlace(node.target));
     if (it == index.end()) {
       return {std::nullopt, fmt::format("unsupported_op: {} (node {})", node.target, node.name)};
     }

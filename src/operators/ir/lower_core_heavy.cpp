@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "operators/ir/core_lowerer.h"
 
@@ -77,6 +78,66 @@ Outs AddMm(CoreLowerer& l, const OpNode& n) {
     p = Op(Prim::kAdd, {c, p});
   }
   return {l.Compute(n.shape, dt, p)};
+}
+
+/// _scaled_dot_product_flash_attention_for_cpu(query, key, value, dropout_p, is_causal,
+/// attn_mask, scale) -> (output, logsumexp): what F.scaled_dot_product_attention captures
+/// to on the CPU (core_aten.py keeps it whole). softmax(scale q k^T + mask) v as the
+/// scores (a batched product, the tiled main loop's on the CPU), the row max, the sum of
+/// exponentials and the weighted sum of v; causal masks j > i; a row with every key
+/// masked gives 0 (as PyTorch); logsumexp = max + log(sum). The CPU's attention family
+/// (families/attention) fuses a graph that is this node alone.
+Outs Attention(CoreLowerer& l, const OpNode& n) {
+  const int q = l.Tensor(n, "query"), k = l.Tensor(n, "key"), v = l.Tensor(n, "value");
+  if (q < 0 || k < 0 || v < 0) return {};
+  if (l.Number(n, "dropout_p", 0) != 0) {
+    l.Unsupported(n, "dropout_p > 0 draws random numbers");
+    return {};
+  }
+  const auto qs = l.Def(q).shape, ks = l.Def(k).shape, vs = l.Def(v).shape;
+  if (qs.size() != 4 || ks.size() != 4 || vs.size() != 4 || ks[0] != qs[0] || ks[1] != qs[1] || vs[0] != qs[0] ||
+      vs[1] != qs[1] || vs[2] != ks[2] || ks[3] != qs[3]) {
+    l.Unsupported(n, "q, k, v are not [B, H, L, E], [B, H, S, E], [B, H, S, Ev]");
+    return {};
+  }
+  const DType dt = l.Def(q).dtype;
+  const int64_t B = qs[0], H = qs[1], L = qs[2], S = ks[2], E = qs[3], Ev = vs[3];
+  const nlohmann::json given = CoreLowerer::Value(n, "scale");
+  const double scale = given.is_number() ? given.get<double>() : 1.0 / std::sqrt(static_cast<double>(E));
+  const bool causal = l.IntArg(n, "is_causal", 0) != 0;
+  const std::vector<int64_t> scores_shape = {B, H, L, S};
+  const int dot = l.Reduce(scores_shape, dt, {E}, ReduceOp::kSum,
+                           Op(Prim::kMul, {l.Read(q, {Var(0), Var(1), Var(2), Var(4)}),
+                                           l.Read(k, {Var(0), Var(1), Var(3), Var(4)})}));
+  Expr s = Op(Prim::kMul, {l.Read(dot, IndexVars(4)), Constant(scale, dt)});
+  const Expr minus_inf = Constant(-std::numeric_limits<double>::infinity(), dt);
+  if (CoreLowerer::IsTensor(n, "attn_mask")) {
+    const int mask = l.Tensor(n, "attn_mask");
+    if (mask < 0) return {};
+    const Expr m = l.ReadBroadcast(mask, scores_shape);
+    s = l.Def(mask).dtype == DType::kBool ? Op(Prim::kWhere, {m, s, minus_inf})
+                                          : Op(Prim::kAdd, {s, Cast(m, dt)});
+  }
+  if (causal) s = Op(Prim::kWhere, {Op(Prim::kGt, {Var(3), Var(2)}), minus_inf, s});
+  const int x = l.Compute(scores_shape, dt, s);
+  const int mx = ReduceDims(l, x, {3}, true, ReduceOp::kMax, dt);
+  const Expr mk = l.ReadBroadcast(mx, scores_shape);
+  const Expr safe = Op(Prim::kWhere, {Op(Prim::kIsInf, {mk}), Constant(0, dt), mk});
+  const int e = l.Compute(scores_shape, dt, Op(Prim::kExp, {Op(Prim::kSub, {l.Read(x, IndexVars(4)), safe})}));
+  const int z = ReduceDims(l, e, {3}, true, ReduceOp::kSum, dt);
+  const Expr zk = l.ReadBroadcast(z, scores_shape);
+  const int p = l.Compute(scores_shape, dt,
+                          Op(Prim::kWhere, {Op(Prim::kGt, {zk, Constant(0, dt)}),
+                                            Op(Prim::kDiv, {l.Read(e, IndexVars(4)), zk}), Constant(0, dt)}));
+  const int out = l.Reduce({B, H, L, Ev}, dt, {S}, ReduceOp::kSum,
+                           Op(Prim::kMul, {l.Read(p, {Var(0), Var(1), Var(2), Var(4)}),
+                                           l.Read(v, {Var(0), Var(1), Var(4), Var(3)})}));
+  const Expr m3 = l.Read(mx, {Var(0), Var(1), Var(2), Int(0)});
+  const Expr z3 = l.Read(z, {Var(0), Var(1), Var(2), Int(0)});
+  const int lse = l.Compute({B, H, L}, dt,
+                            Op(Prim::kAdd, {Op(Prim::kWhere, {Op(Prim::kIsInf, {m3}), Constant(0, dt), m3}),
+                                            Op(Prim::kLog, {z3})}));
+  return {out, lse};
 }
 
 /// An int list argument of `count` entries (a single value repeated; empty: `fallback`).
@@ -331,6 +392,9 @@ const std::vector<LoweringRule> kRules = {
     {"aten.baddbmm.default", AddMm,
      "reduce (bmm), then beta self + alpha product; CPU main_loop=tiled: packed GEMM, that sum its fused epilogue"},
     {"aten.addmv.default", AddMm, "reduce (mv), then beta self + alpha product"},
+    {"aten._scaled_dot_product_flash_attention_for_cpu.default", Attention,
+     "reduce (scores q k^T), reduce max, reduce sum of exp, reduce (weights v); CPU: a graph of this node alone is the "
+     "attention family's fused kernel (online softmax)"},
     {"aten.convolution.default", Convolution,
      "reduce over group channels and kernel positions, masked reads (any rank, transposed, groups); CPU "
      "main_loop=tiled: implicit GEMM (not transposed; 1-3 spatial dims), epilogue fused"},

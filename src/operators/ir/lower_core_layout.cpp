@@ -483,6 +483,9 @@ const std::vector<LoweringRule> kRules = {
     {"aten.permute_copy.default", Permute, "index map: permutation"},
     {"aten.t.default", Transpose, "index map: swap the two dims"},
     {"aten.transpose.int", Transpose, "index map: swap two dims"},
+    {"aten.transpose_.default", Transpose,
+     "index map: swap two dims (the in-place spelling nn.GRU / nn.RNN with batch_first record; the graph's later "
+     "uses read the node)"},
     {"aten.unsqueeze.default", DropOrAddUnitDims, "index map: unit dim added"},
     {"aten.unsqueeze_copy.default", DropOrAddUnitDims, "index map: unit dim added"},
     {"aten.squeeze.default", DropOrAddUnitDims, "index map: unit dims dropped"},

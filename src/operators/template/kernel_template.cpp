@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "operators/families/attention/attention_template.h"
 #include "operators/families/embedding_bag/embedding_bag_template.h"
 #include "operators/families/index_add/index_add_template.h"
 #include "operators/families/loop_nest/loop_nest_template.h"
@@ -74,6 +75,8 @@ TemplateMatch MatchTemplate(const core::Problem& problem, int threads, int vecto
   // Specialized templates first, in order; the general rowwise template last.
   // A pooled embedding lookup: its own family, whose kernel reads sizes at run time.
   if (auto match = families::MatchEmbeddingBag(graph, multithread)) return std::move(*match);
+  // Scaled dot-product attention: one fused kernel with an online softmax.
+  if (auto match = families::MatchAttention(graph, multithread, vector_lanes)) return std::move(*match);
   // Rows accumulated by index or by segment (index_add, jagged segment sum / mean):
   // its own family (sizes read at run time, PyTorch's order of accumulation).
   if (auto match = families::MatchIndexAdd(graph, multithread)) return std::move(*match);

@@ -1,0 +1,34 @@
+"""Scaled matrix product plus a scaled matrix: y = torch.addmm(c, a, b, beta=0.5, alpha=1.5), c float32[M, N], a float32[M, K], b float32[K, N]; output float32[M, N].
+
+ATen ops (Core ATen capture): aten.addmm.default.
+"""
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+M = 256
+K = 192
+N = 320
+beta = 0.5
+alpha = 1.5
+
+# Edge sets: "large" (inputs x 1e4) is left out: a float32 sum of K products that
+# large is not within the absolute tolerance of the float64 reference, in any
+# summation order (as for problems/chains). The other sets apply.
+EDGE_CASES = ["zeros", "negative", "tiny"]
+
+
+class Model(nn.Module):
+    """torch.addmm with beta and alpha."""
+
+    def forward(self, c: torch.Tensor, a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+        return torch.addmm(c, a, b, beta=beta, alpha=alpha)
+
+
+def get_inputs():
+    return [torch.randn(M, N), torch.randn(M, K), torch.randn(K, N)]
+
+
+def get_init_inputs():
+    return []

@@ -1,0 +1,35 @@
+"""Matmul with batch broadcasting: y = x @ w, x float32[B, 1, M, K], w float32[H, K, N]; output float32[B, H, M, N].
+
+ATen ops (Core ATen capture): aten.expand.default, aten.clone.default,
+aten._unsafe_view.default, aten.bmm.default.
+"""
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+B = 4
+H = 8
+M = 32
+K = 64
+N = 48
+
+# Edge sets: "large" (inputs x 1e4) is left out: a float32 sum of K products that
+# large is not within the absolute tolerance of the float64 reference, in any
+# summation order (as for problems/chains). The other sets apply.
+EDGE_CASES = ["zeros", "negative", "tiny"]
+
+
+class Model(nn.Module):
+    """torch.matmul broadcasting [B, 1, M, K] against [H, K, N]."""
+
+    def forward(self, x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+        return torch.matmul(x, w)
+
+
+def get_inputs():
+    return [torch.randn(B, 1, M, K), torch.randn(H, K, N)]
+
+
+def get_init_inputs():
+    return []

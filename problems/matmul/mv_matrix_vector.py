@@ -1,0 +1,31 @@
+"""Matrix-vector product: y = torch.mv(a, x), a float32[M, K], x float32[K]; output float32[M].
+
+ATen ops (Core ATen capture): aten.mul.Tensor, aten.sum.dim_IntList.
+"""
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+M = 2048
+K = 1024
+
+# Edge sets: "large" (inputs x 1e4) is left out: a float32 sum of K products that
+# large is not within the absolute tolerance of the float64 reference, in any
+# summation order (as for problems/chains). The other sets apply.
+EDGE_CASES = ["zeros", "negative", "tiny"]
+
+
+class Model(nn.Module):
+    """torch.mv."""
+
+    def forward(self, a: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
+        return torch.mv(a, x)
+
+
+def get_inputs():
+    return [torch.randn(M, K), torch.randn(K)]
+
+
+def get_init_inputs():
+    return []

@@ -1,0 +1,47 @@
+"""Transformer encoder block (eval mode, no dropout): y = nn.TransformerEncoderLayer(D_MODEL, NHEAD, FF, dropout=0.0, batch_first=True)(x), post-norm, ReLU feed-forward.
+
+Inputs: x float32[B, S, D_MODEL]; params: self_attn in_proj float32[3 D_MODEL, D_MODEL] and
+out_proj [D_MODEL, D_MODEL] with biases, linear1 [FF, D_MODEL], linear2 [D_MODEL, FF] with
+biases, norm1/norm2 weight/bias float32[D_MODEL]; output: float32[B, S, D_MODEL].
+ATen ops (Core ATen capture): aten.permute.default, aten.clone.default,
+aten._unsafe_view.default, aten.mm.default, aten.add.Tensor, aten.view.default,
+aten.unsqueeze.default, aten.squeeze.dim, aten.select.int, aten.mul.Scalar,
+aten.expand.default, aten.bmm.default, aten._softmax.default, aten.eq.Scalar,
+aten.logical_not.default, aten.any.dim, aten.full_like.default, aten.where.self,
+aten.addmm.default, aten.native_layer_norm.default, getitem, aten.relu.default.
+"""
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+B = 2
+S = 32
+D_MODEL = 64
+NHEAD = 4
+FF = 128
+
+# Edge sets: not "large" (inputs x 1e4). Between the contractions the float32
+# intermediates round terms of ~1e8 that later cancel; the edge reference is float64
+# throughout (as for problems/chains). The other sets apply.
+EDGE_CASES = ["zeros", "negative", "tiny"]
+
+
+class Model(nn.Module):
+    """nn.TransformerEncoderLayer, batch_first, dropout 0, in eval mode."""
+
+    def __init__(self):
+        super().__init__()
+        self.layer = nn.TransformerEncoderLayer(D_MODEL, NHEAD, dim_feedforward=FF, dropout=0.0, batch_first=True)
+        self.eval()
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.layer(x)
+
+
+def get_inputs():
+    return [torch.randn(B, S, D_MODEL)]
+
+
+def get_init_inputs():
+    return []

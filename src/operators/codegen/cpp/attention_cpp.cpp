@@ -1,0 +1,218 @@
+#include "operators/codegen/cpp/attention_cpp.h"
+
+#include <fmt/format.h>
+
+#include "operators/template/kernel_template.h"
+#include "operators/template/math_prelude.h"
+
+namespace kernelevolve::operators::codegen {
+namespace {
+
+/// The entry's checks and size reads, up to the data pointers.
+std::string Prologue(const ir::AttentionSpec& s) {
+  std::string out = "extern \"C\" int kernelevolve_entry(const DLTensor* inputs, int32_t num_inputs,\n"
+                    "                                   DLTensor* outputs, int32_t num_outputs) {\n";
+  out += fmt::format("  if (num_inputs < {} || num_outputs != 1) return 1;\n", s.num_inputs);
+  out += fmt::format("  const DLTensor& Q = inputs[{}];\n  const DLTensor& K = inputs[{}];\n  const DLTensor& V = inputs[{}];\n",
+                     s.q, s.k, s.v);
+  out += "  DLTensor& Y = outputs[0];\n"
+         "  for (const DLTensor* t : {&Q, &K, &V, static_cast<const DLTensor*>(&Y)}) {\n"
+         "    if (ke_check_tensor(*t) || t->ndim != 4) return 2;\n"
+         "  }\n"
+         "  // Sizes from the tensors: q [B, H, L, E], k and v [B, H, S, E].\n"
+         "  const int64_t B = Q.shape[0], H = Q.shape[1], L = Q.shape[2], E = Q.shape[3], S = K.shape[2];\n"
+         "  for (const DLTensor* t : {&K, &V}) {\n"
+         "    if (t->shape[0] != B || t->shape[1] != H || t->shape[2] != S || t->shape[3] != E) return 3;\n"
+         "  }\n"
+         "  if (Y.shape[0] != B || Y.shape[1] != H || Y.shape[2] != L || Y.shape[3] != E) return 3;\n";
+  if (s.mask >= 0) {
+    out += fmt::format("  const DLTensor& M = inputs[{}];\n", s.mask);
+    out += s.mask_bool ? "  if (M.dtype.code != kDLUInt || M.dtype.bits != 8 || M.dtype.lanes != 1 || ke_check_layout(M)) return 2;\n"
+                       : "  if (ke_check_tensor(M)) return 2;\n";
+    out += "  // The mask broadcasts to [B, H, L, S]: right-aligned, a size-1 dim repeats (stride 0).\n"
+           "  if (M.ndim > 4) return 3;\n"
+           "  const int64_t full[4] = {B, H, L, S};\n"
+           "  int64_t ms[4] = {0, 0, 0, 0};\n"
+           "  for (int64_t d = 3, stride = 1, md = M.ndim - 1; d >= 0; --d, --md) {\n"
+           "    const int64_t size = md >= 0 ? M.shape[md] : 1;\n"
+           "    if (size != 1 && size != full[d]) return 3;\n"
+           "    ms[d] = size == 1 ? 0 : stride;\n"
+           "    stride *= size;\n"
+           "  }\n";
+    out += s.mask_bool ? "  const uint8_t* md_all = static_cast<const uint8_t*>(M.data) + M.byte_offset;\n"
+                       : "  const float* md_all = ke_float_data(M);\n";
+  }
+  return out;
+}
+
+// The body after the checks. Markers replaced by PrintAttentionCpp: @SCALE@ (the
+// scale's statement), @BM@ / @BN@ (block sizes), @PARALLEL@ / @FOR@ (OpenMP lines or
+// nothing), @MASK_ROW@ (mask row offset), @APPLY@ (scale, mask and causal on a score
+// row), @J_END@ (the last key read).
+constexpr const char* kBody = R"CPP(  @SCALE@
+  constexpr int64_t BM = @BM@, BN = @BN@;
+  const float* qd = ke_float_data(Q);
+  const float* kd = ke_float_data(K);
+  const float* vd = ke_float_data(V);
+  float* yd = ke_float_data(Y);
+  const int64_t blocks = (L + BM - 1) / BM;
+  const float minus_inf = -std::numeric_limits<float>::infinity();
+@PARALLEL@  {
+    // Per thread: K^T of one key block [E, BN], the scores of the query block [BM, BN]
+    // (then their exponentials), the running max and sum per row, the output
+    // accumulator [BM, E].
+    std::vector<float> kt(static_cast<size_t>(E * BN)), sc(static_cast<size_t>(BM * BN));
+    std::vector<float> acc(static_cast<size_t>(BM * E)), mrow(BM), lrow(BM);
+@FOR@    for (int64_t task = 0; task < B * H * blocks; ++task) {
+      const int64_t bh = task / blocks, i0 = (task % blocks) * BM;
+      const int64_t rows = std::min<int64_t>(BM, L - i0);
+      const float* q = qd + (bh * L + i0) * E;
+      const float* kb = kd + bh * S * E;
+      const float* vb = vd + bh * S * E;
+      for (int64_t r = 0; r < rows; ++r) {
+        mrow[r] = minus_inf;
+        lrow[r] = 0.0f;
+        for (int64_t e = 0; e < E; ++e) acc[r * E + e] = 0.0f;
+      }
+      @J_END@
+      for (int64_t j0 = 0; j0 < j_end; j0 += BN) {
+        const int64_t cols = std::min<int64_t>(BN, j_end - j0);
+        for (int64_t j = 0; j < cols; ++j) {
+          const float* kr = kb + (j0 + j) * E;
+          for (int64_t e = 0; e < E; ++e) kt[e * BN + j] = kr[e];
+        }
+        // Scores q k^T: 4 rows x one vector of keys in registers, each K^T vector load
+        // feeding 4 FMAs (columns past `cols` hold finite stale keys and are ignored).
+        for (int64_t r0 = 0; r0 < rows; r0 += 4) {
+          const float* qr[4];
+          for (int64_t u = 0; u < 4; ++u) qr[u] = q + std::min<int64_t>(r0 + u, rows - 1) * E;
+          for (int64_t j = 0; j < cols; j += KE_LANES) {
+            ke_avf a0 = {}, a1 = {}, a2 = {}, a3 = {};
+            for (int64_t e = 0; e < E; ++e) {
+              const ke_avf kv = *reinterpret_cast<const ke_avf*>(kt.data() + e * BN + j);
+              a0 += qr[0][e] * kv;
+              a1 += qr[1][e] * kv;
+              a2 += qr[2][e] * kv;
+              a3 += qr[3][e] * kv;
+            }
+            const ke_avf a[4] = {a0, a1, a2, a3};
+            for (int64_t u = 0; u < 4 && r0 + u < rows; ++u) {
+              *reinterpret_cast<ke_avf*>(sc.data() + (r0 + u) * BN + j) = a[u];
+            }
+          }
+        }
+        // Online softmax per row: the new running max rescales what was summed so far.
+        for (int64_t r = 0; r < rows; ++r) {
+          float* sr = sc.data() + r * BN;
+          const int64_t i = i0 + r;
+          (void)i;
+@APPLY@          float mx = mrow[r];
+          for (int64_t j = 0; j < cols; ++j) mx = sr[j] > mx ? sr[j] : mx;
+          if (mx == minus_inf) {  // every key so far masked: nothing to add
+            for (int64_t j = 0; j < cols; ++j) sr[j] = 0.0f;
+            continue;
+          }
+          const float alpha = ke_exp(mrow[r] - mx);
+          float sum = 0.0f;
+#pragma omp simd reduction(+ : sum)
+          for (int64_t j = 0; j < cols; ++j) {
+            const float p = ke_exp(sr[j] - mx);
+            sr[j] = p;
+            sum += p;
+          }
+          lrow[r] = lrow[r] * alpha + sum;
+          mrow[r] = mx;
+          float* ar = acc.data() + r * E;
+#pragma omp simd
+          for (int64_t e = 0; e < E; ++e) ar[e] *= alpha;
+        }
+        // acc += P v: 4 rows x one vector of the head dim in registers, each v vector
+        // load feeding 4 FMAs; the last E mod KE_LANES columns scalar.
+        const int64_t ev = E - E % KE_LANES;
+        for (int64_t r0 = 0; r0 < rows; r0 += 4) {
+          const float* pr[4];
+          float* ar[4];
+          for (int64_t u = 0; u < 4; ++u) {
+            const int64_t rr = std::min<int64_t>(r0 + u, rows - 1);
+            pr[u] = sc.data() + rr * BN;
+            ar[u] = acc.data() + rr * E;
+          }
+          for (int64_t e = 0; e < ev; e += KE_LANES) {
+            ke_avf c0 = *reinterpret_cast<const ke_avf*>(ar[0] + e), c1 = *reinterpret_cast<const ke_avf*>(ar[1] + e);
+            ke_avf c2 = *reinterpret_cast<const ke_avf*>(ar[2] + e), c3 = *reinterpret_cast<const ke_avf*>(ar[3] + e);
+            for (int64_t j = 0; j < cols; ++j) {
+              const ke_avf vv = *reinterpret_cast<const ke_avf*>(vb + (j0 + j) * E + e);
+              c0 += pr[0][j] * vv;
+              c1 += pr[1][j] * vv;
+              c2 += pr[2][j] * vv;
+              c3 += pr[3][j] * vv;
+            }
+            const ke_avf c[4] = {c0, c1, c2, c3};
+            for (int64_t u = 0; u < 4 && r0 + u < rows; ++u) *reinterpret_cast<ke_avf*>(ar[u] + e) = c[u];
+          }
+          for (int64_t u = 0; u < 4 && r0 + u < rows; ++u) {
+            for (int64_t e = ev; e < E; ++e) {
+              float t = ar[u][e];
+              for (int64_t j = 0; j < cols; ++j) t += pr[u][j] * vb[(j0 + j) * E + e];
+              ar[u][e] = t;
+            }
+          }
+        }
+      }
+      // A row whose every key was masked gives 0, as PyTorch.
+      float* y = yd + (bh * L + i0) * E;
+      for (int64_t r = 0; r < rows; ++r) {
+        const float inv = lrow[r] > 0.0f ? 1.0f / lrow[r] : 0.0f;
+#pragma omp simd
+        for (int64_t e = 0; e < E; ++e) y[r * E + e] = acc[r * E + e] * inv;
+      }
+    }
+  }
+  return 0;
+}
+)CPP";
+
+void Replace(std::string& text, const std::string& marker, const std::string& with) {
+  for (size_t at = text.find(marker); at != std::string::npos; at = text.find(marker, at + with.size())) {
+    text.replace(at, marker.size(), with);
+  }
+}
+
+}  // namespace
+
+std::string PrintAttentionCpp(const ir::AttentionSpec& s, const AttentionSchedule& k, const std::string& header) {
+  std::string body = kBody;
+  Replace(body, "@SCALE@",
+          s.scale > 0 ? fmt::format("const float scale = {:.17g}f;", s.scale)
+                      : "const float scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(E)));");
+  Replace(body, "@BM@", std::to_string(k.block_m));
+  Replace(body, "@BN@", std::to_string(std::max(k.block_n, k.lanes)));
+  Replace(body, "@PARALLEL@", k.threads_all ? "#pragma omp parallel\n" : "");
+  Replace(body, "@FOR@", k.threads_all ? "#pragma omp for schedule(dynamic, 1)\n" : "");
+  Replace(body, "@J_END@", s.causal ? "// Causal (j <= i): keys past the block's last row are never read.\n"
+                                      "      const int64_t j_end = std::min<int64_t>(S, i0 + rows);"
+                                    : "const int64_t j_end = S;");
+  std::string apply;
+  if (s.mask >= 0) {
+    apply += "          const int64_t mrow_off = (bh / H) * ms[0] + (bh % H) * ms[1] + i * ms[2];\n";
+    apply += s.mask_bool ? "          for (int64_t j = 0; j < cols; ++j) {\n"
+                           "            sr[j] = md_all[mrow_off + (j0 + j) * ms[3]] ? sr[j] * scale : minus_inf;\n"
+                           "          }\n"
+                         : "#pragma omp simd\n"
+                           "          for (int64_t j = 0; j < cols; ++j) sr[j] = sr[j] * scale + md_all[mrow_off + (j0 + j) * ms[3]];\n";
+  } else {
+    apply += "#pragma omp simd\n          for (int64_t j = 0; j < cols; ++j) sr[j] *= scale;\n";
+  }
+  if (s.causal) apply += "          for (int64_t j = std::max<int64_t>(0, i + 1 - j0); j < cols; ++j) sr[j] = minus_inf;\n";
+  Replace(body, "@APPLY@", apply);
+  body = Prologue(s) + body;
+  const std::string vector_type = fmt::format(
+      "// One machine vector of floats (GCC vector extension; unaligned loads and stores).\n"
+      "typedef float ke_avf __attribute__((vector_size({0} * sizeof(float)), aligned(sizeof(float)), may_alias));\n"
+      "static constexpr int64_t KE_LANES = {0};\n",
+      k.lanes);
+  return header + templates::GeneratedIncludes() + "#include <limits>\n#include <vector>\n\n" +
+         templates::MathPreludeFor(body) + "\n" + templates::AbiHelpers() + "\n" + vector_type + "\n" + body;
+}
+
+}  // namespace kernelevolve::operators::codegen
