@@ -2,7 +2,9 @@
 """Writes docs/core_aten.md: every Core ATen operator of the installed torch, how
 kernelevolve lowers each overload (`kernelevolve ops --json`, the rules of
 src/operators/ir/lower_core*.cpp) and which problems exercise it (their captured
-graphs, scripts/core_aten_ops.py --problems).
+graphs, scripts/core_aten_ops.py --problems); then the non-core ops the captured
+problems keep whole (worker/kernelevolve_worker/core_aten.py KEEP, e.g. the CPU
+attention node and aten.transpose_) with their lowerings and problems.
 
 Usage (from the repository root, after the build):
     .venv/bin/python scripts/core_aten_table.py [--binary build/kernelevolve] [--out docs/core_aten.md]
@@ -17,7 +19,8 @@ import sys
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-FOLDERS = ["level1", "level2", "core_ops", "chains", "gpu_gemm", "matmul", "conv", "pool", "recsys"]
+FOLDERS = ["level1", "level2", "core_ops", "chains", "gpu_gemm", "matmul", "conv", "pool", "recsys",
+           "attention", "rnn", "networks"]
 
 # Why an overload without a lowering has none (by operator name).
 NOT_LOWERED = {
@@ -93,6 +96,38 @@ def main() -> int:
             problems += f" (+{more})"
         lines.append(f"| `{name}` | {len(op['overloads'])} | {'<br>'.join(cells)} | {problems} |")
     lines[3] += f" {lowered} of the {total} core overloads have a lowering."
+    lines += [
+        "",
+        "## Non-core ops in the problems' graphs",
+        "",
+        "Overloads outside the Core ATen opset that the captured problems above call: the",
+        "compound ops kept whole (`KEEP` in `worker/kernelevolve_worker/core_aten.py`), the",
+        "in-place spellings nn.LSTM / nn.GRU record (lowered as their out-of-place twins) and",
+        "anything else the capture recorded.",
+        "",
+        "| operator | overloads | lowering | problems |",
+        "|---|---|---|---|",
+    ]
+    for op in opset.get("non_core", []):
+        name = op["name"]
+        cells = []
+        for overload in op["overloads"]:
+            how = lowerings.get(f"{name}.{overload}")
+            kept = "" if overload in op.get("kept", []) else " (not in KEEP)"
+            twin = f"{name[:-1]}.{overload}"
+            if not how and name.endswith("_") and not name.endswith("__") and twin in lowerings:
+                # src/operators/ir/lower_core.cpp: an in-place op without a rule of its
+                # own lowers as its out-of-place twin (core_aten.is_allowed_target)
+                kept, how = " (in-place spelling)", f"as `{twin}`: {lowerings[twin]}"
+            cells.append(f"`{overload}`{kept}: {how}" if how else f"`{overload}`{kept}: **none**")
+        problems = ", ".join(op.get("problems", [])[:6])
+        more = len(op.get("problems", [])) - 6
+        if more > 0:
+            problems += f" (+{more})"
+        lines.append(f"| `{name}` | {len(op['overloads'])} | {'<br>'.join(cells)} | {problems} |")
+    if opset.get("errors"):
+        lines += ["", "Problems that did not load or capture: "
+                  + "; ".join(f"{e['problem']} ({e['error']})" for e in opset["errors"]) + "."]
     Path(args.out).write_text("\n".join(lines) + "\n")
     print(f"wrote {args.out}: {lowered} of {total} core overloads lowered")
     return 0

@@ -3,11 +3,10 @@
 Inputs: q float32[B, H, SQ, D], k, v float32[B, H, SK, D], mask bool[B, 1, SQ, SK]
 (True = attend; broadcast over heads; every query row keeps at least one key, so no
 row is fully masked); output: float32[B, H, SQ, D].
-ATen ops (Core ATen capture; SDPA decomposes): aten.scalar_tensor.default,
-aten.where.self, aten.mul.Scalar, aten.permute.default, aten.expand.default,
-aten.view.default, aten.bmm.default, aten.add.Tensor, aten._softmax.default,
-aten.eq.Scalar, aten.logical_not.default, aten.any.dim, aten.full_like.default,
-aten.clone.default.
+ATen ops (Core ATen capture; SDPA kept whole for the attention family):
+aten.scalar_tensor.default, aten.where.self,
+aten._scaled_dot_product_flash_attention_for_cpu.default, getitem. The bool mask becomes an
+additive float mask (where(mask, 0, -inf)) before the attention node.
 """
 
 import torch

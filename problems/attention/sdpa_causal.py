@@ -1,12 +1,8 @@
 """Causal attention: y = F.scaled_dot_product_attention(q, k, v, is_causal=True).
 
 Inputs: q, k, v float32[B, H, S, D]; output: float32[B, H, S, D].
-ATen ops (Core ATen capture; SDPA decomposes): aten.mul.Scalar, aten.full.default,
-aten.arange.start_step, aten.unsqueeze.default, aten.sub.Tensor, aten.le.Scalar,
-aten.logical_and.default, aten.scalar_tensor.default, aten.where.self,
-aten.permute.default, aten.expand.default, aten.view.default, aten.bmm.default,
-aten.add.Tensor, aten._softmax.default, aten.eq.Scalar, aten.logical_not.default,
-aten.any.dim, aten.full_like.default, aten.clone.default.
+ATen ops (Core ATen capture; SDPA kept whole for the attention family):
+aten._scaled_dot_product_flash_attention_for_cpu.default, getitem.
 """
 
 import torch

@@ -2,10 +2,8 @@
 
 Inputs: q, k, v float32[B, H, S, D], bias float32[1, H, S, S] (added to the scaled
 scores, broadcast over the batch); output: float32[B, H, S, D].
-ATen ops (Core ATen capture; SDPA decomposes): aten.mul.Scalar, aten.permute.default,
-aten.expand.default, aten.view.default, aten.bmm.default, aten.add.Tensor,
-aten._softmax.default, aten.eq.Scalar, aten.logical_not.default, aten.any.dim,
-aten.full_like.default, aten.where.self, aten.clone.default.
+ATen ops (Core ATen capture; SDPA kept whole for the attention family):
+aten._scaled_dot_product_flash_attention_for_cpu.default, getitem.
 """
 
 import torch

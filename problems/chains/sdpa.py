@@ -1,10 +1,8 @@
 """Fused attention call: y = F.scaled_dot_product_attention(q, k, v) (no mask, no dropout).
 
 Inputs: q, k, v float32[batch, heads, seq, head_dim]; output: float32[batch, heads, seq, head_dim].
-ATen ops (Core ATen capture; SDPA decomposes): aten.mul.Scalar, aten.permute.default,
-aten.expand.default, aten.view.default, aten.bmm.default (twice), aten._softmax.default,
-aten.eq.Scalar, aten.logical_not.default, aten.any.dim, aten.full_like.default,
-aten.where.self, aten.clone.default.
+ATen ops (Core ATen capture; SDPA kept whole for the attention family):
+aten._scaled_dot_product_flash_attention_for_cpu.default, getitem.
 """
 
 import torch

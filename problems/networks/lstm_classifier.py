@@ -2,9 +2,12 @@
 
 Inputs: x float32[B, T, IN]; params: a 2-layer nn.LSTM(IN, HID, batch_first=True) and
 fc float32[CLASSES, HID] with bias; zero initial state; output: float32[B, CLASSES].
-ATen ops (Core ATen capture): aten.full.default, aten.permute.default, aten.clone.default,
-aten.select.int, aten.mkldnn_rnn_layer.default, getitem, aten.cat.default,
-aten.view.default, aten.addmm.default.
+ATen ops (Core ATen capture with oneDNN off, nn.LSTM unrolled per time step):
+aten.full.default, aten.permute.default, aten.slice.Tensor, aten.squeeze.dim,
+aten.clone.default, aten._unsafe_view.default, aten.mm.default, aten.add.Tensor,
+aten.addmm.default, aten.add_.Tensor, aten.split_with_sizes.default, getitem,
+aten.sigmoid_.default, aten.tanh_.default, aten.mul.Tensor, aten.tanh.default,
+aten.cat.default, aten.view.default, aten.select.int.
 """
 
 import torch

@@ -3,12 +3,11 @@
 Inputs: x float32[B, S, D_MODEL]; params: self_attn in_proj float32[3 D_MODEL, D_MODEL] and
 out_proj [D_MODEL, D_MODEL] with biases, linear1 [FF, D_MODEL], linear2 [D_MODEL, FF] with
 biases, norm1/norm2 weight/bias float32[D_MODEL]; output: float32[B, S, D_MODEL].
-ATen ops (Core ATen capture): aten.permute.default, aten.clone.default,
-aten._unsafe_view.default, aten.mm.default, aten.add.Tensor, aten.view.default,
-aten.unsqueeze.default, aten.squeeze.dim, aten.select.int, aten.mul.Scalar,
-aten.expand.default, aten.bmm.default, aten._softmax.default, aten.eq.Scalar,
-aten.logical_not.default, aten.any.dim, aten.full_like.default, aten.where.self,
-aten.addmm.default, aten.native_layer_norm.default, getitem, aten.relu.default.
+ATen ops (Core ATen capture; SDPA kept whole for the attention family):
+aten.permute.default, aten.clone.default, aten._unsafe_view.default, aten.mm.default,
+aten.add.Tensor, aten.view.default, aten.unsqueeze.default, aten.squeeze.dim,
+aten.select.int, aten._scaled_dot_product_flash_attention_for_cpu.default, getitem,
+aten.addmm.default, aten.native_layer_norm.default, aten.relu.default.
 """
 
 import torch

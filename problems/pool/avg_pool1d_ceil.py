@@ -10,7 +10,7 @@ import torch.nn.functional as F
 
 N = 8
 C = 64
-L = 1000
+L = 1001
 
 
 class Model(nn.Module):

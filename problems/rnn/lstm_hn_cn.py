@@ -3,8 +3,11 @@
 Inputs: x float32[T, B, IN], h0, c0 float32[1, B, HID]; params: weight_ih
 float32[4 HID, IN], weight_hh float32[4 HID, HID], bias_ih / bias_hh float32[4 HID];
 output: float32[2, 1, B, HID].
-ATen ops (Core ATen capture): aten.select.int, aten.mkldnn_rnn_layer.default, getitem,
-aten.cat.default, aten.view.default.
+ATen ops (Core ATen capture with oneDNN off, nn.LSTM unrolled per time step):
+aten.slice.Tensor, aten.squeeze.dim, aten.view.default, aten.permute.default,
+aten.addmm.default, aten.add_.Tensor, aten.split_with_sizes.default, getitem,
+aten.sigmoid_.default, aten.tanh_.default, aten.mul.Tensor, aten.tanh.default,
+aten.cat.default.
 """
 
 import torch

@@ -4,7 +4,9 @@
 // bidirectional nn.GRU are captured (oneDNN off while tracing, the in-place transpose_
 // lowered) and compile as loop-nest programs; a transformer encoder layer, whose
 // attention sits inside a bigger graph, compiles through the loop-nest lowering of the
-// same node. Correctness only: no test asserts a speed (benchmarks do).
+// same node. On --target triton under TRITON_INTERPRET (no GPU), the attention problems
+// get the triton_attention family's fused kernel. Correctness only: no test asserts a
+// speed (benchmarks do).
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -66,6 +68,33 @@ TEST_P(HeavyCliTest, TemplateOperatorFindsACorrectKernel) {
   ASSERT_TRUE(doc["best"].is_object()) << doc.dump(2);
   EXPECT_TRUE(doc["best"]["correct"].get<bool>());
   EXPECT_EQ(doc["best"]["template"], c.template_name);
+}
+
+/// --target triton under the interpreter, at sizes the interpreter runs in seconds:
+/// sizes that are no multiple of the blocks, a bool mask broadcast over heads, causal.
+TEST(HeavyTritonInterpret, AttentionProblemsGetTheFusedTritonKernel) {
+  struct Case {
+    const char* problem;
+    const char* sizes;
+  };
+  for (const Case& c : {Case{"attention/sdpa_bool_mask", "--set B=1 --set H=2 --set SQ=20 --set SK=37 --set D=16"},
+                        Case{"attention/sdpa_causal", "--set B=1 --set H=2 --set S=45 --set D=8"}}) {
+    SCOPED_TRACE(c.problem);
+    const fs::path dir = fs::temp_directory_path() / fmt::format("ke_heavy_triton_{}", ::getpid());
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    const std::string cmd = fmt::format(
+        "cd '{}' && TRITON_INTERPRET=1 CUDA_VISIBLE_DEVICES= '{}' optimize problems/{}.py --target triton {} "
+        "--budget 1 --min-time 0.01 --confirm-rounds 0 --out '{}' --quiet >'{}' 2>&1",
+        KE_SOURCE_DIR, KE_BINARY_PATH, c.problem, c.sizes, (dir / "run").string(), (dir / "log.txt").string());
+    const int status = std::system(cmd.c_str());
+    ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << ReadText(dir / "log.txt");
+    const auto doc = nlohmann::json::parse(ReadText(dir / "run" / "result.json"));
+    ASSERT_TRUE(doc["best"].is_object()) << doc.dump(2);
+    EXPECT_TRUE(doc["best"]["correct"].get<bool>());
+    EXPECT_EQ(doc["best"]["template"], "triton_attention");
+    if (!::testing::Test::HasFailure()) fs::remove_all(dir);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Problems, HeavyCliTest,

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "operators/families/attention/triton_attention_template.h"
 #include "operators/families/embedding_bag/triton_embedding_bag_template.h"
 #include "operators/families/index_add/triton_index_add_template.h"
 #include "operators/families/loop_nest/triton_loop_nest_template.h"
@@ -201,6 +202,8 @@ TemplateMatch MatchTritonTemplate(const core::Problem& problem) {
   // whose kernels read sizes at run time (masked_select and unique write data-dependent
   // lengths, docs/abi.md).
   if (auto match = families::MatchTritonSort(graph)) return std::move(*match);
+  // Scaled dot-product attention: one fused kernel with an online softmax.
+  if (auto match = families::MatchTritonAttention(graph)) return std::move(*match);
   if (auto match = families::MatchTritonUnique(graph)) return std::move(*match);
   if (auto match = families::MatchTritonMaskedSelect(graph, problem.shape_graphs)) return std::move(*match);
   // Inputs of other sizes on other input sets (jagged values, bags of varying length):

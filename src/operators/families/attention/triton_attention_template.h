@@ -1,0 +1,34 @@
+// Family "attention" on --target triton: a graph that is one scaled dot-product
+// attention (the spec of ir/attention.h, matched once for both targets), printed as
+// one fused Triton kernel with an online softmax (codegen/triton/attention_triton.h).
+// Knobs: query rows a program, keys a step, warps, pipeline stages.
+#pragma once
+
+#include <optional>
+
+#include "core/op_graph.h"
+#include "operators/ir/attention.h"
+#include "operators/template/kernel_template.h"
+
+namespace kernelevolve::operators::families {
+
+class TritonAttentionTemplate : public templates::KernelTemplate {
+ public:
+  explicit TritonAttentionTemplate(ir::AttentionSpec spec);
+
+  std::string Name() const override { return "triton_attention"; }
+  const templates::KnobSpace& Space() const override { return space_; }
+  /// 64 x 64 blocks, 4 warps, 2 stages; then 128 x 64 with 8 warps; then 64 x 32.
+  std::vector<nlohmann::json> Drafts() const override;
+  std::string Summary(const nlohmann::json& knobs) const override;
+  std::string Generate(const nlohmann::json& knobs) const override;
+
+ private:
+  ir::AttentionSpec spec_;
+  templates::KnobSpace space_;
+};
+
+/// The Triton attention template when ir::MatchAttention accepts `graph`.
+std::optional<templates::TemplateMatch> MatchTritonAttention(const core::OpGraph& graph);
+
+}  // namespace kernelevolve::operators::families
