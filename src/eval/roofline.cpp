@@ -20,7 +20,8 @@ const std::set<std::string>& FreeOps() {
   static const std::set<std::string> ops = {
       "alias",   "clone",     "detach",  "view",     "reshape",    "_unsafe_view", "expand",
       "permute", "transpose", "t",       "contiguous", "unsqueeze", "squeeze",     "slice",
-      "select",  "_to_copy",  "copy",    "copy_",    "lift_fresh_copy", "empty_like", "zeros_like"};
+      "select",  "_to_copy",  "copy",    "copy_",    "lift_fresh_copy", "empty_like", "zeros_like",
+      "getitem", "scalar_tensor"};
   return ops;
 }
 
@@ -51,7 +52,16 @@ const std::set<std::string>& SoftmaxOps() {
 }
 
 const std::set<std::string>& MatmulOps() {
-  static const std::set<std::string> ops = {"mm", "bmm", "matmul", "addmm", "baddbmm", "linear"};
+  static const std::set<std::string> ops = {"mm", "bmm", "matmul", "addmm", "baddbmm", "linear",
+                                            "mv", "addmv", "dot"};
+  return ops;
+}
+
+/// Windowed ops: one FLOP per window element per output element.
+const std::set<std::string>& PoolingOps() {
+  static const std::set<std::string> ops = {"max_pool1d_with_indices", "max_pool2d_with_indices",
+                                            "max_pool3d_with_indices", "avg_pool1d", "avg_pool2d",
+                                            "avg_pool3d", "max_pool2d", "max_pool1d", "max_pool3d"};
   return ops;
 }
 
@@ -73,12 +83,64 @@ const core::OpNode* FirstInput(const core::OpGraph& graph, const core::OpNode& n
 /// the bias), otherwise the first.
 const core::OpNode* MatmulLeft(const core::OpGraph& graph, const core::OpNode& node,
                                const std::string& name) {
-  int wanted = (name == "addmm" || name == "baddbmm") ? 1 : 0;
+  int wanted = (name == "addmm" || name == "baddbmm" || name == "addmv") ? 1 : 0;
   for (const auto& arg : node.args) {
     if (!arg.IsRef()) continue;
     if (wanted-- == 0) return graph.Find(arg.ref);
   }
   return nullptr;
+}
+
+/// The node a named argument references, or nullptr.
+const core::OpNode* ArgNode(const core::OpGraph& graph, const core::OpNode& node, const std::string& name) {
+  const core::OpArg* a = node.Arg(name);
+  return a != nullptr && a->IsRef() ? graph.Find(a->ref) : nullptr;
+}
+
+/// Product of an int list argument (a single int counts as itself), 1 when absent.
+double ListProduct(const core::OpNode& node, const std::string& name) {
+  const core::OpArg* a = node.Arg(name);
+  if (a == nullptr || a->IsRef()) return 1;
+  if (a->value.is_number_integer()) return static_cast<double>(a->value.get<int64_t>());
+  double p = 1;
+  if (a->value.is_array()) {
+    for (const auto& v : a->value) p *= v.is_number_integer() ? static_cast<double>(v.get<int64_t>()) : 1.0;
+  }
+  return p;
+}
+
+/// FLOPs of the heavy ops that are not matrix products, or -1 for another op:
+///  - convolution: 2 x output elements x (input channels / groups) x window
+///    (weight [Cout, Cin / groups, k...]); transposed: 2 x input elements x
+///    (Cout / groups) x window (weight [Cin, Cout / groups, k...]);
+///  - attention (aten._scaled_dot_product_flash_attention_for_cpu): 4 B H L S E (two
+///    products), half of it when causal;
+///  - pooling: output elements x window.
+double HeavyFlops(const core::OpGraph& graph, const core::OpNode& node, const std::string& name) {
+  if (name == "convolution") {
+    const core::OpNode* weight = ArgNode(graph, node, "weight");
+    const core::OpNode* input = ArgNode(graph, node, "input");
+    if (weight == nullptr || weight->shape.size() < 2) return -1;
+    double per = 1;
+    for (size_t d = 1; d < weight->shape.size(); ++d) per *= static_cast<double>(weight->shape[d]);
+    const core::OpArg* transposed = node.Arg("transposed");
+    const bool t = transposed != nullptr && transposed->value.is_boolean() && transposed->value.get<bool>();
+    if (t && input != nullptr) return 2.0 * Elements(input->shape) * per;
+    return 2.0 * Elements(node.shape) * per;
+  }
+  if (name == "_scaled_dot_product_flash_attention_for_cpu") {
+    const core::OpNode* q = ArgNode(graph, node, "query");
+    const core::OpNode* k = ArgNode(graph, node, "key");
+    if (q == nullptr || k == nullptr || q->shape.size() != 4 || k->shape.size() != 4) return -1;
+    const core::OpArg* causal = node.Arg("is_causal");
+    const bool c = causal != nullptr && causal->value.is_boolean() && causal->value.get<bool>();
+    return (c ? 2.0 : 4.0) * Elements(q->shape) * static_cast<double>(k->shape[2]);
+  }
+  if (PoolingOps().count(name) > 0) {
+    // The first result's shape is the node's (the indices have the same one).
+    return Elements(node.shape) * ListProduct(node, "kernel_size");
+  }
+  return -1;
 }
 
 }  // namespace
@@ -96,7 +158,9 @@ double EstimateFlops(const core::OpGraph& graph, std::vector<std::string>* assum
     const std::string name = OpName(node->target);
     const double out_elements = Elements(node->shape);
     if (FreeOps().count(name) > 0) continue;
-    if (ElementwiseOps().count(name) > 0) {
+    if (const double heavy = HeavyFlops(graph, *node, name); heavy >= 0) {
+      flops += heavy;
+    } else if (ElementwiseOps().count(name) > 0) {
       flops += out_elements;
     } else if (ReductionOps().count(name) > 0 || SoftmaxOps().count(name) > 0) {
       const core::OpNode* input = FirstInput(graph, *node);

@@ -50,8 +50,13 @@ int64_t CompulsoryBytes(const core::Problem& problem);
 ///  - reductions (sum, mean, amax, max, prod, ...): 1 per element of the first input;
 ///  - softmax / log_softmax: 5 per input element (max, subtract, exp, sum, divide or
 ///    subtract the log);
-///  - mm, bmm, matmul, addmm, linear: 2 x output elements x K (K = last dim of the
-///    first input);
+///  - mm, bmm, matmul, addmm, baddbmm, linear, mv, addmv, dot: 2 x output elements x K
+///    (K = last dim of the first matrix operand);
+///  - convolution: 2 x output elements x (input channels / groups) x window
+///    (transposed: 2 x input elements x (output channels / groups) x window);
+///  - attention (aten._scaled_dot_product_flash_attention_for_cpu): 4 B H L S E, half
+///    when causal (the two products; the softmax is not counted);
+///  - max / average pooling: output elements x window;
 ///  - any other op: 1 per output element, and its name is added to `assumed_ops`
 ///    (when not null).
 double EstimateFlops(const core::OpGraph& graph, std::vector<std::string>* assumed_ops = nullptr);

@@ -574,6 +574,19 @@ TEST(LoopNestContraction, StridesOfPlainTransposedAndBatchedOperands) {
   EXPECT_TRUE(CaseContractions("matmul_broadcast").empty());
   // A convolution's operand indices are masked and computed: not a matrix product.
   EXPECT_TRUE(CaseContractions("conv2d_stride_dilation").empty());
+  // einsum("bhqd,bhkd->bhqk") on [2, 3, 5, 24] and [2, 3, 7, 24]: k is permuted between
+  // two reshapes, whose div / mod chains do not cancel pairwise; with the vars' ranges
+  // they are affine: batch 6 (b h), A [5, 24] rows of 24, B read k-major (b_k = 1, b_n = 24).
+  auto e = CaseContractions("einsum_heads");
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_EQ(e[0].batch, std::vector<int64_t>{6});
+  EXPECT_EQ(std::make_tuple(e[0].m, e[0].n, e[0].k), std::make_tuple(5, 7, 24));
+  EXPECT_EQ(std::make_tuple(e[0].a_m, e[0].a_k, e[0].a_batch[0]), std::make_tuple(24, 1, 5 * 24));
+  EXPECT_EQ(std::make_tuple(e[0].b_k, e[0].b_n, e[0].b_batch[0]), std::make_tuple(1, 24, 7 * 24));
+  // Per-head scores of [2, 9, 24] viewed [2, 9, 3, 8], heads moved forward, then bmm over
+  // the flattened (b h): head h of batch b starts at 216 b + 8 h, no single stride of
+  // b h, so it stays a loop nest (a contraction with two batch dims would take it).
+  EXPECT_TRUE(CaseContractions("heads_scores").empty());
 }
 
 TEST(LoopNestContraction, ReshapeIndexChainsCancelToAffineOffsets) {
@@ -601,6 +614,23 @@ TEST(LoopNestContraction, ReshapeIndexChainsCancelToAffineOffsets) {
       IAdd(IAdd(IMul(IFloorDiv(IFloorDiv(v, 2), 3), 6), IMul(IRem(IFloorDiv(v, 2), 3), 2)), IRem(v, 2)));
   ASSERT_TRUE(nested.has_value());
   EXPECT_EQ(nested->Coeff(0), 1);
+  // With the vars' ranges: floor((3 v0 + v1) / 3) = v0 and (3 v0 + v1) mod 3 = v1 when
+  // v1 < 3, so 10 floor(x / 3) + x mod 3 = 10 v0 + v1; with v1 up to 3 it is not affine.
+  const ir::Expr x = IAdd(IMul(Var(0), 3), Var(1));
+  const ir::Expr split = IAdd(IMul(IFloorDiv(x, 3), 10), IRem(x, 3));
+  const std::vector<int64_t> fits = {5, 3}, too_wide = {5, 4};
+  EXPECT_FALSE(ir::AffineOf(split).has_value());
+  const auto ranged = ir::AffineOf(split, &fits);
+  ASSERT_TRUE(ranged.has_value());
+  EXPECT_EQ(std::make_tuple(ranged->constant, ranged->Coeff(0), ranged->Coeff(1)), std::make_tuple(0, 10, 1));
+  EXPECT_FALSE(ir::AffineOf(split, &too_wide).has_value());
+  // floor(v0 / 4) mod 2 with v0 < 8 is floor(v0 / 4), not affine; a constant offset
+  // that keeps the remainder in range: floor((4 v0 + 2 + v1) / 4) = v0 for v1 < 2.
+  EXPECT_FALSE(ir::AffineOf(IRem(IFloorDiv(Var(0), 4), 2), &fits).has_value());
+  const std::vector<int64_t> small = {5, 2};
+  const auto shifted = ir::AffineOf(IFloorDiv(IAdd(IAdd(IMul(Var(0), 4), ir::Int(2)), Var(1)), 4), &small);
+  ASSERT_TRUE(shifted.has_value());
+  EXPECT_EQ(std::make_tuple(shifted->constant, shifted->Coeff(0), shifted->Coeff(1)), std::make_tuple(0, 1, 0));
 }
 
 TEST(LoopNestContraction, TiledDraftsPrintTheGemmAndOthersDoNot) {
@@ -615,8 +645,10 @@ TEST(LoopNestContraction, TiledDraftsPrintTheGemmAndOthersDoNot) {
 
 TEST(LoopNestContraction, EveryTileAndPanelDepthMatchesEager) {
   // Odd sizes against every register tile (edges in M and N), K = 300 past one
-  // 256-deep panel (the accumulate path), a transposed B and a transposed, batched A.
-  const std::vector<std::string> cases = {"mm_odd_transposed_relu", "bmm_transposed_a", "linear_3d", "linear"};
+  // 256-deep panel (the accumulate path), a transposed B and a transposed, batched A,
+  // an operand permuted between two reshapes (einsum over heads).
+  const std::vector<std::string> cases = {"mm_odd_transposed_relu", "bmm_transposed_a", "linear_3d", "linear",
+                                          "einsum_heads"};
   DraftBatch batch;
   for (const std::string& name : cases) {
     const auto match = families::MatchLoopNest(CaseGraph(name), /*multithread=*/true, /*vector_lanes=*/16);

@@ -63,6 +63,46 @@ TEST(Roofline, ReductionsSoftmaxAndMatmul) {
   EXPECT_EQ(assumed, std::vector<std::string>{"aten.cumsum"});
 }
 
+TEST(Roofline, ConvolutionAttentionPoolingAndMatrixVector) {
+  core::OpGraph graph;
+  auto node = [&](const std::string& name, const std::string& target, std::vector<int64_t> shape,
+                  std::vector<core::OpArg> args) {
+    core::OpNode n;
+    n.name = name;
+    n.target = target;
+    n.kind = target.empty() ? core::OpNodeKind::kPlaceholder : core::OpNodeKind::kCall;
+    n.shape = std::move(shape);
+    n.args = std::move(args);
+    graph.nodes.push_back(n);
+  };
+  // conv2d, groups 2: x [2, 4, 10, 10], w [8, 2, 3, 3] -> y [2, 8, 8, 8]: 2 * 1024 * 18.
+  node("x", "", {2, 4, 10, 10}, {});
+  node("w", "", {8, 2, 3, 3}, {});
+  node("conv", "aten.convolution.default", {2, 8, 8, 8},
+       {Ref("input", "x"), Ref("weight", "w"), Val("transposed", false), Val("groups", 2)});
+  // transposed: x [2, 4, 10, 10], w [4, 3, 2, 2] (Cin, Cout, k): 2 * 800 * 12.
+  node("wt", "", {4, 3, 2, 2}, {});
+  node("convt", "aten.convolution.default", {2, 3, 20, 20},
+       {Ref("input", "x"), Ref("weight", "wt"), Val("transposed", true), Val("groups", 1)});
+  // attention, q [1, 2, 16, 8], k [1, 2, 32, 8]: 4 * 256 * 32; causal half of it.
+  node("q", "", {1, 2, 16, 8}, {});
+  node("k", "", {1, 2, 32, 8}, {});
+  const char* sdpa = "aten._scaled_dot_product_flash_attention_for_cpu.default";
+  node("att", sdpa, {1, 2, 16, 8}, {Ref("query", "q"), Ref("key", "k"), Ref("value", "k"), Val("is_causal", false)});
+  node("attc", sdpa, {1, 2, 16, 8}, {Ref("query", "q"), Ref("key", "k"), Ref("value", "k"), Val("is_causal", true)});
+  node("item", "getitem", {1, 2, 16, 8}, {Ref("self", "att"), Val("index", 0)});  // free
+  // max pooling 3 x 3 to [2, 4, 4, 4]: 128 * 9; mv [6, 5] x [5]: 2 * 6 * 5.
+  node("pool", "aten.max_pool2d_with_indices.default", {2, 4, 4, 4},
+       {Ref("self", "x"), Val("kernel_size", std::vector<int>{3, 3})});
+  node("m", "", {6, 5}, {});
+  node("vec", "", {5}, {});
+  node("mv", "aten.mv.default", {6}, {Ref("self", "m"), Ref("vec", "vec")});
+  std::vector<std::string> assumed;
+  const double flops = eval::EstimateFlops(graph, &assumed);
+  EXPECT_DOUBLE_EQ(flops, 2.0 * 1024 * 18 + 2.0 * 800 * 12 + 4.0 * 256 * 32 + 2.0 * 256 * 32 + 128.0 * 9 + 2.0 * 30);
+  EXPECT_TRUE(assumed.empty()) << assumed.front();
+}
+
 TEST(Roofline, MemoryBoundFractionOfCopyBandwidth) {
   eval::WorkEstimate work;
   work.bytes = 8'000'000;  // 8 MB per call

@@ -55,17 +55,60 @@ bool IsConstant(const Form& f) {
   return f.atoms.empty() && std::all_of(f.lin.coeff.begin(), f.lin.coeff.end(), [](int64_t c) { return c == 0; });
 }
 
-std::optional<Form> FormOf(const Expr& e);
+/// Var extents (var v ranges over [0, extents[v])), or null when unknown.
+using Extents = const std::vector<int64_t>*;
+
+std::optional<Form> FormOf(const Expr& e, Extents extents);
+
+/// For an affine x and var extents: x = d q + r with q the terms whose coefficients d
+/// divides (divided by d) and r the rest; when every value of r lies in [0, d),
+/// floor(x / d) = q and x mod d = r exactly. nullopt when r may leave [0, d) (or an
+/// extent is unknown).
+std::optional<std::pair<Affine, Affine>> SplitByRange(const Affine& x, int64_t d, Extents extents) {
+  if (extents == nullptr) return std::nullopt;
+  Affine q, r;
+  q.coeff.assign(x.coeff.size(), 0);
+  r.coeff.assign(x.coeff.size(), 0);
+  int64_t low = 0, high = 0;
+  // The constant: its multiple of d goes to q (floor division), the remainder to r.
+  q.constant = x.constant >= 0 ? x.constant / d : -((-x.constant + d - 1) / d);
+  r.constant = x.constant - q.constant * d;
+  low = high = r.constant;
+  for (size_t v = 0; v < x.coeff.size(); ++v) {
+    const int64_t c = x.coeff[v];
+    if (c == 0) continue;
+    if (c % d == 0) {
+      q.coeff[v] = c / d;
+      continue;
+    }
+    if (v >= extents->size() || (*extents)[v] <= 0) return std::nullopt;
+    r.coeff[v] = c;
+    const int64_t span = c * ((*extents)[v] - 1);
+    (span < 0 ? low : high) += span;
+  }
+  if (low < 0 || high >= d) return std::nullopt;
+  return std::make_pair(q, r);
+}
 
 /// floor(x / d) or floor(x / d) mod m as an atom, folding a nested floor division of
-/// x into d (floor(floor(x / a) / b) = floor(x / (a b)) for a, b > 0).
-std::optional<Form> AtomOf(Expr x, int64_t d, bool rem, int64_t m) {
+/// x into d (floor(floor(x / a) / b) = floor(x / (a b)) for a, b > 0). When x is
+/// affine and the var extents bound its remainder (SplitByRange), the result is affine
+/// instead: floor(x / d) = q, and q mod m splits again (the index maps of a permute
+/// between two reshapes, e.g. an einsum's operand, which do not cancel pairwise).
+std::optional<Form> AtomOf(Expr x, int64_t d, bool rem, int64_t m, Extents extents) {
   while (x->kind == ExprKind::kOp && x->op == Prim::kFloorDiv && x->args[1]->kind == ExprKind::kConst &&
          x->args[1]->ivalue > 0) {
     d *= x->args[1]->ivalue;
     x = x->args[0];
   }
-  if (!FormOf(x)) return std::nullopt;
+  const auto base = FormOf(x, extents);
+  if (!base) return std::nullopt;
+  if (base->atoms.empty()) {
+    if (auto qr = SplitByRange(base->lin, d, extents)) {
+      if (!rem) return Form{qr->first, {}, {}};
+      if (auto qm = SplitByRange(qr->first, m, extents)) return Form{qm->second, {}, {}};
+    }
+  }
   Form f;
   const std::string text = ExprText(x);
   f.bases.emplace(text, x);
@@ -73,7 +116,7 @@ std::optional<Form> AtomOf(Expr x, int64_t d, bool rem, int64_t m) {
   return f;
 }
 
-std::optional<Form> FormOf(const Expr& e) {
+std::optional<Form> FormOf(const Expr& e, Extents extents) {
   if (e->dtype != core::DType::kInt64) return std::nullopt;
   Form f;
   switch (e->kind) {
@@ -86,24 +129,26 @@ std::optional<Form> FormOf(const Expr& e) {
     case ExprKind::kOp: break;
   }
   if (e->op == Prim::kNeg && e->args.size() == 1) {
-    auto a = FormOf(e->args[0]);
+    auto a = FormOf(e->args[0], extents);
     return a ? std::optional<Form>(Scaled(*a, -1)) : std::nullopt;
   }
   if (e->args.size() != 2) return std::nullopt;
   const Expr& rhs = e->args[1];
   const bool positive_constant = rhs->kind == ExprKind::kConst && rhs->ivalue > 0;
-  if (e->op == Prim::kFloorDiv) return positive_constant ? AtomOf(e->args[0], rhs->ivalue, false, 0) : std::nullopt;
+  if (e->op == Prim::kFloorDiv) {
+    return positive_constant ? AtomOf(e->args[0], rhs->ivalue, false, 0, extents) : std::nullopt;
+  }
   if (e->op == Prim::kRemainder) {
     if (!positive_constant) return std::nullopt;
     const Expr& q = e->args[0];  // (x // d) % m, or x % m
     if (q->kind == ExprKind::kOp && q->op == Prim::kFloorDiv && q->args[1]->kind == ExprKind::kConst &&
         q->args[1]->ivalue > 0) {
-      return AtomOf(q->args[0], q->args[1]->ivalue, true, rhs->ivalue);
+      return AtomOf(q->args[0], q->args[1]->ivalue, true, rhs->ivalue, extents);
     }
-    return AtomOf(q, 1, true, rhs->ivalue);
+    return AtomOf(q, 1, true, rhs->ivalue, extents);
   }
-  auto x = FormOf(e->args[0]);
-  auto y = FormOf(rhs);
+  auto x = FormOf(e->args[0], extents);
+  auto y = FormOf(rhs, extents);
   if (!x || !y) return std::nullopt;
   switch (e->op) {
     case Prim::kAdd: return Sum(*x, *y);
@@ -117,8 +162,11 @@ std::optional<Form> FormOf(const Expr& e) {
 }
 
 /// Cancels c * (floor(x/d) mod m) + c m * floor(x/(d m)) = c * floor(x/d) until no
-/// pair is left, then floor(x/1) = x. nullopt when an atom remains.
-std::optional<Affine> Cancel(Form f) {
+/// pair is left, then floor(x/1) = x; with var extents, an atom left over whose base is
+/// affine is resolved by SplitByRange (the per-head index of b h // H * H + b h % H
+/// pairs first, then floor(x / d) of the permuted flat index is a var). nullopt when an
+/// atom remains.
+std::optional<Affine> Cancel(Form f, Extents extents) {
   for (bool changed = true; changed;) {
     changed = false;
     for (auto it = f.atoms.begin(); it != f.atoms.end(); ++it) {
@@ -138,12 +186,28 @@ std::optional<Affine> Cancel(Form f) {
         break;
       }
       if (atom.d == 1) {  // floor(x / 1) = x
-        auto x = FormOf(f.bases.at(atom.base));
+        auto x = FormOf(f.bases.at(atom.base), nullptr);
         f.atoms.erase(it);
         f = Sum(std::move(f), Scaled(*x, c));
         changed = true;
         break;
       }
+    }
+    for (auto it = f.atoms.begin(); !changed && it != f.atoms.end(); ++it) {
+      const auto [atom, c] = *it;
+      const auto base = FormOf(f.bases.at(atom.base), extents);
+      if (!base || !base->atoms.empty()) continue;
+      auto qr = SplitByRange(base->lin, atom.d, extents);
+      if (!qr) continue;
+      Affine value = qr->first;
+      if (atom.rem) {
+        auto qm = SplitByRange(value, atom.m, extents);
+        if (!qm) continue;
+        value = qm->second;
+      }
+      f.atoms.erase(it);
+      f.lin = Sum(f.lin, Scaled(value, c));
+      changed = true;
     }
   }
   if (!f.atoms.empty()) return std::nullopt;
@@ -151,19 +215,19 @@ std::optional<Affine> Cancel(Form f) {
 }
 
 /// The flat element offset of an unmasked float32 load, as an affine form.
-std::optional<Affine> LoadOffset(const TensorProgram& program, const Expr& e) {
+std::optional<Affine> LoadOffset(const TensorProgram& program, const Expr& e, Extents extents) {
   if (e->kind != ExprKind::kLoad || e->mask || e->dtype != core::DType::kFloat32) return std::nullopt;
   const TensorDef& src = program.defs.at(static_cast<size_t>(e->tensor));
   if (src.dtype != core::DType::kFloat32) return std::nullopt;
-  return AffineOf(FlatOffset(e->args, src.shape));
+  return AffineOf(FlatOffset(e->args, src.shape), extents);
 }
 
 }  // namespace
 
-std::optional<Affine> AffineOf(const Expr& e) {
-  auto f = FormOf(e);
+std::optional<Affine> AffineOf(const Expr& e, const std::vector<int64_t>* extents) {
+  auto f = FormOf(e, extents);
   if (!f) return std::nullopt;
-  return Cancel(std::move(*f));
+  return Cancel(std::move(*f), extents);
 }
 
 std::optional<Contraction> MatchContraction(const TensorProgram& program, const TensorDef& def) {
@@ -173,8 +237,11 @@ std::optional<Contraction> MatchContraction(const TensorProgram& program, const 
   }
   const Expr& body = def.body;
   if (body->kind != ExprKind::kOp || body->op != Prim::kMul || body->args.size() != 2) return std::nullopt;
-  auto x = LoadOffset(program, body->args[0]);
-  auto y = LoadOffset(program, body->args[1]);
+  // Output vars then the reduced var, each over [0, extent).
+  std::vector<int64_t> extents = def.shape;
+  extents.push_back(def.reduce_extents[0]);
+  auto x = LoadOffset(program, body->args[0], &extents);
+  auto y = LoadOffset(program, body->args[1], &extents);
   if (!x || !y) return std::nullopt;
   const int rank = static_cast<int>(def.shape.size());
   const int vi = rank - 2, vj = rank - 1, vk = rank;

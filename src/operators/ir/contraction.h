@@ -37,12 +37,15 @@ std::optional<Contraction> MatchContraction(const TensorProgram& program, const 
 /// constants, vars, +, -, negation, multiplication by a constant, and the floor
 /// division / remainder chains of a reshape where they cancel
 /// (m * floor(x / (d m)) + floor(x / d) mod m = floor(x / d), d, m > 0; floor(x / 1) = x).
-/// nullopt otherwise.
+/// With `extents` (var v over [0, extents[v])), a floor division or remainder of an
+/// affine x by d is also affine when the terms d does not divide stay in [0, d) over
+/// those ranges: floor((d q + r) / d) = q and (d q + r) mod d = r (a permute between two
+/// reshapes, as in an einsum operand). nullopt otherwise.
 struct Affine {
   int64_t constant = 0;
   std::vector<int64_t> coeff;  // indexed by var number; missing entries are 0
   int64_t Coeff(int var) const { return var < static_cast<int>(coeff.size()) ? coeff[static_cast<size_t>(var)] : 0; }
 };
-std::optional<Affine> AffineOf(const Expr& e);
+std::optional<Affine> AffineOf(const Expr& e, const std::vector<int64_t>* extents = nullptr);
 
 }  // namespace kernelevolve::operators::ir

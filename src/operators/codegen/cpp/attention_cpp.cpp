@@ -81,23 +81,31 @@ constexpr const char* kBody = R"CPP(  @SCALE@
           const float* kr = kb + (j0 + j) * E;
           for (int64_t e = 0; e < E; ++e) kt[e * BN + j] = kr[e];
         }
-        // Scores q k^T: 4 rows x one vector of keys in registers, each K^T vector load
-        // feeding 4 FMAs (columns past `cols` hold finite stale keys and are ignored).
+        // Scores q k^T: 4 rows x two vectors of keys in 8 accumulator registers, each
+        // pair of K^T vector loads feeding 8 FMAs (columns past `cols` hold finite stale
+        // keys and are ignored; BN is a multiple of two vectors).
         for (int64_t r0 = 0; r0 < rows; r0 += 4) {
           const float* qr[4];
           for (int64_t u = 0; u < 4; ++u) qr[u] = q + std::min<int64_t>(r0 + u, rows - 1) * E;
-          for (int64_t j = 0; j < cols; j += KE_LANES) {
-            ke_avf a0 = {}, a1 = {}, a2 = {}, a3 = {};
+          for (int64_t j = 0; j < cols; j += 2 * KE_LANES) {
+            ke_avf a0 = {}, a1 = {}, a2 = {}, a3 = {}, b0 = {}, b1 = {}, b2 = {}, b3 = {};
             for (int64_t e = 0; e < E; ++e) {
               const ke_avf kv = *reinterpret_cast<const ke_avf*>(kt.data() + e * BN + j);
-              a0 += qr[0][e] * kv;
-              a1 += qr[1][e] * kv;
-              a2 += qr[2][e] * kv;
-              a3 += qr[3][e] * kv;
+              const ke_avf kw = *reinterpret_cast<const ke_avf*>(kt.data() + e * BN + j + KE_LANES);
+              const float q0 = qr[0][e], q1 = qr[1][e], q2 = qr[2][e], q3 = qr[3][e];
+              a0 += q0 * kv;
+              b0 += q0 * kw;
+              a1 += q1 * kv;
+              b1 += q1 * kw;
+              a2 += q2 * kv;
+              b2 += q2 * kw;
+              a3 += q3 * kv;
+              b3 += q3 * kw;
             }
-            const ke_avf a[4] = {a0, a1, a2, a3};
+            const ke_avf a[4] = {a0, a1, a2, a3}, b[4] = {b0, b1, b2, b3};
             for (int64_t u = 0; u < 4 && r0 + u < rows; ++u) {
               *reinterpret_cast<ke_avf*>(sc.data() + (r0 + u) * BN + j) = a[u];
+              *reinterpret_cast<ke_avf*>(sc.data() + (r0 + u) * BN + j + KE_LANES) = b[u];
             }
           }
         }
@@ -126,9 +134,10 @@ constexpr const char* kBody = R"CPP(  @SCALE@
 #pragma omp simd
           for (int64_t e = 0; e < E; ++e) ar[e] *= alpha;
         }
-        // acc += P v: 4 rows x one vector of the head dim in registers, each v vector
-        // load feeding 4 FMAs; the last E mod KE_LANES columns scalar.
-        const int64_t ev = E - E % KE_LANES;
+        // acc += P v: 4 rows x two vectors of the head dim in 8 registers, each pair of v
+        // vector loads feeding 8 FMAs; then 4 rows x one vector; the last E mod KE_LANES
+        // columns scalar.
+        const int64_t ev2 = E - E % (2 * KE_LANES), ev = E - E % KE_LANES;
         for (int64_t r0 = 0; r0 < rows; r0 += 4) {
           const float* pr[4];
           float* ar[4];
@@ -137,17 +146,37 @@ constexpr const char* kBody = R"CPP(  @SCALE@
             pr[u] = sc.data() + rr * BN;
             ar[u] = acc.data() + rr * E;
           }
-          for (int64_t e = 0; e < ev; e += KE_LANES) {
-            ke_avf c0 = *reinterpret_cast<const ke_avf*>(ar[0] + e), c1 = *reinterpret_cast<const ke_avf*>(ar[1] + e);
-            ke_avf c2 = *reinterpret_cast<const ke_avf*>(ar[2] + e), c3 = *reinterpret_cast<const ke_avf*>(ar[3] + e);
+          for (int64_t e = 0; e < ev2; e += 2 * KE_LANES) {
+            ke_avf c[4], d[4];
+            for (int64_t u = 0; u < 4; ++u) {
+              c[u] = *reinterpret_cast<const ke_avf*>(ar[u] + e);
+              d[u] = *reinterpret_cast<const ke_avf*>(ar[u] + e + KE_LANES);
+            }
             for (int64_t j = 0; j < cols; ++j) {
               const ke_avf vv = *reinterpret_cast<const ke_avf*>(vb + (j0 + j) * E + e);
-              c0 += pr[0][j] * vv;
-              c1 += pr[1][j] * vv;
-              c2 += pr[2][j] * vv;
-              c3 += pr[3][j] * vv;
+              const ke_avf vw = *reinterpret_cast<const ke_avf*>(vb + (j0 + j) * E + e + KE_LANES);
+              const float p0 = pr[0][j], p1 = pr[1][j], p2 = pr[2][j], p3 = pr[3][j];
+              c[0] += p0 * vv;
+              d[0] += p0 * vw;
+              c[1] += p1 * vv;
+              d[1] += p1 * vw;
+              c[2] += p2 * vv;
+              d[2] += p2 * vw;
+              c[3] += p3 * vv;
+              d[3] += p3 * vw;
             }
-            const ke_avf c[4] = {c0, c1, c2, c3};
+            for (int64_t u = 0; u < 4 && r0 + u < rows; ++u) {
+              *reinterpret_cast<ke_avf*>(ar[u] + e) = c[u];
+              *reinterpret_cast<ke_avf*>(ar[u] + e + KE_LANES) = d[u];
+            }
+          }
+          for (int64_t e = ev2; e < ev; e += KE_LANES) {
+            ke_avf c[4];
+            for (int64_t u = 0; u < 4; ++u) c[u] = *reinterpret_cast<const ke_avf*>(ar[u] + e);
+            for (int64_t j = 0; j < cols; ++j) {
+              const ke_avf vv = *reinterpret_cast<const ke_avf*>(vb + (j0 + j) * E + e);
+              for (int64_t u = 0; u < 4; ++u) c[u] += pr[u][j] * vv;
+            }
             for (int64_t u = 0; u < 4 && r0 + u < rows; ++u) *reinterpret_cast<ke_avf*>(ar[u] + e) = c[u];
           }
           for (int64_t u = 0; u < 4 && r0 + u < rows; ++u) {
@@ -186,7 +215,9 @@ std::string PrintAttentionCpp(const ir::AttentionSpec& s, const AttentionSchedul
           s.scale > 0 ? fmt::format("const float scale = {:.17g}f;", s.scale)
                       : "const float scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(E)));");
   Replace(body, "@BM@", std::to_string(k.block_m));
-  Replace(body, "@BN@", std::to_string(std::max(k.block_n, k.lanes)));
+  // A whole number of two-vector chunks of keys.
+  const int chunk = 2 * k.lanes;
+  Replace(body, "@BN@", std::to_string((std::max(k.block_n, chunk) + chunk - 1) / chunk * chunk));
   Replace(body, "@PARALLEL@", k.threads_all ? "#pragma omp parallel\n" : "");
   Replace(body, "@FOR@", k.threads_all ? "#pragma omp for schedule(dynamic, 1)\n" : "");
   Replace(body, "@J_END@", s.causal ? "// Causal (j <= i): keys past the block's last row are never read.\n"

@@ -16,11 +16,11 @@ namespace kernelevolve::operators::codegen {
 /// `threads_all`: an OpenMP loop over (batch x head x query block) tasks, else one
 /// thread. `block_m` query rows share each packed block of `block_n` keys (K^T packed
 /// once per block, [E, block_n] floats). Both products of a block (q k^T and P v) run
-/// 4 rows x one machine vector in registers.
+/// 4 rows x two machine vectors in registers.
 struct AttentionSchedule {
   bool threads_all = false;
   int block_m = 32;
-  int block_n = 64;  // a multiple of `lanes`
+  int block_n = 64;  // rounded up to a multiple of 2 `lanes`
   int lanes = 8;     // float32 lanes of one machine vector (8: AVX2, 16: AVX-512)
 };
 

@@ -270,6 +270,11 @@ def cases():
         # indices): the loop nest's, not families/index_add's (one value row per index) ----
         "index_put_broadcast_values": (Fn(lambda s, x, i, v: x.index_put((i,), v, accumulate=True)),
                                        [r(6, 4), ints(-6, 6, 10), r(1, 4)]),
+        # ---- products whose operands are a permute between two reshapes (an einsum over
+        # heads; a transformer's per-head scores): affine only with the vars' ranges ----
+        "einsum_heads": (Fn(lambda s, q, k: torch.einsum("bhqd,bhkd->bhqk", q, k)), [r(2, 3, 5, 24), r(2, 3, 7, 24)]),
+        "heads_scores": (Fn(lambda s, x, y: x.view(2, 9, 3, 8).transpose(1, 2) @ y.view(2, 11, 3, 8).permute(0, 2, 3, 1)),
+                         [r(2, 9, 24), r(2, 11, 24)]),
     }
 
 
