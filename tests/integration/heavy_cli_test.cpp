@@ -9,27 +9,22 @@
 // speed (benchmarks do).
 #include <gtest/gtest.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "cli_test_util.h"
+
 namespace kernelevolve {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string ReadText(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using testing_util::FreshTestDir;
+using testing_util::kInterpretWithoutGpuEnv;
+using testing_util::ReadFile;
 
 struct HeavyCase {
   const char* problem;        // problems/<problem>.py
@@ -39,15 +34,27 @@ struct HeavyCase {
 
 void PrintTo(const HeavyCase& c, std::ostream* os) { *os << c.problem; }
 
+/// Runs `kernelevolve optimize problems/<problem>.py <flags>` into dir/run; expects exit 0
+/// and a correct best kernel of `template_name`.
+void ExpectCorrectKernel(const fs::path& dir, const std::string& env, const std::string& problem,
+                         const std::string& flags, const std::string& template_name) {
+  fs::create_directories(dir);
+  const fs::path out = dir / "run";
+  const std::string cmd = fmt::format(
+      "cd '{}' && {} '{}' optimize problems/{}.py {} --min-time 0.02 --confirm-rounds 0 --out '{}' --quiet >'{}' 2>&1",
+      KE_SOURCE_DIR, env, KE_BINARY_PATH, problem, flags, out.string(), (dir / "log.txt").string());
+  const int status = std::system(cmd.c_str());
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << ReadFile(dir / "log.txt");
+  const auto doc = nlohmann::json::parse(ReadFile(out / "result.json"));
+  EXPECT_EQ(doc["status"], "ok");
+  ASSERT_TRUE(doc["best"].is_object()) << doc.dump(2);
+  EXPECT_TRUE(doc["best"]["correct"].get<bool>());
+  EXPECT_EQ(doc["best"]["template"], template_name);
+}
+
 class HeavyCliTest : public ::testing::TestWithParam<HeavyCase> {
  protected:
-  void SetUp() override {
-    std::string name = GetParam().problem;
-    for (char& ch : name) ch = ch == '/' ? '_' : ch;
-    dir_ = fs::temp_directory_path() / fmt::format("ke_heavy_{}_{}", ::getpid(), name);
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
+  void SetUp() override { dir_ = FreshTestDir("ke_heavy"); }
   void TearDown() override {
     if (!HasFailure()) fs::remove_all(dir_);
   }
@@ -56,45 +63,21 @@ class HeavyCliTest : public ::testing::TestWithParam<HeavyCase> {
 
 TEST_P(HeavyCliTest, TemplateOperatorFindsACorrectKernel) {
   const HeavyCase& c = GetParam();
-  const fs::path out = dir_ / "run";
-  const std::string cmd = fmt::format(
-      "cd '{}' && '{}' optimize problems/{}.py --target cpu --budget {} --min-time 0.02 --confirm-rounds 0 "
-      "--out '{}' --quiet >'{}' 2>&1",
-      KE_SOURCE_DIR, KE_BINARY_PATH, c.problem, c.budget, out.string(), (dir_ / "log.txt").string());
-  const int status = std::system(cmd.c_str());
-  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << ReadText(dir_ / "log.txt");
-  const auto doc = nlohmann::json::parse(ReadText(out / "result.json"));
-  EXPECT_EQ(doc["status"], "ok");
-  ASSERT_TRUE(doc["best"].is_object()) << doc.dump(2);
-  EXPECT_TRUE(doc["best"]["correct"].get<bool>());
-  EXPECT_EQ(doc["best"]["template"], c.template_name);
+  ExpectCorrectKernel(dir_, "", c.problem, fmt::format("--target cpu --budget {}", c.budget), c.template_name);
 }
 
 /// --target triton under the interpreter, at sizes the interpreter runs in seconds:
 /// sizes that are no multiple of the blocks, a bool mask broadcast over heads, causal.
 TEST(HeavyTritonInterpret, AttentionProblemsGetTheFusedTritonKernel) {
-  struct Case {
-    const char* problem;
-    const char* sizes;
-  };
-  for (const Case& c : {Case{"attention/sdpa_bool_mask", "--set B=1 --set H=2 --set SQ=20 --set SK=37 --set D=16"},
-                        Case{"attention/sdpa_causal", "--set B=1 --set H=2 --set S=45 --set D=8"}}) {
-    SCOPED_TRACE(c.problem);
-    const fs::path dir = fs::temp_directory_path() / fmt::format("ke_heavy_triton_{}", ::getpid());
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-    const std::string cmd = fmt::format(
-        "cd '{}' && TRITON_INTERPRET=1 CUDA_VISIBLE_DEVICES= '{}' optimize problems/{}.py --target triton {} "
-        "--budget 1 --min-time 0.01 --confirm-rounds 0 --out '{}' --quiet >'{}' 2>&1",
-        KE_SOURCE_DIR, KE_BINARY_PATH, c.problem, c.sizes, (dir / "run").string(), (dir / "log.txt").string());
-    const int status = std::system(cmd.c_str());
-    ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << ReadText(dir / "log.txt");
-    const auto doc = nlohmann::json::parse(ReadText(dir / "run" / "result.json"));
-    ASSERT_TRUE(doc["best"].is_object()) << doc.dump(2);
-    EXPECT_TRUE(doc["best"]["correct"].get<bool>());
-    EXPECT_EQ(doc["best"]["template"], "triton_attention");
-    if (!::testing::Test::HasFailure()) fs::remove_all(dir);
+  const fs::path dir = FreshTestDir("ke_heavy_triton");
+  for (const auto& [problem, sizes] :
+       {std::pair{"attention/sdpa_bool_mask", "--set B=1 --set H=2 --set SQ=20 --set SK=37 --set D=16"},
+        std::pair{"attention/sdpa_causal", "--set B=1 --set H=2 --set S=45 --set D=8"}}) {
+    SCOPED_TRACE(problem);
+    ExpectCorrectKernel(dir / fs::path(problem).filename(), kInterpretWithoutGpuEnv, problem,
+                        fmt::format("--target triton {} --budget 1", sizes), "triton_attention");
   }
+  if (!::testing::Test::HasFailure()) fs::remove_all(dir);
 }
 
 INSTANTIATE_TEST_SUITE_P(Problems, HeavyCliTest,

@@ -159,14 +159,21 @@ def test_keep_ops_stay_whole() -> None:
         assert _targets(graph) == [target]
 
 
-def test_sdpa_decomposes_into_core_ops() -> None:
+def test_sdpa_is_kept_whole_or_decomposes_into_core_ops() -> None:
+    sdpa = torch.nn.functional.scaled_dot_product_attention
+    flash = "aten._scaled_dot_product_flash_attention_for_cpu.default"
+    # One head size: the CPU flash node, kept whole (KEEP) for the attention family.
     q = torch.randn(1, 2, 8, 4)
-    graph, error = capture_graph(_Fn(torch.nn.functional.scaled_dot_product_attention), [q, q.clone(), q.clone()])
+    graph, error = capture_graph(_Fn(sdpa), [q, q.clone(), q.clone()])
+    assert error is None
+    assert set(_targets(graph)) == {flash, "getitem"} and flash in KEEP
+    # v's head size differs: PyTorch takes its math path, which decomposes into core ops.
+    graph, error = capture_graph(_Fn(sdpa), [q, q.clone(), torch.randn(1, 2, 8, 6)])
     assert error is None
     targets = set(_targets(graph))
     assert "aten.bmm.default" in targets and "aten._softmax.default" in targets
     assert not any("scaled_dot_product" in t for t in targets)
-    assert all(is_core(t) for t in targets)
+    assert all(is_core(t) or t in KEEP for t in targets)  # _unsafe_view is kept
 
 
 def test_mlp_targets_are_core_or_kept() -> None:

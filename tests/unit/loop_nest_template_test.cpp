@@ -570,8 +570,12 @@ TEST(LoopNestContraction, StridesOfPlainTransposedAndBatchedOperands) {
   ASSERT_EQ(lin.size(), 1u);
   EXPECT_EQ(std::make_tuple(lin[0].m, lin[0].n, lin[0].k, lin[0].a_m, lin[0].a_k), std::make_tuple(18, 11, 40, 40, 1));
   // [2, 1, 9, 40] @ [3, 40, 11] flattens the broadcast batch to 6: A's batch offset is
-  // (b // 3) * 360, not affine in b, so it stays a loop nest (still correct).
-  EXPECT_TRUE(CaseContractions("matmul_broadcast").empty());
+  // (b // 3) * 360, not affine in b; as two batch dims [2, 3] it is A (360, 0), B (0, 440).
+  auto bc = CaseContractions("matmul_broadcast");
+  ASSERT_EQ(bc.size(), 1u);
+  EXPECT_EQ(bc[0].batch, (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(bc[0].a_batch, (std::vector<int64_t>{360, 0}));
+  EXPECT_EQ(bc[0].b_batch, (std::vector<int64_t>{0, 440}));
   // A convolution's operand indices are masked and computed: not a matrix product.
   EXPECT_TRUE(CaseContractions("conv2d_stride_dilation").empty());
   // einsum("bhqd,bhkd->bhqk") on [2, 3, 5, 24] and [2, 3, 7, 24]: k is permuted between
@@ -585,8 +589,16 @@ TEST(LoopNestContraction, StridesOfPlainTransposedAndBatchedOperands) {
   EXPECT_EQ(std::make_tuple(e[0].b_k, e[0].b_n, e[0].b_batch[0]), std::make_tuple(1, 24, 7 * 24));
   // Per-head scores of [2, 9, 24] viewed [2, 9, 3, 8], heads moved forward, then bmm over
   // the flattened (b h): head h of batch b starts at 216 b + 8 h, no single stride of
-  // b h, so it stays a loop nest (a contraction with two batch dims would take it).
-  EXPECT_TRUE(CaseContractions("heads_scores").empty());
+  // b h, so the batch splits into [2, 3] with A's strides 216 and 8 (the output's own
+  // batch, for an epilogue, stays [6]).
+  auto h = CaseContractions("heads_scores");
+  ASSERT_EQ(h.size(), 1u);
+  EXPECT_EQ(h[0].batch, (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(h[0].out_batch, std::vector<int64_t>{6});
+  EXPECT_EQ(h[0].a_batch, (std::vector<int64_t>{216, 8}));
+  EXPECT_EQ(h[0].b_batch, (std::vector<int64_t>{264, 8}));
+  EXPECT_EQ(std::make_tuple(h[0].m, h[0].n, h[0].k, h[0].a_m, h[0].a_k, h[0].b_k, h[0].b_n),
+            std::make_tuple(9, 11, 8, 24, 1, 1, 24));
 }
 
 TEST(LoopNestContraction, ReshapeIndexChainsCancelToAffineOffsets) {
@@ -646,9 +658,10 @@ TEST(LoopNestContraction, TiledDraftsPrintTheGemmAndOthersDoNot) {
 TEST(LoopNestContraction, EveryTileAndPanelDepthMatchesEager) {
   // Odd sizes against every register tile (edges in M and N), K = 300 past one
   // 256-deep panel (the accumulate path), a transposed B and a transposed, batched A,
-  // an operand permuted between two reshapes (einsum over heads).
+  // an operand permuted between two reshapes (einsum over heads), a batch flattened across
+  // a permute (per-head scores, two batch dims).
   const std::vector<std::string> cases = {"mm_odd_transposed_relu", "bmm_transposed_a", "linear_3d", "linear",
-                                          "einsum_heads"};
+                                          "einsum_heads", "heads_scores", "matmul_broadcast"};
   DraftBatch batch;
   for (const std::string& name : cases) {
     const auto match = families::MatchLoopNest(CaseGraph(name), /*multithread=*/true, /*vector_lanes=*/16);

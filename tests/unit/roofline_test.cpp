@@ -12,6 +12,18 @@ using template_test::GraphBuilder;
 using template_test::Ref;
 using template_test::Val;
 
+/// Appends a placeholder (empty target) or a call of `shape` to `graph`.
+void AddNode(core::OpGraph& graph, const std::string& name, const std::string& target, std::vector<int64_t> shape,
+             std::vector<core::OpArg> args) {
+  core::OpNode n;
+  n.name = name;
+  n.target = target;
+  n.kind = target.empty() ? core::OpNodeKind::kPlaceholder : core::OpNodeKind::kCall;
+  n.shape = std::move(shape);
+  n.args = std::move(args);
+  graph.nodes.push_back(n);
+}
+
 TEST(Roofline, UnaryElementwiseCountsOneFlopPerElementAndInputPlusOutputBytes) {
   GraphBuilder g({256, 1024});
   g.Input("x");
@@ -40,15 +52,7 @@ TEST(Roofline, ChainsSumTheirOpsAndViewsAreFree) {
 TEST(Roofline, ReductionsSoftmaxAndMatmul) {
   core::OpGraph graph;
   auto node = [&](const std::string& name, const std::string& target, std::vector<int64_t> shape,
-                  std::vector<core::OpArg> args) {
-    core::OpNode n;
-    n.name = name;
-    n.target = target;
-    n.kind = target.empty() ? core::OpNodeKind::kPlaceholder : core::OpNodeKind::kCall;
-    n.shape = std::move(shape);
-    n.args = std::move(args);
-    graph.nodes.push_back(n);
-  };
+                  std::vector<core::OpArg> args) { AddNode(graph, name, target, std::move(shape), std::move(args)); };
   node("x", "", {8, 64}, {});
   node("w", "", {64, 32}, {});
   node("sum", "aten.sum.dim_IntList", {8}, {Ref("self", "x")});               // 512
@@ -66,15 +70,7 @@ TEST(Roofline, ReductionsSoftmaxAndMatmul) {
 TEST(Roofline, ConvolutionAttentionPoolingAndMatrixVector) {
   core::OpGraph graph;
   auto node = [&](const std::string& name, const std::string& target, std::vector<int64_t> shape,
-                  std::vector<core::OpArg> args) {
-    core::OpNode n;
-    n.name = name;
-    n.target = target;
-    n.kind = target.empty() ? core::OpNodeKind::kPlaceholder : core::OpNodeKind::kCall;
-    n.shape = std::move(shape);
-    n.args = std::move(args);
-    graph.nodes.push_back(n);
-  };
+                  std::vector<core::OpArg> args) { AddNode(graph, name, target, std::move(shape), std::move(args)); };
   // conv2d, groups 2: x [2, 4, 10, 10], w [8, 2, 3, 3] -> y [2, 8, 8, 8]: 2 * 1024 * 18.
   node("x", "", {2, 4, 10, 10}, {});
   node("w", "", {8, 2, 3, 3}, {});

@@ -6,8 +6,8 @@ other operators", which a backend must implement to run every program PyTorch's
 decompositions produce (https://docs.pytorch.org/docs/stable/torch.compiler_ir.html).
 make_fx is given ``torch._decomp.core_aten_decompositions()``, the table that rewrites
 a non-core op into core ones (``aten.t`` into ``aten.permute``, ``aten.silu`` into
-``sigmoid`` and ``mul``, SDPA into matmuls and a softmax), so the C++ generic lowering
-needs to cover only that opset to compile any captured graph.
+``sigmoid`` and ``mul``, SDPA's math path into matmuls and a softmax), so the C++ generic
+lowering needs to cover only that opset to compile any captured graph.
 
 One exception, :data:`KEEP`: the non-core ops the existing C++ lowerings
 (src/operators/template/*.cpp, src/operators/ir/*.cpp) match by name, such as

@@ -230,22 +230,21 @@ std::optional<Affine> AffineOf(const Expr& e, const std::vector<int64_t>* extent
   return Cancel(std::move(*f), extents);
 }
 
-std::optional<Contraction> MatchContraction(const TensorProgram& program, const TensorDef& def) {
-  if (def.kind != DefKind::kReduce || def.reduce != ReduceOp::kSum || def.dtype != core::DType::kFloat32 ||
-      def.reduce_extents.size() != 1 || def.shape.size() < 2) {
-    return std::nullopt;
-  }
-  const Expr& body = def.body;
-  if (body->kind != ExprKind::kOp || body->op != Prim::kMul || body->args.size() != 2) return std::nullopt;
+namespace {
+
+/// The contraction out[shape..., i, j] = sum_k x * y for the loads `x_load` and `y_load`,
+/// whose indices use vars 0 .. shape.size() (the last one k, over [0, k)).
+std::optional<Contraction> MatchLoads(const TensorProgram& program, const Expr& x_load, const Expr& y_load,
+                                      const std::vector<int64_t>& shape, int64_t k) {
   // Output vars then the reduced var, each over [0, extent).
-  std::vector<int64_t> extents = def.shape;
-  extents.push_back(def.reduce_extents[0]);
-  auto x = LoadOffset(program, body->args[0], &extents);
-  auto y = LoadOffset(program, body->args[1], &extents);
+  std::vector<int64_t> extents = shape;
+  extents.push_back(k);
+  auto x = LoadOffset(program, x_load, &extents);
+  auto y = LoadOffset(program, y_load, &extents);
   if (!x || !y) return std::nullopt;
-  const int rank = static_cast<int>(def.shape.size());
+  const int rank = static_cast<int>(shape.size());
   const int vi = rank - 2, vj = rank - 1, vk = rank;
-  int xa = body->args[0]->tensor, ya = body->args[1]->tensor;
+  int xa = x_load->tensor, ya = y_load->tensor;
   // A depends on i (not j), B on j (not i); the operands may come in either order.
   if (x->Coeff(vj) != 0 || y->Coeff(vi) != 0) {
     std::swap(x, y);
@@ -261,10 +260,11 @@ std::optional<Contraction> MatchContraction(const TensorProgram& program, const 
   Contraction c;
   c.a = xa;
   c.b = ya;
-  c.batch.assign(def.shape.begin(), def.shape.end() - 2);
-  c.m = def.shape[static_cast<size_t>(vi)];
-  c.n = def.shape[static_cast<size_t>(vj)];
-  c.k = def.reduce_extents[0];
+  c.batch.assign(shape.begin(), shape.end() - 2);
+  c.out_batch = c.batch;
+  c.m = shape[static_cast<size_t>(vi)];
+  c.n = shape[static_cast<size_t>(vj)];
+  c.k = k;
   for (int d = 0; d < vi; ++d) {
     c.a_batch.push_back(x->Coeff(d));
     c.b_batch.push_back(y->Coeff(d));
@@ -276,6 +276,36 @@ std::optional<Contraction> MatchContraction(const TensorProgram& program, const 
   c.a_offset = x->constant;
   c.b_offset = y->constant;
   return c;
+}
+
+}  // namespace
+
+std::optional<Contraction> MatchContraction(const TensorProgram& program, const TensorDef& def) {
+  if (def.kind != DefKind::kReduce || def.reduce != ReduceOp::kSum || def.dtype != core::DType::kFloat32 ||
+      def.reduce_extents.size() != 1 || def.shape.size() < 2) {
+    return std::nullopt;
+  }
+  const Expr& body = def.body;
+  if (body->kind != ExprKind::kOp || body->op != Prim::kMul || body->args.size() != 2) return std::nullopt;
+  const int64_t k = def.reduce_extents[0];
+  if (auto c = MatchLoads(program, body->args[0], body->args[1], def.shape, k)) return c;
+  // A batch flattened across a permute (bmm over b h of per-head operands, whose head h
+  // of batch b starts at b S H D + h D): the first batch var as b = u H + w, two batch
+  // dims, for the first H that makes both operands affine.
+  if (def.shape.size() < 3) return std::nullopt;
+  const int64_t flat = def.shape[0];
+  for (int64_t h = 2; h < flat; ++h) {
+    if (flat % h != 0) continue;
+    std::vector<Expr> vars = {IAdd(IMul(Var(0), h), Var(1))};
+    for (size_t v = 1; v <= def.shape.size(); ++v) vars.push_back(Var(static_cast<int>(v) + 1));
+    std::vector<int64_t> shape = {flat / h, h};
+    shape.insert(shape.end(), def.shape.begin() + 1, def.shape.end());
+    auto c = MatchLoads(program, SubstituteVars(body->args[0], vars), SubstituteVars(body->args[1], vars), shape, k);
+    if (!c) continue;
+    c->out_batch.assign(def.shape.begin(), def.shape.end() - 2);
+    return c;
+  }
+  return std::nullopt;
 }
 
 }  // namespace kernelevolve::operators::ir

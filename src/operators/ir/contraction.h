@@ -21,7 +21,12 @@ namespace kernelevolve::operators::ir {
 /// batch..., M, N. Strides and offsets are in elements (may be 0: broadcast).
 struct Contraction {
   int a = -1, b = -1;
-  std::vector<int64_t> batch;  // extents of the leading output dims (empty: mm)
+  /// Extents of the batch dims the operands' strides are per (empty: mm); the def's own
+  /// leading dims, except that a flattened batch (b h of per-head operands) may be split
+  /// into two; `out_batch` keeps the def's own (the same flat order), for the indices
+  /// an epilogue reads.
+  std::vector<int64_t> batch;
+  std::vector<int64_t> out_batch;
   int64_t m = 0, n = 0, k = 0;
   std::vector<int64_t> a_batch, b_batch;  // per batch dim
   int64_t a_m = 0, a_k = 0, b_k = 0, b_n = 0;
@@ -30,7 +35,8 @@ struct Contraction {
 
 /// The contraction `def` computes, if it is one: a float32 sum reduction over one
 /// extent of rank >= 2 whose term is the product of two unmasked float32 loads with
-/// affine indices, one independent of j, the other of i. nullopt otherwise.
+/// affine indices, one independent of j, the other of i (when the first batch dim is
+/// not affine, it is tried as two dims, u H + w, for each divisor H). nullopt otherwise.
 std::optional<Contraction> MatchContraction(const TensorProgram& program, const TensorDef& def);
 
 /// An int64 index expression as constant + sum coeff[v] * var v, if it is affine:

@@ -179,11 +179,9 @@ std::string GemmCallCpp(const ir::Contraction& c, int out_id, bool parallel, con
   in += "  ";
   // Each batch dim's index from the flat batch position, then the operands' offsets.
   std::string a_off = std::to_string(c.a_offset), b_off = std::to_string(c.b_offset);
-  std::vector<std::string> batch_index(c.batch.size());
   int64_t stride = 1;
   for (size_t d = c.batch.size(); d-- > 0;) {
     const std::string idx = fmt::format("(bi / {} % {})", stride, c.batch[d]);
-    batch_index[d] = idx;
     if (c.a_batch[d] != 0) a_off += fmt::format(" + {} * {}", idx, c.a_batch[d]);
     if (c.b_batch[d] != 0) b_off += fmt::format(" + {} * {}", idx, c.b_batch[d]);
     stride *= c.batch[d];
@@ -191,14 +189,22 @@ std::string GemmCallCpp(const ir::Contraction& c, int out_id, bool parallel, con
   out += fmt::format("{}const ke_gemm_strided_b ke_pack{{t{} + {}, {}, {}}};\n", in, c.b, b_off, c.b_k, c.b_n);
   std::string epi = "ke_gemm_identity{}";
   if (epilogue) {
-    // Output indices: batch..., row, col.
+    // Output indices: the def's own batch dims (out_batch: the same flat order as the
+    // operands' batch, which may split one of them), row, col.
+    const std::vector<int64_t>& own = c.out_batch.empty() ? c.batch : c.out_batch;
     out += in + "const auto ke_epi = [&](int64_t ke_row, int64_t ke_col, float ke_acc) -> float {\n";
     const std::string body_in = in + "  ";
-    for (size_t d = 0; d < c.batch.size(); ++d) {
-      out += fmt::format("{}[[maybe_unused]] const int64_t i{} = {};\n", body_in, d, batch_index[d]);
+    int64_t own_stride = 1;
+    std::vector<std::string> own_index(own.size());
+    for (size_t d = own.size(); d-- > 0;) {
+      own_index[d] = fmt::format("(bi / {} % {})", own_stride, own[d]);
+      own_stride *= own[d];
     }
-    out += fmt::format("{}[[maybe_unused]] const int64_t i{} = ke_row;\n", body_in, c.batch.size());
-    out += fmt::format("{}[[maybe_unused]] const int64_t i{} = ke_col;\n", body_in, c.batch.size() + 1);
+    for (size_t d = 0; d < own.size(); ++d) {
+      out += fmt::format("{}[[maybe_unused]] const int64_t i{} = {};\n", body_in, d, own_index[d]);
+    }
+    out += fmt::format("{}[[maybe_unused]] const int64_t i{} = ke_row;\n", body_in, own.size());
+    out += fmt::format("{}[[maybe_unused]] const int64_t i{} = ke_col;\n", body_in, own.size() + 1);
     out += epilogue(body_in);
     out += in + "};\n";
     epi = "ke_epi";
