@@ -40,7 +40,7 @@ sys.path.insert(0, str(REPO_ROOT / "worker"))
 import torch  # noqa: E402
 
 from kernelevolve_worker import problem_loader  # noqa: E402
-from kernelevolve_worker.core_aten import KEEP, core_aten_opset, is_core  # noqa: E402
+from kernelevolve_worker.core_aten import KEEP, core_aten_opset, is_core, out_of_place  # noqa: E402
 from kernelevolve_worker.graph_capture import capture_graph  # noqa: E402
 from kernelevolve_worker.protocol import ProblemError  # noqa: E402
 
@@ -98,10 +98,13 @@ def report(problem_dirs: list[Path], shrink: bool) -> dict[str, Any]:
     packets: dict[str, dict[str, Any]] = {}
     for target in sorted(non_core):
         name, _, overload = target.rpartition(".")
-        entry = packets.setdefault(name, {"name": name, "overloads": [], "kept": [], "problems": set()})
+        entry = packets.setdefault(name, {"name": name, "overloads": [], "kept": [], "out_of_place": {},
+                                          "problems": set()})
         entry["overloads"].append(overload)
         if target in KEEP:
             entry["kept"].append(overload)
+        if (twin := out_of_place(target)) is not None:
+            entry["out_of_place"][overload] = twin
         entry["problems"] |= non_core[target]
     doc["non_core"] = [{**e, "problems": sorted(e["problems"])} for e in packets.values()]
     doc["errors"] = errors

@@ -44,6 +44,15 @@ NOT_LOWERED = {
 }
 
 
+def table_row(op: dict, cells: list[str]) -> str:
+    """One operator's row: name, overload count, the cells, its first six problems."""
+    problems = ", ".join(op.get("problems", [])[:6])
+    more = len(op.get("problems", [])) - 6
+    if more > 0:
+        problems += f" (+{more})"
+    return f"| `{op['name']}` | {len(op['overloads'])} | {'<br>'.join(cells)} | {problems} |"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--binary", default=str(REPO_ROOT / "build" / "kernelevolve"))
@@ -90,11 +99,7 @@ def main() -> int:
                 cells.append(f"`{overload}`: symbolic-shape query (never in a static-shape graph)")
             else:
                 cells.append(f"`{overload}`: **none**, {NOT_LOWERED.get(short, 'not yet')}")
-        problems = ", ".join(op.get("problems", [])[:6])
-        more = len(op.get("problems", [])) - 6
-        if more > 0:
-            problems += f" (+{more})"
-        lines.append(f"| `{name}` | {len(op['overloads'])} | {'<br>'.join(cells)} | {problems} |")
+        lines.append(table_row(op, cells))
     lines[3] += f" {lowered} of the {total} core overloads have a lowering."
     lines += [
         "",
@@ -114,17 +119,13 @@ def main() -> int:
         for overload in op["overloads"]:
             how = lowerings.get(f"{name}.{overload}")
             kept = "" if overload in op.get("kept", []) else " (not in KEEP)"
-            twin = f"{name[:-1]}.{overload}"
-            if not how and name.endswith("_") and not name.endswith("__") and twin in lowerings:
+            twin = op.get("out_of_place", {}).get(overload)
+            if not how and twin in lowerings:
                 # src/operators/ir/lower_core.cpp: an in-place op without a rule of its
-                # own lowers as its out-of-place twin (core_aten.is_allowed_target)
+                # own lowers as its out-of-place twin (core_aten.out_of_place)
                 kept, how = " (in-place spelling)", f"as `{twin}`: {lowerings[twin]}"
             cells.append(f"`{overload}`{kept}: {how}" if how else f"`{overload}`{kept}: **none**")
-        problems = ", ".join(op.get("problems", [])[:6])
-        more = len(op.get("problems", [])) - 6
-        if more > 0:
-            problems += f" (+{more})"
-        lines.append(f"| `{name}` | {len(op['overloads'])} | {'<br>'.join(cells)} | {problems} |")
+        lines.append(table_row(op, cells))
     if opset.get("errors"):
         lines += ["", "Problems that did not load or capture: "
                   + "; ".join(f"{e['problem']} ({e['error']})" for e in opset["errors"]) + "."]

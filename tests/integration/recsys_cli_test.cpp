@@ -7,27 +7,21 @@
 // integer hashes of the loop IR.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "cli_test_util.h"
+
 namespace kernelevolve {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string ReadText(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using testing_util::FreshTestDir;
+using testing_util::ReadFile;
 
 struct RecsysCase {
   const char* problem;        // problems/recsys/<problem>.py
@@ -40,11 +34,7 @@ void PrintTo(const RecsysCase& c, std::ostream* os) { *os << c.problem; }
 
 class RecsysCliTest : public ::testing::TestWithParam<RecsysCase> {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / fmt::format("ke_recsys_{}_{}", ::getpid(), GetParam().problem);
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
+  void SetUp() override { dir_ = FreshTestDir("ke_recsys"); }
   void TearDown() override {
     if (!HasFailure()) fs::remove_all(dir_);
   }
@@ -59,13 +49,13 @@ TEST_P(RecsysCliTest, TemplateOperatorFindsACorrectKernel) {
       "--out '{}' --quiet >'{}' 2>&1",
       KE_SOURCE_DIR, KE_BINARY_PATH, c.problem, out.string(), (dir_ / "log.txt").string());
   const int status = std::system(cmd.c_str());
-  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << ReadText(dir_ / "log.txt");
-  const auto doc = nlohmann::json::parse(ReadText(out / "result.json"));
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << ReadFile(dir_ / "log.txt");
+  const auto doc = nlohmann::json::parse(ReadFile(out / "result.json"));
   EXPECT_EQ(doc["status"], "ok");
   ASSERT_TRUE(doc["best"].is_object()) << doc.dump(2);
   EXPECT_TRUE(doc["best"]["correct"].get<bool>());
   EXPECT_EQ(doc["best"]["template"], c.template_name);
-  const auto manifest = nlohmann::json::parse(ReadText(out / "fixtures" / "manifest.json"));
+  const auto manifest = nlohmann::json::parse(ReadFile(out / "fixtures" / "manifest.json"));
   EXPECT_EQ(manifest.contains("set_shapes"), c.shapes_vary);
   if (c.shapes_vary) {
     const auto& sets = manifest["set_shapes"];

@@ -131,12 +131,20 @@ def is_allowed_target(target: str) -> bool:
     out-of-place twin, src/operators/ir/lower_core.cpp)."""
     if target == "getitem" or target in KEEP or is_core(target):
         return True
+    twin = out_of_place(target)
+    return twin is not None and (twin in KEEP or is_core(twin))
+
+
+def out_of_place(target: str) -> str | None:
+    """The out-of-place twin of an in-place spelling ("aten.sigmoid_.default" ->
+    "aten.sigmoid.default"), as the C++ lowering reads it (OutOfPlace in
+    src/operators/ir/lower_graph.cpp); None for any other target (dunder ops such as
+    "aten.__rshift__.Scalar" are not in-place)."""
     namespace, _, rest = target.partition(".")
     op, _, overload = rest.partition(".")
-    if op.endswith("_") and not op.endswith("__"):
-        twin = f"{namespace}.{op[:-1]}.{overload}"
-        return twin in KEEP or is_core(twin)
-    return False
+    if len(op) > 1 and op.endswith("_") and not op.endswith("__"):
+        return f"{namespace}.{op[:-1]}.{overload}"
+    return None
 
 
 def _overload(target: str) -> OpOverload | None:

@@ -112,6 +112,9 @@ Expr ExtremeValue(core::DType dt, bool lowest);
 /// An int64 index read from `index_def` at `at`, wrapped when negative (Python
 /// indexing) if `wrap`, and whether it lies in [0, size).
 std::pair<Expr, Expr> IndexValue(CoreLowerer& l, int index_def, std::vector<Expr> at, int64_t size, bool wrap);
+/// x where it is finite, else 0: a row max that is -inf (every element masked or -inf)
+/// made safe to subtract before an exp (softmax-style rules: logsumexp, attention).
+Expr ZeroWhereInfinite(const Expr& x, core::DType dt);
 /// Mean of x over dims, keepdim shape.
 int MeanKeep(CoreLowerer& l, int x, const std::vector<int>& dims);
 /// Variance sum((x - mean)^2) / max(n - correction, 0) over dims, keepdim shape;

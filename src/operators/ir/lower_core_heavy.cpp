@@ -122,7 +122,7 @@ Outs Attention(CoreLowerer& l, const OpNode& n) {
   const int x = l.Compute(scores_shape, dt, s);
   const int mx = ReduceDims(l, x, {3}, true, ReduceOp::kMax, dt);
   const Expr mk = l.ReadBroadcast(mx, scores_shape);
-  const Expr safe = Op(Prim::kWhere, {Op(Prim::kIsInf, {mk}), Constant(0, dt), mk});
+  const Expr safe = ZeroWhereInfinite(mk, dt);
   const int e = l.Compute(scores_shape, dt, Op(Prim::kExp, {Op(Prim::kSub, {l.Read(x, IndexVars(4)), safe})}));
   const int z = ReduceDims(l, e, {3}, true, ReduceOp::kSum, dt);
   const Expr zk = l.ReadBroadcast(z, scores_shape);
@@ -135,7 +135,7 @@ Outs Attention(CoreLowerer& l, const OpNode& n) {
   const Expr m3 = l.Read(mx, {Var(0), Var(1), Var(2), Int(0)});
   const Expr z3 = l.Read(z, {Var(0), Var(1), Var(2), Int(0)});
   const int lse = l.Compute({B, H, L}, dt,
-                            Op(Prim::kAdd, {Op(Prim::kWhere, {Op(Prim::kIsInf, {m3}), Constant(0, dt), m3}),
+                            Op(Prim::kAdd, {ZeroWhereInfinite(m3, dt),
                                             Op(Prim::kLog, {z3})}));
   return {out, lse};
 }

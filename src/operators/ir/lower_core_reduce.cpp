@@ -184,6 +184,14 @@ Outs Softmax(CoreLowerer& l, const OpNode& n) {
   return {l.Compute(s, dt, Op(Prim::kDiv, {l.Read(e, IndexVars(s.size())), ReadKeep(l, sum, s)}))};
 }
 
+}  // namespace
+
+Expr ZeroWhereInfinite(const Expr& x, core::DType dt) {
+  return Op(Prim::kWhere, {Op(Prim::kIsInf, {x}), Constant(0, dt), x});
+}
+
+namespace {
+
 /// logsumexp(self, dim, keepdim): log(sum(exp(x - m))) + m, m = max (0 where infinite).
 Outs LogSumExp(CoreLowerer& l, const OpNode& n) {
   const int x = l.Tensor(n, "self");
@@ -197,7 +205,7 @@ Outs LogSumExp(CoreLowerer& l, const OpNode& n) {
   const int m = ReduceDims(l, src, dims, true, ReduceOp::kMax, dt);
   const auto ks = l.Def(m).shape;
   const Expr mk = l.Read(m, IndexVars(ks.size()));
-  const int safe = l.Compute(ks, dt, Op(Prim::kWhere, {Op(Prim::kIsInf, {mk}), Constant(0, dt), mk}));
+  const int safe = l.Compute(ks, dt, ZeroWhereInfinite(mk, dt));
   const int e = l.Compute(s, dt, Op(Prim::kExp, {Op(Prim::kSub, {l.Read(src, IndexVars(s.size())), ReadKeep(l, safe, s)})}));
   const int sum = ReduceDims(l, e, dims, true, ReduceOp::kSum, dt);
   const int lse = l.Compute(ks, dt, Op(Prim::kAdd, {Op(Prim::kLog, {l.Read(sum, IndexVars(ks.size()))}), l.Read(safe, IndexVars(ks.size()))}));
