@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <random>
 
 #include "operators/families/attention/attention_template.h"
@@ -34,7 +35,7 @@ struct Form {
   std::string mask;
   std::vector<int64_t> mask_shape;
   bool causal = false;
-  double scale = 0;
+  std::optional<double> scale;  // nullopt: null (PyTorch's default 1 / sqrt(E))
   double dropout = 0;
   int output = 0;
   std::string extra_call;  // a call the family does not take, appended after the output
@@ -84,7 +85,7 @@ core::OpGraph SdpaGraph(const Sizes& z, const Form& f) {
   g.nodes.push_back(Call("sdpa", kSdpa,
                          {Ref("query", "q"), Ref("key", "k"), Ref("value", "v"), Val("dropout_p", f.dropout),
                           Val("is_causal", f.causal), mask,
-                          f.scale > 0 ? Val("scale", f.scale) : Val("scale", nullptr)},
+                          f.scale ? Val("scale", *f.scale) : Val("scale", nullptr)},
                          {z.b, z.h, z.l, z.e}));
   g.nodes.push_back(Call("getitem", "getitem", {Ref("self", "sdpa"), Val("index", 0)}, {z.b, z.h, z.l, z.e}));
   g.nodes.push_back(Call("getitem_1", "getitem", {Ref("self", "sdpa"), Val("index", 1)}, {z.b, z.h, z.l}));
@@ -144,7 +145,7 @@ double MaskAt(const Case& c, int64_t b, int64_t h, int64_t i, int64_t j) {
 /// softmax(scale q k^T + mask) v in float64; a row with no key gives 0.
 std::vector<double> Reference(const Case& c, const Form& f) {
   const Sizes& z = c.z;
-  const double scale = f.scale > 0 ? f.scale : 1.0 / std::sqrt(static_cast<double>(z.e));
+  const double scale = f.scale ? *f.scale : 1.0 / std::sqrt(static_cast<double>(z.e));
   std::vector<double> out(static_cast<size_t>(z.b * z.h * z.l * z.e), 0.0);
   std::vector<double> w(static_cast<size_t>(z.s));
   for (int64_t b = 0; b < z.b; ++b) {
@@ -220,7 +221,7 @@ TEST(AttentionFamily, TakesTheCapturedAttentionForms) {
   EXPECT_EQ(plain->q, 0);
   EXPECT_EQ(plain->v, 2);
   EXPECT_EQ(plain->mask, -1);
-  EXPECT_EQ(plain->scale, 0);
+  EXPECT_FALSE(plain->scale.has_value());
   EXPECT_EQ(plain->num_inputs, 3);
 
   Form causal_scaled;
@@ -230,6 +231,12 @@ TEST(AttentionFamily, TakesTheCapturedAttentionForms) {
   ASSERT_TRUE(cs.has_value());
   EXPECT_TRUE(cs->causal);
   EXPECT_EQ(cs->scale, 0.25);
+  // A given scale of 0 is a scale (uniform weights), not "not given".
+  Form zero;
+  zero.scale = 0.0;
+  const auto zs = operators::ir::MatchAttention(SdpaGraph(z, zero));
+  ASSERT_TRUE(zs.has_value());
+  EXPECT_EQ(zs->scale, 0.0);
 
   Form boolean{"bool", {8, 8}};
   const auto bm = operators::ir::MatchAttention(SdpaGraph(z, boolean));
@@ -264,6 +271,14 @@ TEST(AttentionFamily, LeavesOtherGraphsToTheLoopNest) {
   core::OpGraph f64 = SdpaGraph(z, {});
   f64.nodes[0].dtype = core::DType::kFloat64;
   EXPECT_FALSE(operators::ir::MatchAttention(f64).has_value());
+  // Grouped-query attention (k and v with fewer heads than q) and another value head size.
+  core::OpGraph gqa = SdpaGraph(z, {});
+  gqa.nodes[1].shape[1] = 1;
+  gqa.nodes[2].shape[1] = 1;
+  EXPECT_FALSE(operators::ir::MatchAttention(gqa).has_value());
+  core::OpGraph ev = SdpaGraph(z, {});
+  ev.nodes[2].shape[3] = 6;
+  EXPECT_FALSE(operators::ir::MatchAttention(ev).has_value());
 }
 
 // ---- the fused kernels ---------------------------------------------------------------
@@ -315,6 +330,15 @@ TEST(AttentionFamily, AdditiveFloatMaskBroadcastOverBatchAndHeads) {
   Form f{"float", {19, 70}};
   f.causal = true;
   CheckFamily(f, {MakeCase("19x70x36", {2, 2, 19, 70, 36}, {19, 70}, false, 7)});
+}
+
+TEST(AttentionFamily, GivenScalesOfZeroAndBelowZero) {
+  Form zero;
+  zero.scale = 0.0;  // every key weighs the same
+  CheckFamily(zero, {MakeCase("13x21x8", {1, 2, 13, 21, 8}, {}, false, 10)});
+  Form negative;
+  negative.scale = -0.7;
+  CheckFamily(negative, {MakeCase("13x21x8", {1, 2, 13, 21, 8}, {}, false, 11)});
 }
 
 TEST(AttentionFamily, ReturnCodes) {

@@ -61,6 +61,14 @@ std::optional<AttentionSpec> MatchAttention(const core::OpGraph& graph) {
   const OpNode* k = InputOperand(graph, *call, "key");
   const OpNode* v = InputOperand(graph, *call, "value");
   if (!Float4d(q) || !Float4d(k) || !Float4d(v)) return std::nullopt;
+  // k and v [B, H, S, E] with q's B, H and E (grouped-query attention, fewer k / v heads,
+  // and other value head sizes are left to the loop nest).
+  for (const OpNode* t : {k, v}) {
+    if (t->shape[0] != q->shape[0] || t->shape[1] != q->shape[1] || t->shape[2] != k->shape[2] ||
+        t->shape[3] != q->shape[3]) {
+      return std::nullopt;
+    }
+  }
   const core::OpArg* dropout = call->Arg("dropout_p");
   if (dropout != nullptr && (dropout->IsRef() || (dropout->value.is_number() && dropout->value.get<double>() != 0))) {
     return std::nullopt;
@@ -73,10 +81,11 @@ std::optional<AttentionSpec> MatchAttention(const core::OpGraph& graph) {
   spec.v = v->abi_index;
   spec.causal = *causal;
   const core::OpArg* scale = call->Arg("scale");
-  if (scale != nullptr && scale->IsRef()) return std::nullopt;
+  if (scale != nullptr && (scale->IsRef() || !(scale->value.is_null() || scale->value.is_number()))) {
+    return std::nullopt;
+  }
   if (scale != nullptr && scale->value.is_number()) spec.scale = scale->value.get<double>();
-  if (scale != nullptr && !scale->value.is_null() && !scale->value.is_number()) return std::nullopt;
-  if (spec.scale < 0 || !std::isfinite(spec.scale)) return std::nullopt;
+  if (spec.scale && !std::isfinite(*spec.scale)) return std::nullopt;
   const core::OpArg* mask = call->Arg("attn_mask");
   if (mask != nullptr && mask->IsRef()) {
     const OpNode* m = graph.Find(mask->ref);

@@ -26,12 +26,14 @@ struct AttentionSpec {
   int mask = -1;
   bool mask_bool = false;
   bool causal = false;
-  /// Softmax scale; 0 means PyTorch's default 1 / sqrt(E).
-  double scale = 0;
+  /// Softmax scale as given (any finite value, 0 and negative ones too); nullopt:
+  /// PyTorch's default 1 / sqrt(E).
+  std::optional<double> scale;
 };
 
 /// The spec when the graph's calls are one aten._scaled_dot_product_flash_attention_for_cpu
-/// (dropout 0) on ABI inputs q, k, v (float32, rank 4), its attention output (getitem 0)
+/// (dropout 0) on ABI inputs q [B, H, L, E], k and v [B, H, S, E] (float32; k and v with
+/// q's batch and heads, so no grouped-query attention), its attention output (getitem 0)
 /// the graph's only output, and its mask absent, an ABI float32 input, or the capture's
 /// where(bool input, 0, -inf) (plus getitems and that where's two scalar_tensor calls);
 /// nullopt otherwise (the loop nest lowers it).

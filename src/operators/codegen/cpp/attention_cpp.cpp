@@ -212,7 +212,7 @@ void Replace(std::string& text, const std::string& marker, const std::string& wi
 std::string PrintAttentionCpp(const ir::AttentionSpec& s, const AttentionSchedule& k, const std::string& header) {
   std::string body = kBody;
   Replace(body, "@SCALE@",
-          s.scale > 0 ? fmt::format("const float scale = {:.17g}f;", s.scale)
+          s.scale ? fmt::format("const float scale = static_cast<float>({:.17g});", *s.scale)
                       : "const float scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(E)));");
   Replace(body, "@BM@", std::to_string(k.block_m));
   // A whole number of two-vector chunks of keys.

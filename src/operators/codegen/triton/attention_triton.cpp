@@ -96,7 +96,7 @@ def kernelevolve_entry(inputs, outputs):
 )PY",
                      fmt::arg("num_inputs", s.num_inputs), fmt::arg("q", s.q), fmt::arg("k", s.k), fmt::arg("v", s.v),
                      fmt::arg("mask_setup", mask_setup),
-                     fmt::arg("scale", s.scale > 0 ? fmt::format("{:.17g}", s.scale) : "1.0 / math.sqrt(E)"),
+                     fmt::arg("scale", s.scale ? fmt::format("{:.17g}", *s.scale) : "1.0 / math.sqrt(E)"),
                      fmt::arg("bm", k.block_m), fmt::arg("bn", k.block_n), fmt::arg("causal", s.causal ? "True" : "False"),
                      fmt::arg("mask_kind", s.mask < 0 ? 0 : (s.mask_bool ? 2 : 1)), fmt::arg("warps", k.num_warps),
                      fmt::arg("stages", k.num_stages));
