@@ -185,6 +185,7 @@ int RunEval(const EvalOptions& options) {
   }
   store.CommitNode(run_id, node);
   s.nodes = {node};
+  s.speedup_baseline = evaluator.FastestEager();
   s.evaluations = 1;
   s.stop_reason = "eval";
   if (node.evaluation.correct && o.confirm_rounds > 0) {

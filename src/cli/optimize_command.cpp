@@ -84,8 +84,8 @@ int RunOptimize(const OptimizeOptions& options_in) {
   // paired eager timing) one at a time through the gate (docs/search.md).
   exec::MeasurementGate gate(exec::TimingIsolationFromName(o.timing_isolation));
   exec::GatedPlatform gated_platform(platform, gate);
-  exec::LocalEvaluator evaluator(gated_platform, problem, run_options,
-                                 exec::GateTimer(gate, time_baseline));
+  // The paired eager timing runs inside gated_platform.DegradedDuring: gated too.
+  exec::LocalEvaluator evaluator(gated_platform, problem, run_options, time_baseline);
   evaluator.SetRoofline(*s.work, {s.machine.copy_bandwidth_gbps, s.machine.peak_gflops});
   // Issue 22: with --queue, workers elsewhere build, check and time the candidates (each
   // with its own paired eager timing); the store here stays the record of the search.
@@ -142,6 +142,7 @@ int RunOptimize(const OptimizeOptions& options_in) {
   s.elapsed_seconds = outcome.elapsed_seconds;
   s.stop_reason = outcome.stop_reason;
   s.nodes = loop.tree().Nodes();
+  s.speedup_baseline = search_evaluator.SharedBaseline().value_or(core::TimingStats{});
   if (outcome.best_node_id >= 0) {
     s.best = loop.tree().Get(outcome.best_node_id);
     s.status = "ok";

@@ -1,10 +1,12 @@
 // Where a candidate is turned into an Evaluation (build, run, check, time, score).
 #pragma once
 
+#include <optional>
 #include <stdexcept>
 
 #include "core/candidate.h"
 #include "core/evaluation.h"
+#include "core/timing.h"
 
 namespace kernelevolve::exec {
 
@@ -16,6 +18,11 @@ class Evaluator {
   /// An evaluator that waits on others (QueueEvaluator) may instead throw
   /// EvaluationInterrupted once the run's interrupt flag is set.
   virtual core::Evaluation Evaluate(const core::Candidate& candidate) = 0;
+  /// The eager measurement every node of the run is scored against (the fastest eager
+  /// call seen so far on this machine), or nullopt when the evaluator has none that holds
+  /// for every node (QueueEvaluator: each worker scores against its own machine's eager
+  /// PyTorch). The search rescores all nodes against it when its fastest call improves.
+  virtual std::optional<core::TimingStats> SharedBaseline() const { return std::nullopt; }
 };
 
 /// Thrown by Evaluate when SIGINT/SIGTERM arrived while it waited (issue 22: a queued

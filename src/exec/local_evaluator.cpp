@@ -25,6 +25,16 @@ core::TimingStats LocalEvaluator::RecordEager(const core::TimingStats& eager) {
   return fastest_eager_;
 }
 
+void LocalEvaluator::TimePairedBaseline(core::Evaluation& evaluation) {
+  const auto time_eager = [&] { evaluation.paired_baseline = baseline_timer_(); };
+  std::optional<std::string> degraded = platform_.DegradedDuring(time_eager, run_options_.threads);
+  if (degraded) degraded = platform_.DegradedDuring(time_eager, run_options_.threads);
+  if (!degraded) return;
+  evaluation.paired_baseline_degraded = *degraded;
+  evaluation.log_excerpt = "paired eager timing flagged degraded (measured twice, not used as the baseline): " +
+                           *degraded + "\n" + evaluation.log_excerpt;
+}
+
 void LocalEvaluator::SetRoofline(const eval::WorkEstimate& work, const eval::MachinePeaks& peaks) {
   std::lock_guard<std::mutex> lock(mutex_);
   roofline_.emplace(work, peaks);
@@ -57,8 +67,10 @@ core::Evaluation LocalEvaluator::Evaluate(const core::Candidate& candidate) {
   evaluation.kernel_only = run.kernel_only;
   evaluation.run_seconds = run.seconds;
   const bool timed = run.status == core::Status::kOk && run.correct && run.latency.Measured();
-  if (timed && baseline_timer_) evaluation.paired_baseline = baseline_timer_();
-  eval::ScoreEvaluation(evaluation, RecordEager(evaluation.paired_baseline));
+  if (timed && baseline_timer_) TimePairedBaseline(evaluation);
+  eval::ScoreEvaluation(evaluation, evaluation.paired_baseline_degraded.empty()
+                                        ? RecordEager(evaluation.paired_baseline)
+                                        : FastestEager());
   if (evaluation.correct && evaluation.kernel_only.Measured()) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (roofline_) {

@@ -19,17 +19,23 @@ using BaselineTimer = std::function<core::TimingStats()>;
 class LocalEvaluator : public Evaluator {
  public:
   /// `platform` and `problem` must outlive the evaluator. With a `baseline_timer`,
-  /// every correct, timed candidate is followed by an eager measurement. Speedups are
-  /// taken against the eager measurement with the fastest call seen so far in the run
-  /// (problem.eager_baseline and every paired one): interference only slows eager
-  /// down, so a disturbed eager measurement can never inflate a candidate's speedup
-  /// (on a busy 2-vCPU VM, 2-thread eager calls were seen at 12 ms instead of 50 us).
-  /// Thread-safe.
+  /// every correct, timed candidate is followed by an eager measurement, bracketed by the
+  /// platform's degraded-machine probe (Platform::DegradedDuring) and taken once more
+  /// when the probe flags it. Speedups are taken against the eager measurement with the
+  /// fastest call seen so far in the run (problem.eager_baseline and every paired one
+  /// the probe did not flag twice): interference only slows eager down, so the more
+  /// clean eager measurements the run has, the closer the baseline is to the undisturbed
+  /// cost (on a busy 2-vCPU VM, 2-thread eager calls were seen at 12 ms instead of
+  /// 50 us). A baseline disturbed in every measurement still inflates speedups; the
+  /// search rescores earlier nodes when it improves (SharedBaseline), and the
+  /// interleaved confirmation is the final word (docs/measuring.md). Thread-safe.
   LocalEvaluator(platforms::Platform& platform, const core::Problem& problem,
                  platforms::RunOptions run_options, BaselineTimer baseline_timer = nullptr);
   core::Evaluation Evaluate(const core::Candidate& candidate) override;
   /// The eager measurement with the fastest call so far.
   core::TimingStats FastestEager() const;
+  /// FastestEager(): one machine scores every node of the run.
+  std::optional<core::TimingStats> SharedBaseline() const override { return FastestEager(); }
   /// Offers another eager measurement; returns the fastest so far.
   core::TimingStats RecordEager(const core::TimingStats& eager);
   /// Roofline (issue 5): from now on every correct candidate with a measured
@@ -46,6 +52,10 @@ class LocalEvaluator : public Evaluator {
   mutable std::mutex mutex_;
   core::TimingStats fastest_eager_;
   std::optional<std::pair<eval::WorkEstimate, eval::MachinePeaks>> roofline_;
+
+  /// The paired eager timing of `evaluation` under the platform's probe, taken twice
+  /// when the first is flagged degraded; offered to the fastest-so-far unless both were.
+  void TimePairedBaseline(core::Evaluation& evaluation);
 };
 
 }  // namespace kernelevolve::exec

@@ -63,12 +63,9 @@ platforms::RunResult GatedPlatform::Run(const platforms::BuildResult& build,
   return inner_.Run(build, problem, options);
 }
 
-BaselineTimer GateTimer(MeasurementGate& gate, BaselineTimer timer) {
-  if (!timer) return nullptr;
-  return [&gate, timer = std::move(timer)]() {
-    MeasurementGate::RunScope scope(gate);
-    return timer();
-  };
+std::optional<std::string> GatedPlatform::DegradedDuring(const std::function<void()>& measurement, int threads) {
+  MeasurementGate::RunScope scope(gate_);
+  return inner_.DegradedDuring(measurement, threads);
 }
 
 }  // namespace kernelevolve::exec

@@ -83,14 +83,14 @@ class GatedPlatform : public platforms::Platform {
   platforms::RunResult Run(const platforms::BuildResult& build, const core::Problem& problem,
                            const platforms::RunOptions& options) override;
   core::MachineContext Machine() const override { return inner_.Machine(); }
+  /// The inner platform's probe and `measurement` while holding the gate as a run (the
+  /// paired eager timing is a timed run too, and the worker it calls serves one request
+  /// at a time; the probes must not overlap a compile either).
+  std::optional<std::string> DegradedDuring(const std::function<void()>& measurement, int threads) override;
 
  private:
   platforms::Platform& inner_;
   MeasurementGate& gate_;
 };
-
-/// `timer` run while holding the gate as a run (the paired eager timing is a timed run
-/// too, and the worker it calls serves one request at a time). Null stays null.
-BaselineTimer GateTimer(MeasurementGate& gate, BaselineTimer timer);
 
 }  // namespace kernelevolve::exec

@@ -2,6 +2,8 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
+#include <optional>
 #include <string>
 
 #include "core/candidate.h"
@@ -84,6 +86,15 @@ class Platform {
                         const RunOptions& options) = 0;
   /// Machine facts for result records (compiler filled in).
   virtual core::MachineContext Machine() const = 0;
+  /// Runs `measurement` (an eager PyTorch timing, done outside this platform) bracketed
+  /// by the platform's degraded-machine probe on `threads` threads, and returns why the
+  /// machine counts as degraded during it (RunResult::degraded's rules and reference),
+  /// or nullopt. Platforms without a probe just run it and return nullopt.
+  virtual std::optional<std::string> DegradedDuring(const std::function<void()>& measurement, int threads) {
+    (void)threads;
+    measurement();
+    return std::nullopt;
+  }
 };
 
 }  // namespace kernelevolve::platforms

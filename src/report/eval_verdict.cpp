@@ -75,7 +75,9 @@ std::string EvalVerdictText(const RunSummary& s, const EvalVerdict& v) {
   if (s.nodes.empty()) return out + fmt::format("{}: {}\n", v.verdict, v.message);
   const core::Evaluation& e = s.nodes.front().evaluation;
   if (e.latency.Measured()) {
-    const core::TimingStats& eager = e.paired_baseline.Measured() ? e.paired_baseline : s.eager_baseline;
+    const core::TimingStats& eager = s.speedup_baseline.Measured() ? s.speedup_baseline
+                                     : e.paired_baseline.Measured() ? e.paired_baseline
+                                                                    : s.eager_baseline;
     out += fmt::format("eager PyTorch: {}\n", Stats(eager));
     out += fmt::format("kernel:        {}", Stats(e.latency));
     if (e.kernel_only.Measured()) out += fmt::format(", kernel-only median {:.1f} us", e.kernel_only.median_us);
@@ -89,6 +91,7 @@ std::string EvalVerdictText(const RunSummary& s, const EvalVerdict& v) {
                        c.speedup.value, c.speedup.ci_low, c.speedup.ci_high, c.rounds,
                        c.speedup.ClearlyFaster() ? "verified faster" : "not clearly faster");
   }
+  out += DisagreementWarning(e.speedup_vs_eager, c);
   if (e.roofline.Known()) out += fmt::format("roofline: {}\n", eval::RooflineShort(e.roofline));
   if (!v.Correct()) {
     out += fmt::format("{}: {}\n", v.verdict, v.message);

@@ -15,6 +15,12 @@
 namespace kernelevolve::report {
 namespace {
 
+/// The eager measurement `e`'s speedup was scored against.
+const core::TimingStats& SpeedupBaseline(const RunSummary& s, const core::Evaluation& e) {
+  if (s.speedup_baseline.Measured()) return s.speedup_baseline;
+  return e.paired_baseline.Measured() ? e.paired_baseline : s.eager_baseline;
+}
+
 nlohmann::json BestJson(const RunSummary& s) {
   const search::Node& n = *s.best;
   const core::Evaluation& e = n.evaluation;
@@ -26,8 +32,7 @@ nlohmann::json BestJson(const RunSummary& s) {
       {"rationale", n.candidate.rationale},
       {"latency_us", eval::TimingStatsToJson(e.latency)},
       {"kernel_only_us", eval::TimingStatsToJson(e.kernel_only)},
-      {"baseline_eager_us", eval::TimingStatsToJson(e.paired_baseline.Measured() ? e.paired_baseline
-                                                                                  : s.eager_baseline)},
+      {"baseline_eager_us", eval::TimingStatsToJson(SpeedupBaseline(s, e))},
       {"speedup_vs_eager", e.speedup_vs_eager.value},
       {"speedup_vs_eager_spread", {e.speedup_vs_eager.ci_low, e.speedup_vs_eager.ci_high}},
       {"speedup_vs_eager_of_medians",
@@ -123,6 +128,18 @@ void WriteJsonAtomic(const std::filesystem::path& path, const nlohmann::json& do
   WriteTextAtomic(path, doc.dump(2) + "\n");
 }
 
+std::string DisagreementWarning(const core::Speedup& search, const exec::Confirmation& confirmation) {
+  const double found = search.value;
+  const double confirmed = confirmation.speedup.value;
+  if (!confirmation.done || !(found > 0) || !(confirmed > 0)) return "";
+  const double apart = std::max(found / confirmed, confirmed / found);
+  if (apart <= kDisagreementRatio) return "";
+  return fmt::format(
+      "warning: the search measured {:.2f}x and the interleaved confirmation {:.2f}x ({:.1f}x apart): the machine "
+      "was disturbed while one of them ran; trust the confirmed figure, or rerun on a quiet machine\n",
+      found, confirmed, apart);
+}
+
 std::string SummaryTable(const RunSummary& s, int max_rows) {
   std::string out = fmt::format("\n{} on {}: {} evaluations in {:.1f} s, stopped: {}\n",
                                 s.problem, s.target, s.evaluations, s.elapsed_seconds, StopReasonText(s.stop_reason));
@@ -134,6 +151,16 @@ std::string SummaryTable(const RunSummary& s, int max_rows) {
                      s.eager_baseline.median_us, s.eager_baseline.ci_low_us,
                      s.eager_baseline.ci_high_us, s.eager_baseline.n);
   const auto& b = s.eager_baseline;
+  const auto& used = s.speedup_baseline;
+  if (used.Measured() && b.Measured()) {
+    out += fmt::format("speedups use eager's fastest call in the run: {:.1f} us (its fastest call at load: {:.1f} us)\n",
+                       used.min_us, b.min_us);
+    if (used.min_us > 0 && b.min_us / used.min_us > kDisagreementRatio) {
+      out += fmt::format("warning: eager's fastest call at load was {:.1f}x slower than later in the run: the machine "
+                         "was busy when the problem was loaded\n", b.min_us / used.min_us);
+    }
+    out += "\n";
+  }
   if (b.Measured() && b.p10_us > 0 && b.p90_us / b.p10_us > 1.5) {
     out += fmt::format(
         "warning: eager timings spread widely (p90/p10 = {:.1f}); the machine looks busy, so "
@@ -184,6 +211,7 @@ std::string SummaryTable(const RunSummary& s, int max_rows) {
       out += fmt::format("confirmation not done: {}\n",
                          c.message.empty() ? "skipped (--confirm-rounds 0 or interrupted)" : c.message);
     }
+    out += DisagreementWarning(e.speedup_vs_eager, c);
     if (e.roofline.Known()) {
       // GPU targets measure a torch.mm peak (cli/gpu_target.h), the CPU an FMA loop.
       const bool gpu = s.target != "cpu";

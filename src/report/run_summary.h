@@ -28,7 +28,11 @@ struct RunSummary {
   int evaluations = 0;
   double elapsed_seconds = 0;
   std::map<std::string, std::string> overrides;
-  core::TimingStats eager_baseline;
+  core::TimingStats eager_baseline;    // eager PyTorch timed when the problem was loaded
+  /// The eager measurement every node's speedup was scored against: the one with the
+  /// fastest call in the run (exec::Evaluator::SharedBaseline); unmeasured (n == 0)
+  /// when the nodes were scored on several machines (--queue).
+  core::TimingStats speedup_baseline;
   std::optional<search::Node> best;    // the best correct node
   exec::Confirmation confirmation;     // interleaved re-measurement of `best`
   std::filesystem::path best_source_path;
@@ -53,6 +57,15 @@ struct RunSummary {
 /// intensity is below the balance, as eval::ComputeRoofline decides) and
 /// roofline_time_us (the time of one call at the bounding peak; 0 when unknown).
 nlohmann::json ProblemRooflineJson(const eval::WorkEstimate& work, const core::MachineContext& machine);
+
+/// A warning line ("warning: ...\n") when the search's speedup of the best node and its
+/// interleaved confirmation differ by more than kDisagreementRatio either way (one of
+/// the two was measured on a disturbed machine), else "". No confirmation: "".
+std::string DisagreementWarning(const core::Speedup& search, const exec::Confirmation& confirmation);
+/// Factor between the search's and the confirmation's speedup past which
+/// DisagreementWarning speaks: twice the widest A/A confirmation interval seen on the
+/// busy development VM (docs/measuring.md, A/A check: median width 0.34).
+inline constexpr double kDisagreementRatio = 2.0;
 
 /// The result.json document (schema in docs/result_json.md).
 nlohmann::json ResultJson(const RunSummary& summary);

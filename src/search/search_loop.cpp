@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
+#include "eval/fitness.h"
 
 namespace kernelevolve::search {
 namespace {
@@ -201,6 +202,7 @@ void SearchLoop::Complete(exec::EvaluationPool::Completion done) {
   node.source_hash = pending.source_hash;
   node.created_unix_s = UnixSeconds();
   node.evaluation = std::move(done.evaluation);
+  RescoreAgainstSharedBaseline(node.evaluation);
   store::SearchCheckpoint checkpoint;
   // Inside the commit's transaction: the tree, the policy's statistics and the state
   // saved with the node all include it, or none of them does.
@@ -214,6 +216,29 @@ void SearchLoop::Complete(exec::EvaluationPool::Completion done) {
     checkpoint.evaluated_pending_id = pending.id;
   });
   if (observer_) observer_->OnEvaluated(tree_.Get(node.id), tree_, Elapsed());
+}
+
+void SearchLoop::RescoreAgainstSharedBaseline(core::Evaluation& incoming) {
+  const std::optional<core::TimingStats> baseline = evaluator_.SharedBaseline();
+  if (!baseline || !baseline->Measured()) return;
+  if (incoming.correct && incoming.latency.Measured()) eval::ScoreEvaluation(incoming, *baseline);
+  if (scored_baseline_us_ > 0 && baseline->min_us >= scored_baseline_us_) return;
+  const double factor = scored_baseline_us_ > 0 ? baseline->min_us / scored_baseline_us_ : 1.0;
+  scored_baseline_us_ = baseline->min_us;
+  RescoreTree(*baseline);
+  progress_.Rescale(factor);
+}
+
+void SearchLoop::RescoreTree(const core::TimingStats& baseline) {
+  if (tree_.Size() == 0) return;
+  tree_.Rescore([&](core::Evaluation& e) {
+    if (e.correct && e.latency.Measured()) eval::ScoreEvaluation(e, baseline);
+  });
+  std::vector<Node> scored;
+  for (const Node& n : tree_.Nodes()) {
+    if (n.evaluation.correct && n.evaluation.latency.Measured()) scored.push_back(n);
+  }
+  if (!scored.empty()) store_.UpdateScores(scored);
 }
 
 SearchOutcome SearchLoop::Run() {

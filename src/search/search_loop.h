@@ -131,6 +131,14 @@ class SearchLoop {
   int64_t Persist(int64_t parent_id, core::Candidate candidate);
   void Launch(int64_t pending_id);
   void Complete(exec::EvaluationPool::Completion done);
+  /// Scores `incoming` (a node about to be committed) against the evaluator's shared
+  /// baseline and, when that baseline's fastest call improved since the last rescoring,
+  /// rescores every node of the tree (and the store, and the stop rules' figures) first,
+  /// so that all nodes of a run are compared against one eager measurement. No-op when
+  /// the evaluator has no shared baseline (a queue of several machines).
+  void RescoreAgainstSharedBaseline(core::Evaluation& incoming);
+  /// Rescores every tree node against `baseline` and writes the changed scores.
+  void RescoreTree(const core::TimingStats& baseline);
   void MarkExhausted(int64_t id);
   int CleanSlateAfter() const;
   bool CleanSlateDue() const;
@@ -156,6 +164,7 @@ class SearchLoop {
   int requeued_ = 0;
   int profiles_taken_ = 0;        // profiles of the run's nodes (restored ones included)
   bool profiler_unusable_ = false;  // a profile said the profiler cannot work here
+  double scored_baseline_us_ = 0;   // fastest eager call the tree is scored against; 0: none yet
 };
 
 }  // namespace kernelevolve::search

@@ -5,6 +5,7 @@
 #include <unordered_set>
 
 #include "core/error.h"
+#include "eval/fitness.h"
 #include "search/search_loop.h"
 
 namespace kernelevolve::search {
@@ -37,14 +38,29 @@ store::SearchCheckpoint SearchLoop::Checkpoint() {
 
 void SearchLoop::Restore() {
   std::vector<Node> nodes = store_.LoadNodes(run_id_);
+  // A resumed run scores its stored nodes against this session's eager baseline, the
+  // one every new node gets (the stored scores used the earlier session's).
+  const std::optional<core::TimingStats> baseline = evaluator_.SharedBaseline();
+  const bool rescore = baseline && baseline->Measured() && !nodes.empty();
+  if (rescore) scored_baseline_us_ = baseline->min_us;
   std::unordered_map<int64_t, NodeStats> stats;
   for (auto& [id, s] : store_.LoadNodeStats(run_id_)) stats[id] = s;
   for (Node& n : nodes) {
     if (auto it = stats.find(n.id); it != stats.end()) n.stats = it->second;
     n.profile = store_.LoadProfile(n.id);  // issue 6: counted against profile_budget
     if (n.profile) ++profiles_taken_;
+    if (rescore && n.evaluation.correct && n.evaluation.latency.Measured()) {
+      eval::ScoreEvaluation(n.evaluation, *baseline);
+    }
     progress_.Record(n.evaluation);
     tree_.Add(std::move(n));
+  }
+  if (rescore) {
+    std::vector<Node> scored;
+    for (const Node& n : tree_.Nodes()) {
+      if (n.evaluation.correct && n.evaluation.latency.Measured()) scored.push_back(n);
+    }
+    if (!scored.empty()) store_.UpdateScores(scored);
   }
   nlohmann::json policy_state;
   drafts_requested_ = tree_.Size() > 0;

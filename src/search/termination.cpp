@@ -14,6 +14,12 @@ void SearchProgress::Record(const core::Evaluation& evaluation) {
   }
 }
 
+void SearchProgress::Rescale(double factor) {
+  if (!(factor > 0)) return;
+  best_ *= factor;
+  reference_ *= factor;
+}
+
 std::optional<std::string> CheckTermination(const TerminationOptions& options,
                                             const SearchProgress& progress,
                                             double elapsed_seconds) {

@@ -36,6 +36,9 @@ class SearchProgress {
   double best_fitness() const { return best_; }
   /// Evaluations since the last improving one (all of them when none improved).
   int SinceImprovement() const { return evaluations_ - last_improvement_; }
+  /// Multiplies the recorded fitness figures by `factor` (> 0): the search rescored
+  /// every node against an eager baseline `factor` times the old one.
+  void Rescale(double factor);
 
  private:
   double min_improvement_;

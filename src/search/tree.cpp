@@ -39,11 +39,23 @@ void Tree::Add(Node node) {
     ++subtree_size_[pi];
     p = nodes_[pi].parent_id;
   }
-  const bool scores = node.evaluation.correct && node.evaluation.fitness > 0;
   nodes_.push_back(std::move(node));
-  if (scores && (best_index_ < 0 ||
-                 nodes_[index].evaluation.fitness > nodes_[best_index_].evaluation.fitness)) {
+  ConsiderForBest(index);
+}
+
+void Tree::ConsiderForBest(size_t index) {
+  const core::Evaluation& e = nodes_[index].evaluation;
+  if (!e.correct || !(e.fitness > 0)) return;
+  if (best_index_ < 0 || e.fitness > nodes_[best_index_].evaluation.fitness) {
     best_index_ = static_cast<int64_t>(index);
+  }
+}
+
+void Tree::Rescore(const std::function<void(core::Evaluation&)>& rescore) {
+  best_index_ = -1;
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    rescore(nodes_[i].evaluation);
+    ConsiderForBest(i);
   }
 }
 

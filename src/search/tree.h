@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <unordered_map>
@@ -43,6 +44,9 @@ class Tree {
   std::vector<const Node*> Lineage(int64_t id) const;
   /// The correct node with the highest fitness (ties: the earlier node), or nullptr.
   const Node* Best() const { return best_index_ < 0 ? nullptr : &nodes_[best_index_]; }
+  /// Calls `rescore` on every node's evaluation in insertion order (the search rescores
+  /// speedups against an improved eager baseline) and recomputes Best(). O(Size()).
+  void Rescore(const std::function<void(core::Evaluation&)>& rescore);
   /// Source hashes of every node and every pending candidate: a proposal with one of
   /// these is wasted.
   const std::unordered_set<std::string>& SeenHashes() const { return seen_hashes_; }
@@ -88,6 +92,8 @@ class Tree {
  private:
   /// Index of a node in nodes_, or -1 for kRootId; throws InternalError when unknown.
   int64_t IndexOf(int64_t id) const;
+  /// Makes nodes_[index] Best() when it is correct, scores, and beats the current best.
+  void ConsiderForBest(size_t index);
   /// Adds `delta` to the in-flight count of `parent_id` and each of its ancestors.
   void AddInFlight(int64_t parent_id, int64_t delta);
 

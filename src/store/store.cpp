@@ -200,6 +200,32 @@ void Store::CommitNode(int64_t run_id, search::Node& node) {
   node.source_hash = source_hash;
 }
 
+void Store::UpdateScores(const std::vector<search::Node>& nodes) {
+  try {
+    Transaction transaction(db_, path_);
+    for (const search::Node& node : nodes) {
+      if (node.id < 0) {
+        throw core::InternalError(fmt::format("SQLite store '{}': cannot rescore a node that was never committed",
+                                              path_.string()));
+      }
+      const core::Evaluation& e = node.evaluation;
+      Statement update(db_,
+                       "UPDATE evaluations SET fitness = :fitness, speedup = :speedup, "
+                       "speedup_ci_low = :ci_low, speedup_ci_high = :ci_high WHERE node_id = :node_id",
+                       path_);
+      update.Bind(":fitness", e.fitness)
+          .Bind(":speedup", e.speedup_vs_eager.value)
+          .Bind(":ci_low", e.speedup_vs_eager.ci_low)
+          .Bind(":ci_high", e.speedup_vs_eager.ci_high)
+          .Bind(":node_id", node.id);
+      update.Run();
+    }
+    transaction.Commit();
+  } catch (const core::IoError& error) {
+    throw core::IoError(fmt::format("{} (rescoring {} nodes; rolled back)", error.what(), nodes.size()));
+  }
+}
+
 std::vector<search::Node> Store::LoadNodes(int64_t run_id) const {
   Statement query(db_, SelectNodesSql("WHERE n.run_id = :run_id ORDER BY n.id"), path_);
   query.Bind(":run_id", run_id);

@@ -110,6 +110,11 @@ class Store {
   /// on_inserted threw).
   void CommitNode(int64_t run_id, search::Node& node, SearchCheckpoint& checkpoint,
                   const std::function<void(const search::Node&)>& on_inserted = nullptr);
+  /// Rewrites the fitness and speedup columns of these committed nodes' evaluations in
+  /// one transaction (the search rescores a run's nodes when its eager baseline
+  /// improves). Throws IoError on a database failure (rolled back), InternalError for a
+  /// node that was never committed (id < 0).
+  void UpdateScores(const std::vector<search::Node>& nodes);
   /// Writes a checkpoint without a node, in one transaction; sets the ids of
   /// checkpoint.new_pending. Throws IoError (foreign keys: unknown run or parent).
   void SaveCheckpoint(int64_t run_id, SearchCheckpoint& checkpoint);

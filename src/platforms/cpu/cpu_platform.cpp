@@ -153,15 +153,27 @@ RunResult CpuPlatform::Run(const BuildResult& build, const core::Problem& proble
   eval::SandboxResult outcome = eval::RunSandboxed(argv, env, scratch_dir_, limits);
   RunResult result = InterpretHarnessOutcome(outcome, options.timeout_seconds);
   if (result.probe_before_us > 0 && result.probe_after_us > 0) {
-    std::lock_guard<std::mutex> lock(probe_mutex_);
-    const double fastest = std::min(result.probe_before_us, result.probe_after_us);
-    if (fastest_probe_us_ <= 0 || fastest < fastest_probe_us_) fastest_probe_us_ = fastest;
-    result.probe_reference_us = fastest_probe_us_;
+    result.probe_reference_us = FoldProbe(result.probe_before_us, result.probe_after_us);
   }
   auto reason = DegradedReason(result.probe_before_us, result.probe_after_us, result.probe_reference_us);
   result.degraded = reason.has_value();
   result.degraded_reason = reason.value_or("");
   return result;
+}
+
+double CpuPlatform::FoldProbe(double before_us, double after_us) {
+  std::lock_guard<std::mutex> lock(probe_mutex_);
+  const double fastest = std::min(before_us, after_us);
+  if (fastest_probe_us_ <= 0 || fastest < fastest_probe_us_) fastest_probe_us_ = fastest;
+  return fastest_probe_us_;
+}
+
+std::optional<std::string> CpuPlatform::DegradedDuring(const std::function<void()>& measurement, int threads) {
+  const int probe_threads = std::max(1, threads);
+  const double before_us = RunFmaProbeUs(probe_threads);
+  measurement();
+  const double after_us = RunFmaProbeUs(probe_threads);
+  return DegradedReason(before_us, after_us, FoldProbe(before_us, after_us));
 }
 
 core::MachineContext CpuPlatform::Machine() const {

@@ -45,6 +45,9 @@ class CpuPlatform : public Platform {
   /// ProbeLocalMachine() with the compiler's version line; threads and torch_version
   /// are left for the caller.
   core::MachineContext Machine() const override;
+  /// Brackets `measurement` with RunFmaProbeUs(threads) before and after, folds the
+  /// faster probe into the reference every Run uses, and returns DegradedReason's verdict.
+  std::optional<std::string> DegradedDuring(const std::function<void()>& measurement, int threads) override;
 
   const CpuBuilder& Builder() const { return builder_; }
 
@@ -52,6 +55,9 @@ class CpuPlatform : public Platform {
   CpuBuilder builder_;
   std::filesystem::path harness_path_;
   std::filesystem::path scratch_dir_;
+  /// Makes the faster of two probes the reference when it beats it; returns the reference.
+  double FoldProbe(double before_us, double after_us);
+
   std::mutex probe_mutex_;
   double fastest_probe_us_ = 0;  // over every timed run of this platform; 0 = none yet
 };

@@ -1,0 +1,196 @@
+// One eager baseline per run: the search rescores every node when the run's fastest
+// eager call improves (so a disturbed early baseline cannot inflate a node or pick the
+// wrong best), a resumed run rescores its stored nodes, and a paired eager timing the
+// machine probe flags twice is not taken as the baseline.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "exec/confirm_speedup.h"
+#include "report/run_summary.h"
+#include "search/termination.h"
+#include "search_test_util.h"
+
+namespace kernelevolve {
+namespace {
+
+/// Eager stats with every statistic near `us` (the fake platform's shape: min = p10 =
+/// 0.98 x median).
+core::TimingStats EagerStats(double us) {
+  core::TimingStats s;
+  s.n = 20;
+  s.median_us = s.mean_us = us;
+  s.min_us = s.p10_us = 0.98 * us;
+  s.max_us = s.p90_us = 1.02 * us;
+  s.ci_low_us = 0.99 * us;
+  s.ci_high_us = 1.01 * us;
+  return s;
+}
+
+/// A baseline timer that returns `disturbed_us` for its first `disturbed_calls` calls
+/// (a busy machine), then `clean_us`.
+exec::BaselineTimer ScriptedEager(double disturbed_us, int disturbed_calls, double clean_us,
+                                  std::atomic<int>& calls) {
+  return [=, &calls] { return EagerStats(++calls <= disturbed_calls ? disturbed_us : clean_us); };
+}
+
+class SearchBaselineTest : public testing_util::TempDirTest {};
+
+TEST_F(SearchBaselineTest, EveryNodeIsScoredAgainstTheRunsFastestEagerCall) {
+  auto store = store::Store::Open(dir_ / "runs.db");
+  const int64_t run = store.CreateRun(store::RunRecord{});
+  core::Problem problem = testing_util::FakeProblem();
+  problem.eager_baseline = EagerStats(8000);  // timed at load on a busy machine
+  exec::FakeOperator op(3, 6);
+  exec::FakePlatform platform(testing_util::GridLandscape);
+  std::atomic<int> calls{0};
+  exec::LocalEvaluator evaluator(platform, problem, platforms::RunOptions{},
+                                 ScriptedEager(8000, 3, 400, calls));
+  search::GreedyPolicy policy;
+  search::SearchOptions options;
+  options.termination.budget = 14;
+  options.drafts = 3;
+  search::SearchLoop loop(problem, op, policy, evaluator, store, run, options);
+  loop.Run();
+
+  ASSERT_GT(calls.load(), 3);  // the machine became quiet during the search
+  const double fastest_eager = EagerStats(400).min_us;
+  EXPECT_DOUBLE_EQ(evaluator.FastestEager().min_us, fastest_eager);
+  const search::Node* best = nullptr;
+  int scored = 0;
+  for (const auto& n : loop.tree().Nodes()) {
+    const core::Evaluation& e = n.evaluation;
+    if (!e.correct || !e.latency.Measured()) continue;
+    ++scored;
+    // Nodes timed against the 8000 us eager would read 20x higher without the rescore.
+    EXPECT_NEAR(e.fitness, fastest_eager / e.latency.min_us, 1e-9) << "node " << n.id;
+    EXPECT_DOUBLE_EQ(e.speedup_vs_eager.value, e.fitness);
+    if (!best || e.latency.min_us < best->evaluation.latency.min_us) best = &n;
+  }
+  ASSERT_GT(scored, 3);
+  ASSERT_NE(loop.tree().Best(), nullptr);
+  EXPECT_EQ(loop.tree().Best()->id, best->id);  // the fastest kernel, whenever it was timed
+
+  // The store holds the rescored figures (report, TopK, resume read them).
+  for (const auto& n : store.LoadNodes(run)) {
+    EXPECT_DOUBLE_EQ(n.evaluation.fitness, loop.tree().Get(n.id).evaluation.fitness) << "node " << n.id;
+  }
+  EXPECT_EQ(store.TopK(run, 1).front().id, best->id);
+
+  // Resumed with a faster eager baseline (a quieter session): the stored nodes are
+  // rescored against it before anything new is evaluated.
+  core::Problem resumed_problem = problem;
+  resumed_problem.eager_baseline = EagerStats(200);
+  std::atomic<int> resumed_calls{0};
+  exec::LocalEvaluator resumed_evaluator(platform, resumed_problem, platforms::RunOptions{},
+                                         ScriptedEager(200, 0, 200, resumed_calls));
+  search::GreedyPolicy resumed_policy;
+  search::SearchOptions resumed_options = options;
+  resumed_options.termination.budget = 16;
+  search::SearchLoop resumed(resumed_problem, op, resumed_policy, resumed_evaluator, store, run, resumed_options);
+  resumed.Run();
+  for (const auto& n : store.LoadNodes(run)) {
+    const core::Evaluation& e = n.evaluation;
+    if (!e.correct || !e.latency.Measured()) continue;
+    EXPECT_NEAR(e.fitness, EagerStats(200).min_us / e.latency.min_us, 1e-9) << "node " << n.id;
+  }
+}
+
+TEST(SearchProgressRescale, ScalesTheBestAndTheImprovementReference) {
+  search::SearchProgress p(0.01);
+  core::Evaluation e;
+  e.status = core::Status::kOk;
+  e.correct = true;
+  e.fitness = 10;
+  p.Record(e);
+  p.Rescale(0.1);
+  EXPECT_DOUBLE_EQ(p.best_fitness(), 1.0);
+  e.fitness = 1.005;  // +0.5% over the rescaled reference: not an improvement
+  p.Record(e);
+  EXPECT_EQ(p.SinceImprovement(), 1);
+  e.fitness = 1.02;
+  p.Record(e);
+  EXPECT_EQ(p.SinceImprovement(), 0);
+}
+
+/// A fake platform whose probe flags its first `degraded_calls` eager timings.
+class ProbedFakePlatform : public exec::FakePlatform {
+ public:
+  ProbedFakePlatform(int degraded_calls)
+      : exec::FakePlatform([](const core::Candidate&) { return exec::FakeOutcome{core::Status::kOk, 100}; }),
+        degraded_calls_(degraded_calls) {}
+  std::optional<std::string> DegradedDuring(const std::function<void()>& measurement, int) override {
+    measurement();
+    if (++probed_ <= degraded_calls_) return "probe after/before = 2.0 (test)";
+    return std::nullopt;
+  }
+  int probed() const { return probed_; }
+
+ private:
+  int degraded_calls_;
+  int probed_ = 0;
+};
+
+core::Candidate SomeCandidate() {
+  core::Candidate c;
+  c.source = "kernel";
+  return c;
+}
+
+TEST(LocalEvaluatorProbe, AFlaggedEagerTimingIsTakenAgain) {
+  core::Problem problem = testing_util::FakeProblem();
+  problem.eager_baseline = EagerStats(400);
+  ProbedFakePlatform platform(1);
+  std::atomic<int> calls{0};
+  exec::LocalEvaluator evaluator(platform, problem, platforms::RunOptions{}, ScriptedEager(300, 99, 300, calls));
+  const core::Evaluation e = evaluator.Evaluate(SomeCandidate());
+  EXPECT_EQ(calls.load(), 2);
+  EXPECT_EQ(platform.probed(), 2);
+  EXPECT_TRUE(e.paired_baseline_degraded.empty());
+  EXPECT_DOUBLE_EQ(evaluator.FastestEager().min_us, EagerStats(300).min_us);  // the clean retake counts
+  EXPECT_NEAR(e.fitness, EagerStats(300).min_us / e.latency.min_us, 1e-9);
+}
+
+TEST(LocalEvaluatorProbe, AnEagerTimingFlaggedTwiceIsNotTheBaseline) {
+  core::Problem problem = testing_util::FakeProblem();
+  problem.eager_baseline = EagerStats(400);
+  ProbedFakePlatform platform(2);
+  std::atomic<int> calls{0};
+  // Faster than the baseline on purpose: only the probe keeps it out.
+  exec::LocalEvaluator evaluator(platform, problem, platforms::RunOptions{}, ScriptedEager(50, 99, 50, calls));
+  const core::Evaluation e = evaluator.Evaluate(SomeCandidate());
+  EXPECT_EQ(calls.load(), 2);
+  EXPECT_EQ(e.paired_baseline_degraded, "probe after/before = 2.0 (test)");
+  EXPECT_NE(e.log_excerpt.find("paired eager timing flagged degraded (measured twice"), std::string::npos);
+  EXPECT_DOUBLE_EQ(evaluator.FastestEager().min_us, EagerStats(400).min_us);
+  EXPECT_NEAR(e.fitness, EagerStats(400).min_us / e.latency.min_us, 1e-9);
+  // The next, clean eager timing is offered as usual.
+  core::Candidate other = SomeCandidate();
+  other.source = "kernel 2";
+  evaluator.Evaluate(other);
+  EXPECT_DOUBLE_EQ(evaluator.FastestEager().min_us, EagerStats(50).min_us);
+}
+
+exec::Confirmation Confirmed(double speedup) {
+  exec::Confirmation c;
+  c.done = true;
+  c.rounds = 3;
+  c.speedup = {speedup, speedup * 0.9, speedup * 1.1};
+  return c;
+}
+
+TEST(DisagreementWarning, SpeaksOnlyWhenSearchAndConfirmationAreFarApart) {
+  EXPECT_EQ(report::DisagreementWarning({15.96, 15, 17}, Confirmed(0.17)).find("warning: the search measured 15.96x"),
+            0u);
+  EXPECT_NE(report::DisagreementWarning({0.3, 0.2, 0.4}, Confirmed(1.2)), "");  // 4x apart, either way
+  EXPECT_EQ(report::DisagreementWarning({1.5, 1.4, 1.6}, Confirmed(1.0)), "");
+  exec::Confirmation not_done;
+  EXPECT_EQ(report::DisagreementWarning({15.96, 15, 17}, not_done), "");
+}
+
+}  // namespace
+}  // namespace kernelevolve
