@@ -209,3 +209,16 @@ def test_keep_covers_the_non_core_ops_the_cpp_lowerings_match() -> None:
     missing = sorted(t for t in named if not is_core(t) and t not in KEEP
                      and t not in ("aten.t.default", "aten.transpose.int"))
     assert missing == []
+
+
+def test_python_number_made_a_tensor_constant_is_reported_as_such() -> None:
+    class ItemAssignment(nn.Module):
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            y = x.clone()
+            y[0] = 3.0
+            return y
+
+    graph, error = capture_graph(ItemAssignment(), [torch.randn(16)])
+    assert graph is None
+    assert "makes a Python number into a tensor constant" in error and "3.0" in error
+    assert "register_buffer" not in error

@@ -135,6 +135,8 @@ BAD_CASES = [
     ("complex_input.py", "input.0 has dtype complex64, which the kernel ABI does not carry"),
     ("seed_changes_dtype.py", "seed 1 gives other tensors, dtypes or numbers of dimensions than the first seed"),
     ("output_bound_too_small.py", "output 0 on seed 0 has shape [8], outside its OUTPUT_BOUNDS entry [3]"),
+    ("random_forward.py", "forward() is not deterministic: two calls on the same inputs give different output.0"),
+    ("nested_outputs.py", "forward() returned a tuple whose item [1] is itself a tuple (as nn.LSTM's"),
 ]
 
 

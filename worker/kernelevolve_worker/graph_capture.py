@@ -118,6 +118,12 @@ def _node_entry(gm: torch.fx.GraphModule, node: Node, state: list[torch.Tensor],
     if node.op == "get_attr":
         tensor = getattr(gm, node.target)
         index = _find_parameter(tensor, state) if isinstance(tensor, torch.Tensor) else None
+        if index is None and isinstance(tensor, torch.Tensor) and tensor.dim() == 0:
+            raise GraphCaptureError(
+                f"forward() makes a Python number into a tensor constant ({node.name}, 0-d, value "
+                f"{tensor.item()!r}), e.g. by an item assignment `x[i] = 3.0` or torch.tensor(3.0) inside "
+                "forward(); such constants are not captured: write the value with an op on the inputs "
+                "(torch.full_like, masked_fill, torch.where) or pass it as an input")
         if index is None:
             shape = list(tensor.shape) if isinstance(tensor, torch.Tensor) else "?"
             raise GraphCaptureError(

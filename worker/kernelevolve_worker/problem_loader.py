@@ -270,6 +270,15 @@ def flatten_outputs(result: Any, path: str, any_device: bool = False) -> list[to
         items = [result]
     elif isinstance(result, (list, tuple)) and all(isinstance(t, torch.Tensor) for t in result):
         items = list(result)
+    elif isinstance(result, (list, tuple)):
+        index, item = next((i, t) for i, t in enumerate(result) if not isinstance(t, torch.Tensor))
+        if isinstance(item, (list, tuple)):
+            raise ProblemError(
+                f"{path}: forward() returned a {type(result).__name__} whose item [{index}] is itself a "
+                f"{type(item).__name__} (as nn.LSTM's (output, (h_n, c_n))); outputs must be a tensor or a "
+                "flat tuple/list of tensors: unpack it, e.g. `out, (h, c) = self.lstm(x); return out, h, c`")
+        raise ProblemError(f"{path}: forward() returned a {type(result).__name__} whose item [{index}] is a "
+                           f"{type(item).__name__}; expected a tensor or a tuple/list of tensors")
     else:
         raise ProblemError(f"{path}: forward() returned {type(result).__name__}; expected a "
                            "tensor or a tuple/list of tensors")

@@ -28,6 +28,7 @@ from .graph_capture import capture_graph
 from .memory_check import check_memory
 from .phase_clock import PhaseClock
 from .protocol import ProblemError, ProtocolError, get_param
+from .determinism import check_deterministic
 from .reference_device import ReferenceRunner
 
 DEFAULT_SEEDS = [0, 1, 2]
@@ -199,6 +200,8 @@ class WorkerSession:
             with clock.phase("references"):
                 inputs = loader.make_inputs(module, seed, path)
                 outputs = ref.run(inputs, path)
+                if seed == seeds[0]:
+                    check_deterministic(path, outputs, lambda: ref.run(inputs, path), tolerance or {})
             if seed == seeds[0] and outputs and all(isinstance(t, torch.Tensor) and t.numel() == 0
                                                     for t in outputs):
                 # The first input set is the one timed; a later set with empty outputs is

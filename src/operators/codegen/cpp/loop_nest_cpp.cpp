@@ -339,6 +339,11 @@ class Emitter {
                                   ir::ShapeText(d.shape), d.origin.empty() ? "" : ", from " + d.origin);
     out += "  {\n";
     std::string indent = "    ";
+    // A kernel of few iterations (a layer norm's [rows, 1] mean and rstd) runs on the
+    // calling thread: forking the team costs more than it saves, and on a machine whose
+    // cores are busy each parallel region waits for a descheduled thread.
+    const bool parallel = s_.parallel;
+    if (d.symbolic_shape.empty() && ir::Iterations(d) < kMinParallelIterations) s_.parallel = false;
     switch (d.kind) {
       case DefKind::kCompute: out += Compute(d, indent); break;
       case DefKind::kReduce: {
@@ -356,6 +361,7 @@ class Emitter {
       case DefKind::kScan: out += Scan(d, indent); break;
       case DefKind::kInput: break;
     }
+    s_.parallel = parallel;
     out += "  }\n";
     return out;
   }

@@ -28,6 +28,14 @@ struct LoopNestSchedule {
   bool reduce_outer = false;
 };
 
+/// A kernel with fewer loop iterations (ir::Iterations: elements times reduced
+/// extents) than this runs on one thread even when "threads" is "all". An OpenMP
+/// parallel-for fork/join costs microseconds (EPCC OpenMP microbenchmarks: Bull,
+/// "Measuring synchronisation and scheduling overheads in OpenMP", EWOMP 1999), about
+/// the work of 8192 simple iterations at ~1 ns each, so splitting fewer saves less
+/// than it costs. Kernels with sizes read at run time keep their threads.
+inline constexpr double kMinParallelIterations = 8192;
+
 /// Whether the reduce_loop knob changes how `def` is printed: a reduction (not any /
 /// all) with an output dim of more than one element.
 bool ReduceLoopApplies(const ir::TensorDef& def);

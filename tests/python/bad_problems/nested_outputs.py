@@ -1,0 +1,21 @@
+"""Bad problem: forward() returns nn.LSTM's nested (output, (h_n, c_n))."""
+
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lstm = nn.LSTM(8, 16, batch_first=True)
+
+    def forward(self, x: torch.Tensor):
+        return self.lstm(x)
+
+
+def get_inputs():
+    return [torch.randn(2, 5, 8)]
+
+
+def get_init_inputs():
+    return []
