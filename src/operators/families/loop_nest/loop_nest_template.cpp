@@ -46,6 +46,12 @@ bool HasContraction(const ir::KernelPlan& plan) {
   return false;
 }
 
+double TotalIterations(const ir::KernelPlan& plan) {
+  double total = 0;
+  for (int id : plan.kernels) total += ir::Iterations(plan.program.defs[static_cast<size_t>(id)]);
+  return total;
+}
+
 const char* KindName(ir::DefKind k) {
   switch (k) {
     case ir::DefKind::kReduce: return "reduce";
@@ -90,6 +96,7 @@ LoopNestTemplate::LoopNestTemplate(ir::KernelPlan plan, bool multithread, int ve
       // Sizes read at run time: plain loops only (loop_nest_cpp.h).
       has_contraction_(plan_.program.symbols.empty() && HasContraction(plan_)),
       has_row_blockable_(plan_.program.symbols.empty() && HasRowBlockableReduction(plan_)),
+      iterations_(TotalIterations(plan_)),
       space_(LoopNestKnobSpace(multithread, HasFloatAccumulation(plan_, false), has_contraction_, vector_lanes,
                                !HasFloatAccumulation(plan_, true), has_row_blockable_)) {}
 
@@ -105,6 +112,11 @@ std::vector<nlohmann::json> LoopNestTemplate::Drafts() const {
     nlohmann::json heavy = fast;
     if (has_contraction_) heavy["main_loop"] = "tiled";
     if (has_row_blockable_) heavy["reduce_loop"] = "outer";
+    if (multithread_ && iterations_ < kSmallProgramIterations) {
+      nlohmann::json one_thread = heavy;
+      one_thread["threads"] = "1";
+      drafts.push_back(space_.Canonical(one_thread));
+    }
     drafts.push_back(space_.Canonical(heavy));
   }
   if (multithread_) drafts.push_back(space_.Canonical({{"threads", "all"}}));
