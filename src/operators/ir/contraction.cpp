@@ -224,6 +224,22 @@ std::optional<Affine> LoadOffset(const TensorProgram& program, const Expr& e, Ex
 
 }  // namespace
 
+bool SameAffine(const Affine& a, const Affine& b) {
+  if (a.constant != b.constant) return false;
+  const size_t n = std::max(a.coeff.size(), b.coeff.size());
+  for (size_t v = 0; v < n; ++v) {
+    if (a.Coeff(static_cast<int>(v)) != b.Coeff(static_cast<int>(v))) return false;
+  }
+  return true;
+}
+
+bool ReadsOwnElement(const ExprNode& load, const std::vector<int64_t>& shape, const std::vector<int64_t>& own_shape) {
+  if (load.mask || load.args.size() != shape.size() || Numel(shape) != Numel(own_shape)) return false;
+  const auto read = AffineOf(FlatOffset(load.args, shape));
+  const auto own = AffineOf(FlatOffset(IndexVars(own_shape.size()), own_shape));
+  return read && own && SameAffine(*read, *own);
+}
+
 std::optional<Affine> AffineOf(const Expr& e, const std::vector<int64_t>* extents) {
   auto f = FormOf(e, extents);
   if (!f) return std::nullopt;

@@ -53,5 +53,12 @@ struct Affine {
   int64_t Coeff(int var) const { return var < static_cast<int>(coeff.size()) ? coeff[static_cast<size_t>(var)] : 0; }
 };
 std::optional<Affine> AffineOf(const Expr& e, const std::vector<int64_t>* extents = nullptr);
+/// True when two affine forms are the same function of the vars.
+bool SameAffine(const Affine& a, const Affine& b);
+
+/// True when `load`, unmasked, reads the element of a dense tensor of `shape` whose
+/// flat position is the flat position of the loop's own indices in `own_shape` (the
+/// same element of a same-sized tensor, read directly or through a reshape).
+bool ReadsOwnElement(const ExprNode& load, const std::vector<int64_t>& shape, const std::vector<int64_t>& own_shape);
 
 }  // namespace kernelevolve::operators::ir

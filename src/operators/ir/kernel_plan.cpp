@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "operators/ir/contraction.h"
+
 namespace kernelevolve::operators::ir {
 namespace {
 
@@ -55,6 +57,30 @@ void SeparateOutputs(TensorProgram& p) {
   }
 }
 
+/// An output that only reshapes another computed def (the same elements in the same
+/// row-major order: a squeeze after a pooling, a view after a matrix product) takes that
+/// def's place, so the def is written straight into the output buffer instead of into
+/// an intermediate that a copy kernel then moves. Outputs stay distinct and non-input.
+void AliasReshapedOutputs(TensorProgram& p) {
+  std::vector<bool> is_output(p.defs.size(), false);
+  for (int out : p.outputs) is_output[static_cast<size_t>(out)] = true;
+  for (int& out : p.outputs) {
+    const TensorDef& d = p.defs[static_cast<size_t>(out)];
+    if (d.kind != DefKind::kCompute || !d.body || d.body->kind != ExprKind::kLoad || !d.symbolic_shape.empty()) {
+      continue;
+    }
+    const int src = d.body->tensor;
+    const TensorDef& s = p.defs[static_cast<size_t>(src)];
+    if (s.kind == DefKind::kInput || is_output[static_cast<size_t>(src)] || s.dtype != d.dtype ||
+        !s.symbolic_shape.empty() || !ReadsOwnElement(*d.body, s.shape, d.shape)) {
+      continue;
+    }
+    is_output[static_cast<size_t>(out)] = false;
+    is_output[static_cast<size_t>(src)] = true;
+    out = src;
+  }
+}
+
 }  // namespace
 
 double Iterations(const TensorDef& def) {
@@ -72,6 +98,7 @@ bool AccumulatesFloat32(const TensorDef& d) {
 
 KernelPlan PlanKernels(TensorProgram program, const PlanOptions& options) {
   SeparateOutputs(program);
+  AliasReshapedOutputs(program);
   const size_t count = program.defs.size();
   KernelPlan plan;
   plan.output_slot.assign(count, -1);

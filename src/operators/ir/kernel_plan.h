@@ -2,8 +2,9 @@
 // outputs are materialized; element-wise definitions (views, masks, math) are inlined
 // into their consumers, except when an inlined body would grow past a size limit or
 // when its math would be recomputed many times per element by a heavy consumer
-// (a matmul reading relu(x) N times per element). Definitions no output reads are
-// dropped (not computed, no buffer). Every backend prints the plan's
+// (a matmul reading relu(x) N times per element). An output that only reshapes another
+// computed definition is that definition, written into the output buffer. Definitions
+// no output reads are dropped (not computed, no buffer). Every backend prints the plan's
 // kernels in order; the entry owns the intermediate buffers.
 #pragma once
 

@@ -94,26 +94,6 @@ class ExprPrinter {
   std::string replaced_name_;
 };
 
-/// True when two affine forms are the same function of the vars.
-bool SameAffine(const ir::Affine& a, const ir::Affine& b) {
-  if (a.constant != b.constant) return false;
-  const size_t n = std::max(a.coeff.size(), b.coeff.size());
-  for (size_t v = 0; v < n; ++v) {
-    if (a.Coeff(static_cast<int>(v)) != b.Coeff(static_cast<int>(v))) return false;
-  }
-  return true;
-}
-
-/// True when `load`, unmasked, reads the element of a dense tensor of `shape` whose
-/// flat position is the flat position of the loop's own indices in `own_shape` (the
-/// same element of a same-sized tensor, read directly or through a reshape).
-bool ReadsOwnElement(const ExprNode& load, const std::vector<int64_t>& shape, const std::vector<int64_t>& own_shape) {
-  if (load.mask || load.args.size() != shape.size() || ir::Numel(shape) != ir::Numel(own_shape)) return false;
-  const auto read = ir::AffineOf(ir::FlatOffset(load.args, shape));
-  const auto own = ir::AffineOf(ir::FlatOffset(ir::IndexVars(own_shape.size()), own_shape));
-  return read && own && SameAffine(*read, *own);
-}
-
 std::string CType(DType d) { return SpellType(Language::kCppScalar, d); }
 
 /// DLPack (code, bits) of a dtype, as C++ text.
@@ -291,7 +271,7 @@ class Emitter {
       ir::VisitPostOrder(c.body, [&](const ExprNode& n) {
         if (n.kind != ExprKind::kLoad) return;
         if (n.tensor == k) {
-          ok = ok && ReadsOwnElement(n, d.shape, c.shape);
+          ok = ok && ir::ReadsOwnElement(n, d.shape, c.shape);
         } else if (p.defs[static_cast<size_t>(n.tensor)].kind != DefKind::kInput) {
           auto it = position.find(n.tensor);
           ok = ok && it != position.end() && it->second < position[k];
