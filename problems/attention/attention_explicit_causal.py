@@ -6,9 +6,9 @@ ATen ops (Core ATen capture): aten.permute.default, aten.expand.default,
 aten.view.default, aten.bmm.default, aten._unsafe_view.default, aten.mul.Tensor,
 aten.full.default, aten.arange.start_step, aten.unsqueeze.default, aten.sub.Tensor,
 aten.ge.Scalar, aten.logical_and.default, aten.scalar_tensor.default, aten.where.self,
-aten._softmax.default (the triu mask becomes arange comparisons). The explicit spelling
-is not the fused attention kernel but a program of kernels (two tiled GEMMs, the mask
-and the softmax) on the CPU.
+aten._softmax.default (the triu mask becomes arange comparisons). The attention
+family's matcher reads it back as causal attention (ir/attention_explicit.h) and gives
+it the same fused kernel as F.scaled_dot_product_attention(is_causal=True).
 """
 
 import torch

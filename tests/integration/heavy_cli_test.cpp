@@ -1,6 +1,7 @@
 // Issue 18's problem folders end to end (the kernelevolve binary, the real worker, the
 // real compiler): F.scaled_dot_product_attention gets the attention family's fused
-// kernel (causal, bool mask, float mask, given scale); nn.LSTM and a batch-first
+// kernel (causal, bool mask, float mask, given scale), and so do its explicit
+// softmax(q k^T) v spellings (causal, padding mask, bias, 3-d bmm); nn.LSTM and a batch-first
 // bidirectional nn.GRU are captured (oneDNN off while tracing, the in-place transpose_
 // lowered) and compile as loop-nest programs; a transformer encoder layer, whose
 // attention sits inside a bigger graph, compiles through the loop-nest lowering of the
@@ -72,7 +73,10 @@ TEST(HeavyTritonInterpret, AttentionProblemsGetTheFusedTritonKernel) {
   const fs::path dir = FreshTestDir("ke_heavy_triton");
   for (const auto& [problem, sizes] :
        {std::pair{"attention/sdpa_bool_mask", "--set B=1 --set H=2 --set SQ=20 --set SK=37 --set D=16"},
-        std::pair{"attention/sdpa_causal", "--set B=1 --set H=2 --set S=45 --set D=8"}}) {
+        std::pair{"attention/sdpa_causal", "--set B=1 --set H=2 --set S=45 --set D=8"},
+        // The explicit spellings: a key padding mask (true = dropped), one head of 3-d bmm.
+        std::pair{"attention/attention_explicit_bool_mask", "--set B=1 --set H=2 --set SQ=20 --set SK=37 --set D=16"},
+        std::pair{"attention/attention_explicit_bmm", "--set B=2 --set SQ=21 --set SK=33 --set D=8"}}) {
     SCOPED_TRACE(problem);
     ExpectCorrectKernel(dir / fs::path(problem).filename(), kInterpretWithoutGpuEnv, problem,
                         fmt::format("--target triton {} --budget 1", sizes), "triton_attention");
@@ -85,6 +89,10 @@ INSTANTIATE_TEST_SUITE_P(Problems, HeavyCliTest,
                                            HeavyCase{"attention/sdpa_bool_mask", "attention", 2},
                                            HeavyCase{"attention/sdpa_float_mask", "attention", 2},
                                            HeavyCase{"attention/sdpa_scale", "attention", 2},
+                                           HeavyCase{"attention/attention_explicit_causal", "attention", 2},
+                                           HeavyCase{"attention/attention_explicit_bool_mask", "attention", 2},
+                                           HeavyCase{"attention/attention_explicit_bmm", "attention", 2},
+                                           HeavyCase{"attention/attention_explicit_bias", "attention", 2},
                                            HeavyCase{"rnn/lstm_2layer_output", "loop_nest", 1},
                                            HeavyCase{"rnn/gru_bidirectional_hn", "loop_nest", 1},
                                            HeavyCase{"networks/transformer_encoder_layer", "loop_nest", 1}),

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "operators/ir/attention_explicit.h"
 #include "operators/ir/graph_match.h"
 
 namespace kernelevolve::operators::ir {
@@ -13,17 +14,6 @@ using core::DType;
 using core::OpNode;
 
 constexpr const char* kSdpa = "aten._scaled_dot_product_flash_attention_for_cpu.default";
-
-/// The number a scalar_tensor call holds ("-inf" / "inf" strings too), or nullopt.
-std::optional<double> ScalarTensorValue(const core::OpGraph& graph, const core::OpArg* arg) {
-  const OpNode* node = arg != nullptr && arg->IsRef() ? graph.Find(arg->ref) : nullptr;
-  if (node == nullptr || node->target != "aten.scalar_tensor.default") return std::nullopt;
-  const core::OpArg* s = node->Arg("s");
-  if (s == nullptr || s->IsRef()) return std::nullopt;
-  if (s->value.is_number()) return s->value.get<double>();
-  if (s->value == "-inf") return -std::numeric_limits<double>::infinity();
-  return std::nullopt;
-}
 
 /// True for the capture's spelling of a bool mask: where(cond, 0, -inf) on a bool input.
 const OpNode* BoolMaskInput(const core::OpGraph& graph, const OpNode& where) {
@@ -38,9 +28,8 @@ const OpNode* BoolMaskInput(const core::OpGraph& graph, const OpNode& where) {
 
 bool Float4d(const OpNode* n) { return n != nullptr && n->dtype == DType::kFloat32 && n->shape.size() == 4; }
 
-}  // namespace
-
-std::optional<AttentionSpec> MatchAttention(const core::OpGraph& graph) {
+/// The spec of a graph that is one SDPA node (MatchAttention's first form).
+std::optional<AttentionSpec> MatchSdpa(const core::OpGraph& graph) {
   const OpNode* call = nullptr;
   const OpNode* where = nullptr;
   for (const OpNode* c : graph.Calls()) {
@@ -104,6 +93,13 @@ std::optional<AttentionSpec> MatchAttention(const core::OpGraph& graph) {
   }
   for (int index : {spec.q, spec.k, spec.v, spec.mask}) spec.num_inputs = std::max(spec.num_inputs, index + 1);
   return spec;
+}
+
+}  // namespace
+
+std::optional<AttentionSpec> MatchAttention(const core::OpGraph& graph) {
+  if (std::optional<AttentionSpec> spec = MatchSdpa(graph)) return spec;
+  return MatchExplicitAttention(graph);
 }
 
 }  // namespace kernelevolve::operators::ir

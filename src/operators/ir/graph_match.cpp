@@ -1,6 +1,7 @@
 #include "operators/ir/graph_match.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace kernelevolve::operators::ir {
 
@@ -39,6 +40,16 @@ std::optional<int64_t> ConstInt(const core::OpNode& call, const std::string& nam
   if (arg->value.is_boolean()) return arg->value.get<bool>() ? 1 : 0;
   if (!arg->value.is_number_integer()) return std::nullopt;
   return arg->value.get<int64_t>();
+}
+
+std::optional<double> ScalarTensorValue(const core::OpGraph& graph, const core::OpArg* arg) {
+  const core::OpNode* node = arg != nullptr && arg->IsRef() ? graph.Find(arg->ref) : nullptr;
+  if (node == nullptr || node->target != "aten.scalar_tensor.default") return std::nullopt;
+  const core::OpArg* s = node->Arg("s");
+  if (s == nullptr || s->IsRef()) return std::nullopt;
+  if (s->value.is_number()) return s->value.get<double>();
+  if (s->value == "-inf") return -std::numeric_limits<double>::infinity();
+  return std::nullopt;
 }
 
 std::optional<bool> ConstBool(const core::OpNode& call, const std::string& name, bool fallback) {

@@ -28,6 +28,10 @@ int ResultIndex(const core::OpGraph& graph, const std::string& name, const core:
 /// absent or null; nullopt when it is a ref (computed at run time) or not an integer.
 std::optional<int64_t> ConstInt(const core::OpNode& call, const std::string& name, int64_t fallback);
 
+/// The number a scalar_tensor call holds ("-inf" reads as -infinity) when `arg` refers
+/// to one; nullopt otherwise (another node, a constant, another string).
+std::optional<double> ScalarTensorValue(const core::OpGraph& graph, const core::OpArg* arg);
+
 /// A constant bool argument of `call`, or `fallback` when absent or null; nullopt when
 /// it is a ref or not a bool.
 std::optional<bool> ConstBool(const core::OpNode& call, const std::string& name, bool fallback);

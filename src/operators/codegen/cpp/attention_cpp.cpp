@@ -15,30 +15,45 @@ std::string Prologue(const ir::AttentionSpec& s) {
   out += fmt::format("  if (num_inputs < {} || num_outputs != 1) return 1;\n", s.num_inputs);
   out += fmt::format("  const DLTensor& Q = inputs[{}];\n  const DLTensor& K = inputs[{}];\n  const DLTensor& V = inputs[{}];\n",
                      s.q, s.k, s.v);
-  out += "  DLTensor& Y = outputs[0];\n"
-         "  for (const DLTensor* t : {&Q, &K, &V, static_cast<const DLTensor*>(&Y)}) {\n"
-         "    if (ke_check_tensor(*t) || t->ndim != 4) return 2;\n"
-         "  }\n"
-         "  // Sizes from the tensors: q [B, H, L, E], k and v [B, H, S, E].\n"
-         "  const int64_t B = Q.shape[0], H = Q.shape[1], L = Q.shape[2], E = Q.shape[3], S = K.shape[2];\n"
-         "  for (const DLTensor* t : {&K, &V}) {\n"
-         "    if (t->shape[0] != B || t->shape[1] != H || t->shape[2] != S || t->shape[3] != E) return 3;\n"
-         "  }\n"
-         "  if (Y.shape[0] != B || Y.shape[1] != H || Y.shape[2] != L || Y.shape[3] != E) return 3;\n";
+  out += "  DLTensor& Y = outputs[0];\n";
+  out += fmt::format("  for (const DLTensor* t : {{&Q, &K, &V, static_cast<const DLTensor*>(&Y)}}) {{\n"
+                     "    if (ke_check_tensor(*t) || t->ndim != {}) return 2;\n"
+                     "  }}\n",
+                     s.rank);
+  if (s.rank == 3) {
+    out += "  // Sizes from the tensors: q [B, L, E], k and v [B, S, E] (one head).\n"
+           "  const int64_t B = Q.shape[0], H = 1, L = Q.shape[1], E = Q.shape[2], S = K.shape[1];\n"
+           "  for (const DLTensor* t : {&K, &V}) {\n"
+           "    if (t->shape[0] != B || t->shape[1] != S || t->shape[2] != E) return 3;\n"
+           "  }\n"
+           "  if (Y.shape[0] != B || Y.shape[1] != L || Y.shape[2] != E) return 3;\n";
+  } else {
+    out += "  // Sizes from the tensors: q [B, H, L, E], k and v [B, H, S, E].\n"
+           "  const int64_t B = Q.shape[0], H = Q.shape[1], L = Q.shape[2], E = Q.shape[3], S = K.shape[2];\n"
+           "  for (const DLTensor* t : {&K, &V}) {\n"
+           "    if (t->shape[0] != B || t->shape[1] != H || t->shape[2] != S || t->shape[3] != E) return 3;\n"
+           "  }\n"
+           "  if (Y.shape[0] != B || Y.shape[1] != H || Y.shape[2] != L || Y.shape[3] != E) return 3;\n";
+  }
   if (s.mask >= 0) {
     out += fmt::format("  const DLTensor& M = inputs[{}];\n", s.mask);
     out += s.mask_bool ? "  if (M.dtype.code != kDLUInt || M.dtype.bits != 8 || M.dtype.lanes != 1 || ke_check_layout(M)) return 2;\n"
                        : "  if (ke_check_tensor(M)) return 2;\n";
-    out += "  // The mask broadcasts to [B, H, L, S]: right-aligned, a size-1 dim repeats (stride 0).\n"
-           "  if (M.ndim > 4) return 3;\n"
-           "  const int64_t full[4] = {B, H, L, S};\n"
-           "  int64_t ms[4] = {0, 0, 0, 0};\n"
-           "  for (int64_t d = 3, stride = 1, md = M.ndim - 1; d >= 0; --d, --md) {\n"
-           "    const int64_t size = md >= 0 ? M.shape[md] : 1;\n"
-           "    if (size != 1 && size != full[d]) return 3;\n"
-           "    ms[d] = size == 1 ? 0 : stride;\n"
-           "    stride *= size;\n"
-           "  }\n";
+    // Rank 3 has no head dim: the mask broadcasts to [B, L, S] and ms[1] stays 0.
+    out += fmt::format(
+        "  // The mask broadcasts to [{0}]: right-aligned, a size-1 dim repeats (stride 0).\n"
+        "  if (M.ndim > {1}) return 3;\n"
+        "  const int64_t full[4] = {{B, H, L, S}};\n"
+        "  const int dims[{1}] = {{{2}}};  // the mask's dims as dims of [B, H, L, S]\n"
+        "  int64_t ms[4] = {{0, 0, 0, 0}};\n"
+        "  for (int64_t x = {1} - 1, stride = 1, md = M.ndim - 1; x >= 0; --x, --md) {{\n"
+        "    const int d = dims[x];\n"
+        "    const int64_t size = md >= 0 ? M.shape[md] : 1;\n"
+        "    if (size != 1 && size != full[d]) return 3;\n"
+        "    ms[d] = size == 1 ? 0 : stride;\n"
+        "    stride *= size;\n"
+        "  }}\n",
+        s.rank == 3 ? "B, L, S" : "B, H, L, S", s.rank, s.rank == 3 ? "0, 2, 3" : "0, 1, 2, 3");
     out += s.mask_bool ? "  const uint8_t* md_all = static_cast<const uint8_t*>(M.data) + M.byte_offset;\n"
                        : "  const float* md_all = ke_float_data(M);\n";
   }
@@ -226,11 +241,16 @@ std::string PrintAttentionCpp(const ir::AttentionSpec& s, const AttentionSchedul
   std::string apply;
   if (s.mask >= 0) {
     apply += "          const int64_t mrow_off = (bh / H) * ms[0] + (bh % H) * ms[1] + i * ms[2];\n";
-    apply += s.mask_bool ? "          for (int64_t j = 0; j < cols; ++j) {\n"
-                           "            sr[j] = md_all[mrow_off + (j0 + j) * ms[3]] ? sr[j] * scale : minus_inf;\n"
-                           "          }\n"
-                         : "#pragma omp simd\n"
-                           "          for (int64_t j = 0; j < cols; ++j) sr[j] = sr[j] * scale + md_all[mrow_off + (j0 + j) * ms[3]];\n";
+    if (s.mask_bool) {
+      // True = attend, or true = masked out when inverted (the explicit masked_fill(mask, -inf)).
+      apply += fmt::format("          for (int64_t j = 0; j < cols; ++j) {{\n"
+                           "            sr[j] = md_all[mrow_off + (j0 + j) * ms[3]] ? {} : {};\n"
+                           "          }}\n",
+                           s.mask_inverted ? "minus_inf" : "sr[j] * scale", s.mask_inverted ? "sr[j] * scale" : "minus_inf");
+    } else {
+      apply += "#pragma omp simd\n"
+               "          for (int64_t j = 0; j < cols; ++j) sr[j] = sr[j] * scale + md_all[mrow_off + (j0 + j) * ms[3]];\n";
+    }
   } else {
     apply += "#pragma omp simd\n          for (int64_t j = 0; j < cols; ++j) sr[j] *= scale;\n";
   }

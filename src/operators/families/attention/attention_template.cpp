@@ -48,7 +48,10 @@ std::string AttentionTemplate::Generate(const nlohmann::json& knobs) const {
   schedule.block_n = k.at("block_n").get<int>();
   schedule.lanes = lanes_;
   const std::string scale = spec_.scale ? fmt::format("{:g}", *spec_.scale) : "1/sqrt(E)";
-  const std::string mask = spec_.mask < 0 ? "" : (spec_.mask_bool ? ", boolean mask" : ", additive mask");
+  const std::string mask = spec_.mask < 0     ? ""
+                           : !spec_.mask_bool  ? ", additive mask"
+                           : spec_.mask_inverted ? ", boolean mask (true = masked out)"
+                                                 : ", boolean mask";
   const std::string what = fmt::format(
       "scaled dot-product attention{}{}, scale {}: y = softmax(scale q k^T + mask) v, fused with an\n"
       "online softmax (the scores are never stored); sizes read from the tensors at run time.",
