@@ -53,10 +53,6 @@ struct Evaluation {
   /// Eager PyTorch timed right after this candidate (same thread count), so machine
   /// drift hits both alike; unmeasured (n == 0) when no baseline timer was given.
   TimingStats paired_baseline;
-  /// Why paired_baseline was taken on a degraded machine twice in a row (the platform's
-  /// probe, Platform::DegradedDuring), so that it was not used as the run's baseline;
-  /// "" otherwise. Not stored in the database.
-  std::string paired_baseline_degraded;
   /// The run's fastest eager drop-in call / this candidate's fastest drop-in call
   /// (eval::RobustSpeedupOf), rescored by the search whenever the run's fastest eager
   /// call improves, so that every node of a run is scored against one baseline.

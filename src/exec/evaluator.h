@@ -23,6 +23,9 @@ class Evaluator {
   /// for every node (QueueEvaluator: each worker scores against its own machine's eager
   /// PyTorch). The search rescores all nodes against it when its fastest call improves.
   virtual std::optional<core::TimingStats> SharedBaseline() const { return std::nullopt; }
+  /// Offers an eager measurement taken earlier on this machine (a resumed run's saved
+  /// SharedBaseline) to the shared baseline; no-op without one.
+  virtual void RecordBaseline(const core::TimingStats& eager) { (void)eager; }
 };
 
 /// Thrown by Evaluate when SIGINT/SIGTERM arrived while it waited (issue 22: a queued

@@ -21,10 +21,11 @@ class LocalEvaluator : public Evaluator {
   /// `platform` and `problem` must outlive the evaluator. With a `baseline_timer`,
   /// every correct, timed candidate is followed by an eager measurement, bracketed by the
   /// platform's degraded-machine probe (Platform::DegradedDuring) and taken once more
-  /// when the probe flags it. Speedups are taken against the eager measurement with the
-  /// fastest call seen so far in the run (problem.eager_baseline and every paired one
-  /// the probe did not flag twice): interference only slows eager down, so the more
-  /// clean eager measurements the run has, the closer the baseline is to the undisturbed
+  /// when the probe flags it (the faster of the two is kept). Speedups are taken against
+  /// the eager measurement with the fastest call seen so far in the run
+  /// (problem.eager_baseline, a resumed run's saved baseline and every paired one,
+  /// flagged or not): interference only slows eager down, so the more eager
+  /// measurements the run has, the closer the baseline is to the undisturbed
   /// cost (on a busy 2-vCPU VM, 2-thread eager calls were seen at 12 ms instead of
   /// 50 us). A baseline disturbed in every measurement still inflates speedups; the
   /// search rescores earlier nodes when it improves (SharedBaseline), and the
@@ -36,6 +37,8 @@ class LocalEvaluator : public Evaluator {
   core::TimingStats FastestEager() const;
   /// FastestEager(): one machine scores every node of the run.
   std::optional<core::TimingStats> SharedBaseline() const override { return FastestEager(); }
+  /// RecordEager.
+  void RecordBaseline(const core::TimingStats& eager) override { RecordEager(eager); }
   /// Offers another eager measurement; returns the fastest so far.
   core::TimingStats RecordEager(const core::TimingStats& eager);
   /// Roofline (issue 5): from now on every correct candidate with a measured
@@ -54,7 +57,7 @@ class LocalEvaluator : public Evaluator {
   std::optional<std::pair<eval::WorkEstimate, eval::MachinePeaks>> roofline_;
 
   /// The paired eager timing of `evaluation` under the platform's probe, taken twice
-  /// when the first is flagged degraded; offered to the fastest-so-far unless both were.
+  /// when the first is flagged degraded (the faster of the two kept).
   void TimePairedBaseline(core::Evaluation& evaluation);
 };
 

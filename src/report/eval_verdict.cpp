@@ -92,6 +92,7 @@ std::string EvalVerdictText(const RunSummary& s, const EvalVerdict& v) {
                        c.speedup.ClearlyFaster() ? "verified faster" : "not clearly faster");
   }
   out += DisagreementWarning(e.speedup_vs_eager, c);
+  out += LargeSpeedupWarning(c.done ? c.speedup.value : e.speedup_vs_eager.value);
   if (e.roofline.Known()) out += fmt::format("roofline: {}\n", eval::RooflineShort(e.roofline));
   if (!v.Correct()) {
     out += fmt::format("{}: {}\n", v.verdict, v.message);

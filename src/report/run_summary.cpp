@@ -140,6 +140,15 @@ std::string DisagreementWarning(const core::Speedup& search, const exec::Confirm
       found, confirmed, apart);
 }
 
+std::string LargeSpeedupWarning(double speedup) {
+  if (!(speedup > kLargeSpeedup)) return "";
+  return fmt::format(
+      "warning: {:.0f}x over eager PyTorch is more than kernels usually gain; on a busy machine eager can be "
+      "disturbed in every timing of a run (docs/measuring.md): check it with `kernelevolve eval` on a quiet "
+      "machine\n",
+      speedup);
+}
+
 std::string SummaryTable(const RunSummary& s, int max_rows) {
   std::string out = fmt::format("\n{} on {}: {} evaluations in {:.1f} s, stopped: {}\n",
                                 s.problem, s.target, s.evaluations, s.elapsed_seconds, StopReasonText(s.stop_reason));
@@ -212,6 +221,7 @@ std::string SummaryTable(const RunSummary& s, int max_rows) {
                          c.message.empty() ? "skipped (--confirm-rounds 0 or interrupted)" : c.message);
     }
     out += DisagreementWarning(e.speedup_vs_eager, c);
+    out += LargeSpeedupWarning(c.done ? c.speedup.value : e.speedup_vs_eager.value);
     if (e.roofline.Known()) {
       // GPU targets measure a torch.mm peak (cli/gpu_target.h), the CPU an FMA loop.
       const bool gpu = s.target != "cpu";

@@ -67,6 +67,16 @@ std::string DisagreementWarning(const core::Speedup& search, const exec::Confirm
 /// busy development VM (docs/measuring.md, A/A check: median width 0.34).
 inline constexpr double kDisagreementRatio = 2.0;
 
+/// A warning line when `speedup` (the search's or the confirmed figure) exceeds
+/// kLargeSpeedup: on a busy machine eager calls can be disturbed in every timing of a
+/// run, confirmation rounds included, which no rule here can detect; else "".
+std::string LargeSpeedupWarning(double speedup);
+/// Past this speedup over eager PyTorch, the summary asks for a check on a quiet machine:
+/// above the largest confirmed speedup in docs/bench.md (argmax_dim, 31.87x [24.56,
+/// 45.31] on the development VM), while a break test on the loaded VM saw 245-774x
+/// from disturbed eager timings alone.
+inline constexpr double kLargeSpeedup = 50.0;
+
 /// The result.json document (schema in docs/result_json.md).
 nlohmann::json ResultJson(const RunSummary& summary);
 

@@ -6,6 +6,7 @@
 
 #include "core/error.h"
 #include "eval/fitness.h"
+#include "eval/result_json.h"
 #include "search/search_loop.h"
 
 namespace kernelevolve::search {
@@ -18,13 +19,18 @@ constexpr int kStateVersion = 1;
 
 nlohmann::json SearchLoop::StateJson() const {
   const NodeStats& root = tree_.Stats(kRootId);
-  return {{"version", kStateVersion},
+  nlohmann::json state = {{"version", kStateVersion},
           {"drafts_requested", drafts_requested_},
           {"elapsed_seconds", Elapsed()},
           {"last_clean_slate", last_clean_slate_},
           {"root", {{"visits", root.visits}, {"value_sum", root.value_sum},
                     {"exhausted", root.exhausted}}},
           {"policy", {{"name", policy_.Name()}, {"state", policy_.SaveState()}}}};
+  // The eager measurement the nodes are scored against: a resumed run starts from it, so
+  // a slower eager timing at resume cannot rescore the stored nodes upward.
+  const std::optional<core::TimingStats> baseline = evaluator_.SharedBaseline();
+  if (baseline && baseline->Measured()) state["baseline"] = eval::TimingStatsToJson(*baseline);
+  return state;
 }
 
 store::SearchCheckpoint SearchLoop::Checkpoint() {
@@ -38,8 +44,11 @@ store::SearchCheckpoint SearchLoop::Checkpoint() {
 
 void SearchLoop::Restore() {
   std::vector<Node> nodes = store_.LoadNodes(run_id_);
-  // A resumed run scores its stored nodes against this session's eager baseline, the
-  // one every new node gets (the stored scores used the earlier session's).
+  // A resumed run scores its stored nodes against the faster of the saved baseline and
+  // this session's, the one every new node gets.
+  if (std::optional<nlohmann::json> saved = store_.LoadSearchState(run_id_); saved && saved->contains("baseline")) {
+    evaluator_.RecordBaseline(eval::TimingStatsFromJson(saved->at("baseline")));
+  }
   const std::optional<core::TimingStats> baseline = evaluator_.SharedBaseline();
   const bool rescore = baseline && baseline->Measured() && !nodes.empty();
   if (rescore) scored_baseline_us_ = baseline->min_us;

@@ -19,6 +19,7 @@
 #include "operators/ir/attention_explicit.h"
 #include "operators/template/kernel_template.h"
 #include "template_test_util.h"
+#include "host_tensor_view.h"
 
 namespace kernelevolve::template_test {
 namespace {
@@ -151,16 +152,6 @@ TEST(AttentionExplicit, GraphEditsThatMustNotMatch) {
 
 // ---- the fused CPU kernel against eager ------------------------------------------------
 
-DLTensor View(eval::HostTensor& t) {
-  DLTensor d{};
-  d.data = t.bytes.data();
-  d.device = {kDLCPU, 0};
-  d.ndim = static_cast<int32_t>(t.shape.size());
-  d.dtype = core::ToDLDataType(t.dtype);
-  d.shape = t.shape.empty() ? nullptr : t.shape.data();
-  return d;
-}
-
 TEST(AttentionExplicit, FusedKernelsMatchEager) {
   const std::vector<nlohmann::json> settings = {
       {{"threads", "1"}, {"block_m", 32}, {"block_n", 64}},
@@ -186,14 +177,14 @@ TEST(AttentionExplicit, FusedKernelsMatchEager) {
       const int num_inputs = Matches()[c].mask >= 0 ? 4 : 3;  // in.0 .. in.3, in order
       for (int k = 0; k < num_inputs; ++k) {
         for (auto& t : file.tensors) {
-          if (t.name == "in." + std::to_string(k)) in.push_back(View(t));
+          if (t.name == "in." + std::to_string(k)) in.push_back(testing_util::HostView(t));
         }
       }
       ASSERT_EQ(static_cast<int>(in.size()), num_inputs) << what;
       const eval::HostTensor& want = file.Get("out.0");
       eval::HostTensor got = want;
       std::fill(got.bytes.begin(), got.bytes.end(), std::byte{0xff});  // NaN until written
-      DLTensor out = View(got);
+      DLTensor out = testing_util::HostView(got);
       ASSERT_EQ(kernel->entry(in.data(), static_cast<int32_t>(in.size()), &out, 1), 0) << what;
       int bad = 0;
       for (int64_t e = 0; e < want.NumElements(); ++e) {

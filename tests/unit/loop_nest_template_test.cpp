@@ -29,6 +29,7 @@
 #include "operators/ir/tensor_program.h"
 #include "operators/template/kernel_template.h"
 #include "template_test_util.h"
+#include "host_tensor_view.h"
 
 namespace kernelevolve::template_test {
 namespace {
@@ -142,18 +143,6 @@ TEST(LoopNestLowering, MatchTemplateFallsBackToLoopNest) {
 
 // ---- generated kernels against eager outputs -------------------------------------
 
-DLTensor View(eval::HostTensor& t) {
-  DLTensor d{};
-  d.data = t.bytes.data();
-  d.device = {kDLCPU, 0};
-  d.ndim = static_cast<int32_t>(t.shape.size());
-  d.dtype = core::ToDLDataType(t.dtype);
-  d.shape = t.shape.empty() ? nullptr : t.shape.data();
-  d.strides = nullptr;
-  d.byte_offset = 0;
-  return d;
-}
-
 /// The tensors named "<prefix><k>" of a file, ordered by k (numerically: in.10 after in.9).
 std::vector<eval::HostTensor*> Numbered(eval::SafetensorsFile& file, const std::string& prefix) {
   std::vector<std::pair<int, eval::HostTensor*>> found;
@@ -225,7 +214,7 @@ void RunAndCompare(const std::string& name, const LoadedKernel& kernel, const st
   std::vector<DLTensor> in_views;
   for (auto* t : ins) {
     before.push_back(t->bytes);
-    in_views.push_back(View(*t));
+    in_views.push_back(testing_util::HostView(*t));
   }
   // Outputs of the eager dtype and shape, filled with a byte pattern the kernel must
   // overwrite (0x7f: a large float, a bool that is neither 0 nor 1).
@@ -239,7 +228,7 @@ void RunAndCompare(const std::string& name, const LoadedKernel& kernel, const st
     outs.push_back(std::move(o));
   }
   std::vector<DLTensor> out_views;
-  for (auto& t : outs) out_views.push_back(View(t));
+  for (auto& t : outs) out_views.push_back(testing_util::HostView(t));
   const int rc = kernel.entry(in_views.data(), static_cast<int32_t>(in_views.size()), out_views.data(),
                               static_cast<int32_t>(out_views.size()));
   // 1: tensor count, 2: dtype or device, 3: element count, 4: layout (loop_nest_cpp.h).

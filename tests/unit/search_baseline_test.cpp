@@ -98,6 +98,25 @@ TEST_F(SearchBaselineTest, EveryNodeIsScoredAgainstTheRunsFastestEagerCall) {
     if (!e.correct || !e.latency.Measured()) continue;
     EXPECT_NEAR(e.fitness, EagerStats(200).min_us / e.latency.min_us, 1e-9) << "node " << n.id;
   }
+
+  // Resumed on a busy machine (eager timed at 8000 us at load and after every node):
+  // the saved 200 us baseline stays, so no stored node is rescored upward.
+  core::Problem busy_problem = problem;
+  busy_problem.eager_baseline = EagerStats(8000);
+  std::atomic<int> busy_calls{0};
+  exec::LocalEvaluator busy_evaluator(platform, busy_problem, platforms::RunOptions{},
+                                      ScriptedEager(8000, 99, 8000, busy_calls));
+  search::GreedyPolicy busy_policy;
+  search::SearchOptions busy_options = options;
+  busy_options.termination.budget = 18;
+  search::SearchLoop busy(busy_problem, op, busy_policy, busy_evaluator, store, run, busy_options);
+  busy.Run();
+  EXPECT_DOUBLE_EQ(busy_evaluator.FastestEager().min_us, EagerStats(200).min_us);
+  for (const auto& n : store.LoadNodes(run)) {
+    const core::Evaluation& e = n.evaluation;
+    if (!e.correct || !e.latency.Measured()) continue;
+    EXPECT_NEAR(e.fitness, EagerStats(200).min_us / e.latency.min_us, 1e-9) << "node " << n.id;
+  }
 }
 
 TEST(SearchProgressRescale, ScalesTheBestAndTheImprovementReference) {
@@ -141,38 +160,37 @@ core::Candidate SomeCandidate() {
   return c;
 }
 
-TEST(LocalEvaluatorProbe, AFlaggedEagerTimingIsTakenAgain) {
+TEST(LocalEvaluatorProbe, AFlaggedEagerTimingIsTakenAgainAndTheFasterKept) {
   core::Problem problem = testing_util::FakeProblem();
   problem.eager_baseline = EagerStats(400);
   ProbedFakePlatform platform(1);
   std::atomic<int> calls{0};
-  exec::LocalEvaluator evaluator(platform, problem, platforms::RunOptions{}, ScriptedEager(300, 99, 300, calls));
+  exec::LocalEvaluator evaluator(platform, problem, platforms::RunOptions{}, ScriptedEager(900, 1, 300, calls));
   const core::Evaluation e = evaluator.Evaluate(SomeCandidate());
   EXPECT_EQ(calls.load(), 2);
   EXPECT_EQ(platform.probed(), 2);
-  EXPECT_TRUE(e.paired_baseline_degraded.empty());
-  EXPECT_DOUBLE_EQ(evaluator.FastestEager().min_us, EagerStats(300).min_us);  // the clean retake counts
+  EXPECT_DOUBLE_EQ(e.paired_baseline.min_us, EagerStats(300).min_us);
+  EXPECT_EQ(e.log_excerpt.find("flagged degraded twice"), std::string::npos);
+  EXPECT_DOUBLE_EQ(evaluator.FastestEager().min_us, EagerStats(300).min_us);
   EXPECT_NEAR(e.fitness, EagerStats(300).min_us / e.latency.min_us, 1e-9);
 }
 
-TEST(LocalEvaluatorProbe, AnEagerTimingFlaggedTwiceIsNotTheBaseline) {
+TEST(LocalEvaluatorProbe, AnEagerTimingFlaggedTwiceStillLowersTheBaseline) {
+  // Interference only adds time: a faster eager call, flagged or not, shows the
+  // baseline was too slow (a break test saw every paired timing flagged on a loaded
+  // machine, and a baseline stuck at the load-time 3969 us while eager ran in 546 us).
   core::Problem problem = testing_util::FakeProblem();
-  problem.eager_baseline = EagerStats(400);
+  problem.eager_baseline = EagerStats(4000);
   ProbedFakePlatform platform(2);
   std::atomic<int> calls{0};
-  // Faster than the baseline on purpose: only the probe keeps it out.
-  exec::LocalEvaluator evaluator(platform, problem, platforms::RunOptions{}, ScriptedEager(50, 99, 50, calls));
+  exec::LocalEvaluator evaluator(platform, problem, platforms::RunOptions{}, ScriptedEager(550, 99, 550, calls));
   const core::Evaluation e = evaluator.Evaluate(SomeCandidate());
   EXPECT_EQ(calls.load(), 2);
-  EXPECT_EQ(e.paired_baseline_degraded, "probe after/before = 2.0 (test)");
-  EXPECT_NE(e.log_excerpt.find("paired eager timing flagged degraded (measured twice"), std::string::npos);
-  EXPECT_DOUBLE_EQ(evaluator.FastestEager().min_us, EagerStats(400).min_us);
-  EXPECT_NEAR(e.fitness, EagerStats(400).min_us / e.latency.min_us, 1e-9);
-  // The next, clean eager timing is offered as usual.
-  core::Candidate other = SomeCandidate();
-  other.source = "kernel 2";
-  evaluator.Evaluate(other);
-  EXPECT_DOUBLE_EQ(evaluator.FastestEager().min_us, EagerStats(50).min_us);
+  EXPECT_NE(e.log_excerpt.find("paired eager timing flagged degraded twice (the faster of the two kept): "
+                               "probe after/before = 2.0 (test)"),
+            std::string::npos);
+  EXPECT_DOUBLE_EQ(evaluator.FastestEager().min_us, EagerStats(550).min_us);
+  EXPECT_NEAR(e.fitness, EagerStats(550).min_us / e.latency.min_us, 1e-9);
 }
 
 exec::Confirmation Confirmed(double speedup) {
@@ -190,6 +208,12 @@ TEST(DisagreementWarning, SpeaksOnlyWhenSearchAndConfirmationAreFarApart) {
   EXPECT_EQ(report::DisagreementWarning({1.5, 1.4, 1.6}, Confirmed(1.0)), "");
   exec::Confirmation not_done;
   EXPECT_EQ(report::DisagreementWarning({15.96, 15, 17}, not_done), "");
+}
+
+TEST(LargeSpeedupWarning, AsksForAQuietCheckPastFiftyTimes) {
+  EXPECT_EQ(report::LargeSpeedupWarning(774.37).find("warning: 774x over eager PyTorch"), 0u);
+  EXPECT_EQ(report::LargeSpeedupWarning(24.0), "");
+  EXPECT_EQ(report::LargeSpeedupWarning(0), "");
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include "operators/template/rowwise_template.h"
 #include "operators/template/template_operator.h"
 #include "template_test_util.h"
+#include "host_tensor_view.h"
 
 namespace kernelevolve::template_test {
 namespace {
@@ -136,6 +137,20 @@ TEST(RowwiseLowering, UnsupportedGraphsGiveReasons) {
   const auto two_nest = templates::MatchTemplate(two_problem, 1);
   ASSERT_TRUE(two_nest.tmpl) << two_nest.unsupported;
   EXPECT_EQ(two_nest.tmpl->Name(), "loop_nest");
+
+  GraphBuilder expanded({16, 5});  // x.sum(1, keepdim=True).expand(-1, 5): a broadcast output
+  expanded.Input("x");
+  expanded.Call("s", "aten.sum.dim_IntList",
+                {Ref("self", "x"), Val("dim", {1}), Val("keepdim", true), Val("dtype", nullptr)});
+  expanded.Call("e", "aten.expand.default", {Ref("self", "s"), Val("size", {-1, 5})});
+  core::Problem expanded_problem = expanded.Finish("e");
+  expanded_problem.graph.nodes[1].shape = {16, 1};
+  const auto why3 = templates::MatchRowwise(expanded_problem.graph).unsupported;
+  EXPECT_NE(why3.find("unsupported_graph: output 0 ([16, 5]) broadcasts a value of shape [16, 1]"), std::string::npos)
+      << why3;
+  const auto expanded_nest = templates::MatchTemplate(expanded_problem, 1);
+  ASSERT_TRUE(expanded_nest.tmpl) << expanded_nest.unsupported;
+  EXPECT_EQ(expanded_nest.tmpl->Name(), "loop_nest");
 }
 
 TEST(RowwiseLowering, MatchTemplateKeepsSpecializedTemplates) {
@@ -152,16 +167,6 @@ TEST(RowwiseLowering, MatchTemplateKeepsSpecializedTemplates) {
 }
 
 // ---- generated kernels against eager outputs ----------------------------------
-
-DLTensor View(eval::HostTensor& t) {
-  DLTensor d{};
-  d.data = t.bytes.data();
-  d.device = {kDLCPU, 0};
-  d.ndim = static_cast<int32_t>(t.shape.size());
-  d.dtype = t.dtype == core::DType::kInt64 ? DLDataType{kDLInt, 64, 1} : DLDataType{kDLFloat, 32, 1};
-  d.shape = t.shape.data();
-  return d;
-}
 
 /// Compiles the template's settings for a case and checks every output on the case's
 /// inputs (1e-4 relative + absolute, integer outputs exactly): the first two drafts
@@ -194,14 +199,14 @@ void CheckCase(const std::string& name, Settings which = Settings::kTwoDrafts) {
     SCOPED_TRACE(settings[k].dump());
     ASSERT_NE(kernels[k]->entry, nullptr) << kernels[k]->log << sources[k];
     std::vector<DLTensor> in_views;
-    for (auto* t : ins) in_views.push_back(View(*t));
+    for (auto* t : ins) in_views.push_back(testing_util::HostView(*t));
     std::vector<eval::HostTensor> outs;
     for (auto* t : refs) {
       outs.push_back(*t);
       std::fill(outs.back().bytes.begin(), outs.back().bytes.end(), std::byte{0x7f});
     }
     std::vector<DLTensor> out_views;
-    for (auto& t : outs) out_views.push_back(View(t));
+    for (auto& t : outs) out_views.push_back(testing_util::HostView(t));
     ASSERT_EQ(kernels[k]->entry(in_views.data(), static_cast<int32_t>(in_views.size()),
                                 out_views.data(), static_cast<int32_t>(out_views.size())), 0);
     for (size_t o = 0; o < outs.size(); ++o) {

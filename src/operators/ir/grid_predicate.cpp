@@ -71,16 +71,14 @@ bool ShapeIs(std::vector<int64_t> shape, const std::vector<int64_t>& want) {
 }
 
 /// arange(start, end, 1) as the row index (as_row: i + start) or column index (j + start).
+/// Only the Core ATen overload: the capture decomposes arange(end) and arange(start, end)
+/// into it (test_graph_capture.py keeps matchers to core or kept names).
 std::optional<GridAffine> Reader::Arange(const OpNode* n, bool as_row) const {
   n = Call(n, false);
   if (n == nullptr || n->shape.size() != 1 || n->shape[0] != (as_row ? rows : cols))
     return std::nullopt;
-  if (n->target != "aten.arange.start_step" && n->target != "aten.arange.start" &&
-      n->target != "aten.arange.default") {
-    return std::nullopt;
-  }
-  const std::optional<int64_t> start =
-      n->target == "aten.arange.default" ? 0 : Integer(*n, "start", std::nullopt);
+  if (n->target != "aten.arange.start_step") return std::nullopt;
+  const std::optional<int64_t> start = Integer(*n, "start", std::nullopt);
   const std::optional<int64_t> step = Integer(*n, "step", 1);
   if (!start || step != 1) return std::nullopt;
   return as_row ? GridAffine{1, 0, *start} : GridAffine{0, 1, *start};

@@ -36,6 +36,18 @@ static inline int ke_check_int64(const DLTensor& t) {
 RowwiseMatch MatchRowwise(const core::OpGraph& graph) {
   ir::LowerResult lowered = ir::Lower(graph);
   if (!lowered.graph) return {std::nullopt, lowered.unsupported};
+  // The lowering treats expand as the implicit broadcast of its consumers; an output
+  // that is itself broadcast (x.sum(1, keepdim=True).expand(-1, 5)) would be written
+  // with the reduction's elements only, and every run would end "returned 3" (a break
+  // test's finding). The loop-nest family writes every element.
+  for (size_t o = 0; o < graph.outputs.size() && o < lowered.graph->outputs.size(); ++o) {
+    const core::OpNode* node = graph.Find(graph.outputs[o]);
+    const auto& value = lowered.graph->values[static_cast<size_t>(lowered.graph->outputs[o])];
+    if (node != nullptr && ir::Numel(node->shape) != ir::Numel(value.shape)) {
+      return {std::nullopt, fmt::format("unsupported_graph: output {} ({}) broadcasts a value of shape {}", o,
+                                        ir::ShapeText(node->shape), ir::ShapeText(value.shape))};
+    }
+  }
   ir::RegionResult region = ir::AnalyzeRegion(*lowered.graph);
   if (!region.region) return {std::nullopt, region.unsupported};
   return {std::move(region.region), ""};

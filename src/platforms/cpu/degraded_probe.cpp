@@ -38,7 +38,7 @@ std::optional<std::string> DegradedReason(double before_us, double after_us, dou
   const double low = std::min(before_us, after_us), high = std::max(before_us, after_us);
   if (high / low > threshold) {
     return fmt::format("the machine changed speed during the measurement: probe {:.0f} us before, {:.0f} us after "
-                       "(ratio {:.2f} > {:.2f})", before_us, after_us, after_us / before_us, threshold);
+                       "(slower / faster = {:.2f} > {:.2f})", before_us, after_us, high / low, threshold);
   }
   if (reference_us > 0 && low / reference_us > threshold) {
     return fmt::format("the machine was slow throughout the measurement: probe {:.0f} us, {:.2f}x the fastest "
