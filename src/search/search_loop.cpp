@@ -221,7 +221,7 @@ void SearchLoop::Complete(exec::EvaluationPool::Completion done) {
 void SearchLoop::RescoreAgainstSharedBaseline(core::Evaluation& incoming) {
   const std::optional<core::TimingStats> baseline = evaluator_.SharedBaseline();
   if (!baseline || !baseline->Measured()) return;
-  if (incoming.correct && incoming.latency.Measured()) eval::ScoreEvaluation(incoming, *baseline);
+  ScoreAgainst(incoming, *baseline);
   if (scored_baseline_us_ > 0 && baseline->min_us >= scored_baseline_us_) return;
   const double factor = scored_baseline_us_ > 0 ? baseline->min_us / scored_baseline_us_ : 1.0;
   scored_baseline_us_ = baseline->min_us;
@@ -231,9 +231,15 @@ void SearchLoop::RescoreAgainstSharedBaseline(core::Evaluation& incoming) {
 
 void SearchLoop::RescoreTree(const core::TimingStats& baseline) {
   if (tree_.Size() == 0) return;
-  tree_.Rescore([&](core::Evaluation& e) {
-    if (e.correct && e.latency.Measured()) eval::ScoreEvaluation(e, baseline);
-  });
+  tree_.Rescore([&](core::Evaluation& e) { ScoreAgainst(e, baseline); });
+  StoreScores();
+}
+
+void SearchLoop::ScoreAgainst(core::Evaluation& e, const core::TimingStats& baseline) {
+  if (e.correct && e.latency.Measured()) eval::ScoreEvaluation(e, baseline);
+}
+
+void SearchLoop::StoreScores() {
   std::vector<Node> scored;
   for (const Node& n : tree_.Nodes()) {
     if (n.evaluation.correct && n.evaluation.latency.Measured()) scored.push_back(n);

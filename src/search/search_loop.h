@@ -139,6 +139,10 @@ class SearchLoop {
   void RescoreAgainstSharedBaseline(core::Evaluation& incoming);
   /// Rescores every tree node against `baseline` and writes the changed scores.
   void RescoreTree(const core::TimingStats& baseline);
+  /// Scores `e` against `baseline` when it is correct and timed (others keep fitness 0).
+  static void ScoreAgainst(core::Evaluation& e, const core::TimingStats& baseline);
+  /// Writes the fitness and speedup of every correct, timed tree node to the store.
+  void StoreScores();
   void MarkExhausted(int64_t id);
   int CleanSlateAfter() const;
   bool CleanSlateDue() const;

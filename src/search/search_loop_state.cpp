@@ -5,7 +5,6 @@
 #include <unordered_set>
 
 #include "core/error.h"
-#include "eval/fitness.h"
 #include "eval/result_json.h"
 #include "search/search_loop.h"
 
@@ -44,11 +43,10 @@ store::SearchCheckpoint SearchLoop::Checkpoint() {
 
 void SearchLoop::Restore() {
   std::vector<Node> nodes = store_.LoadNodes(run_id_);
+  const std::optional<nlohmann::json> state = store_.LoadSearchState(run_id_);
   // A resumed run scores its stored nodes against the faster of the saved baseline and
   // this session's, the one every new node gets.
-  if (std::optional<nlohmann::json> saved = store_.LoadSearchState(run_id_); saved && saved->contains("baseline")) {
-    evaluator_.RecordBaseline(eval::TimingStatsFromJson(saved->at("baseline")));
-  }
+  if (state && state->contains("baseline")) evaluator_.RecordBaseline(eval::TimingStatsFromJson(state->at("baseline")));
   const std::optional<core::TimingStats> baseline = evaluator_.SharedBaseline();
   const bool rescore = baseline && baseline->Measured() && !nodes.empty();
   if (rescore) scored_baseline_us_ = baseline->min_us;
@@ -58,22 +56,14 @@ void SearchLoop::Restore() {
     if (auto it = stats.find(n.id); it != stats.end()) n.stats = it->second;
     n.profile = store_.LoadProfile(n.id);  // issue 6: counted against profile_budget
     if (n.profile) ++profiles_taken_;
-    if (rescore && n.evaluation.correct && n.evaluation.latency.Measured()) {
-      eval::ScoreEvaluation(n.evaluation, *baseline);
-    }
+    if (rescore) ScoreAgainst(n.evaluation, *baseline);
     progress_.Record(n.evaluation);
     tree_.Add(std::move(n));
   }
-  if (rescore) {
-    std::vector<Node> scored;
-    for (const Node& n : tree_.Nodes()) {
-      if (n.evaluation.correct && n.evaluation.latency.Measured()) scored.push_back(n);
-    }
-    if (!scored.empty()) store_.UpdateScores(scored);
-  }
+  if (rescore) StoreScores();
   nlohmann::json policy_state;
   drafts_requested_ = tree_.Size() > 0;
-  if (std::optional<nlohmann::json> state = store_.LoadSearchState(run_id_)) {
+  if (state) {
     if (state->value("version", 0) > kStateVersion) {
       throw core::InvalidInputError(fmt::format(
           "{}: the search state of run {} was written by a newer kernelevolve; resume it with "
