@@ -26,7 +26,10 @@ class Model(nn.Module):
 
 
 def get_inputs():
-    return [torch.randn(M, K), torch.randn(K, M)]
+    # b ~ N(0, 1/K), as a trained layer's weights: outputs stay O(1) at every K, so float32
+    # accumulation error stays inside the float32 tolerance at the GPU sizes (K = 4096+)
+    # too; with N(0, 1) operands outputs grow as sqrt(K) and near-zero ones miss atol.
+    return [torch.randn(M, K), torch.randn(K, M) / K ** 0.5]
 
 
 def get_init_inputs():
