@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "exec/confirm_speedup.h"
+#include "report/eval_verdict.h"
 #include "report/run_summary.h"
 #include "search/termination.h"
 #include "search_test_util.h"
@@ -38,7 +39,35 @@ exec::BaselineTimer ScriptedEager(double disturbed_us, int disturbed_calls, doub
   return [=, &calls] { return EagerStats(++calls <= disturbed_calls ? disturbed_us : clean_us); };
 }
 
-class SearchBaselineTest : public testing_util::TempDirTest {};
+class SearchBaselineTest : public testing_util::TempDirTest {
+ protected:
+  /// Resumes `run` with an eager PyTorch timed at `eager_us` at load and for its first
+  /// `disturbed_calls` paired timings (then 200 us), runs the search to `budget` nodes,
+  /// and checks that every stored correct node is scored against the resumed
+  /// evaluator's fastest eager call, which it returns.
+  double ResumeAndCheckScores(store::Store& store, int64_t run, const search::SearchOptions& options,
+                              double eager_us, int disturbed_calls, int budget) {
+    core::Problem problem = testing_util::FakeProblem();
+    problem.eager_baseline = EagerStats(eager_us);
+    exec::FakeOperator op(3, 6);
+    exec::FakePlatform platform(testing_util::GridLandscape);
+    std::atomic<int> calls{0};
+    exec::LocalEvaluator evaluator(platform, problem, platforms::RunOptions{},
+                                   ScriptedEager(eager_us, disturbed_calls, 200, calls));
+    search::GreedyPolicy policy;
+    search::SearchOptions resumed_options = options;
+    resumed_options.termination.budget = budget;
+    search::SearchLoop loop(problem, op, policy, evaluator, store, run, resumed_options);
+    loop.Run();
+    const double fastest_eager = evaluator.FastestEager().min_us;
+    for (const auto& n : store.LoadNodes(run)) {
+      const core::Evaluation& e = n.evaluation;
+      if (!e.correct || !e.latency.Measured()) continue;
+      EXPECT_NEAR(e.fitness, fastest_eager / e.latency.min_us, 1e-9) << "node " << n.id;
+    }
+    return fastest_eager;
+  }
+};
 
 TEST_F(SearchBaselineTest, EveryNodeIsScoredAgainstTheRunsFastestEagerCall) {
   auto store = store::Store::Open(dir_ / "runs.db");
@@ -83,40 +112,12 @@ TEST_F(SearchBaselineTest, EveryNodeIsScoredAgainstTheRunsFastestEagerCall) {
 
   // Resumed with a faster eager baseline (a quieter session): the stored nodes are
   // rescored against it before anything new is evaluated.
-  core::Problem resumed_problem = problem;
-  resumed_problem.eager_baseline = EagerStats(200);
-  std::atomic<int> resumed_calls{0};
-  exec::LocalEvaluator resumed_evaluator(platform, resumed_problem, platforms::RunOptions{},
-                                         ScriptedEager(200, 0, 200, resumed_calls));
-  search::GreedyPolicy resumed_policy;
-  search::SearchOptions resumed_options = options;
-  resumed_options.termination.budget = 16;
-  search::SearchLoop resumed(resumed_problem, op, resumed_policy, resumed_evaluator, store, run, resumed_options);
-  resumed.Run();
-  for (const auto& n : store.LoadNodes(run)) {
-    const core::Evaluation& e = n.evaluation;
-    if (!e.correct || !e.latency.Measured()) continue;
-    EXPECT_NEAR(e.fitness, EagerStats(200).min_us / e.latency.min_us, 1e-9) << "node " << n.id;
-  }
-
+  EXPECT_DOUBLE_EQ(ResumeAndCheckScores(store, run, options, /*eager_us=*/200, /*disturbed_calls=*/0, /*budget=*/16),
+                   EagerStats(200).min_us);
   // Resumed on a busy machine (eager timed at 8000 us at load and after every node):
   // the saved 200 us baseline stays, so no stored node is rescored upward.
-  core::Problem busy_problem = problem;
-  busy_problem.eager_baseline = EagerStats(8000);
-  std::atomic<int> busy_calls{0};
-  exec::LocalEvaluator busy_evaluator(platform, busy_problem, platforms::RunOptions{},
-                                      ScriptedEager(8000, 99, 8000, busy_calls));
-  search::GreedyPolicy busy_policy;
-  search::SearchOptions busy_options = options;
-  busy_options.termination.budget = 18;
-  search::SearchLoop busy(busy_problem, op, busy_policy, busy_evaluator, store, run, busy_options);
-  busy.Run();
-  EXPECT_DOUBLE_EQ(busy_evaluator.FastestEager().min_us, EagerStats(200).min_us);
-  for (const auto& n : store.LoadNodes(run)) {
-    const core::Evaluation& e = n.evaluation;
-    if (!e.correct || !e.latency.Measured()) continue;
-    EXPECT_NEAR(e.fitness, EagerStats(200).min_us / e.latency.min_us, 1e-9) << "node " << n.id;
-  }
+  EXPECT_DOUBLE_EQ(ResumeAndCheckScores(store, run, options, /*eager_us=*/8000, /*disturbed_calls=*/99, /*budget=*/18),
+                   EagerStats(200).min_us);
 }
 
 TEST(SearchProgressRescale, ScalesTheBestAndTheImprovementReference) {
@@ -214,6 +215,22 @@ TEST(LargeSpeedupWarning, AsksForAQuietCheckPastFiftyTimes) {
   EXPECT_EQ(report::LargeSpeedupWarning(774.37).find("warning: 774x over eager PyTorch"), 0u);
   EXPECT_EQ(report::LargeSpeedupWarning(24.0), "");
   EXPECT_EQ(report::LargeSpeedupWarning(0), "");
+}
+
+TEST(EvalVerdictText, ShowsTheFastestCallsTheSpeedupIsMadeOf) {
+  report::RunSummary s;
+  s.problem = "p";
+  s.speedup_baseline = EagerStats(100);  // fastest call 98 us, median 100 us
+  search::Node node;
+  node.evaluation.status = core::Status::kOk;
+  node.evaluation.correct = true;
+  node.evaluation.latency = EagerStats(50);  // fastest call 49 us
+  node.evaluation.speedup_vs_eager = {2.0, 1.9, 2.1};
+  s.nodes.push_back(node);
+  const std::string text = report::EvalVerdictText(s, report::DecideEvalVerdict(s, "k.cpp"));
+  EXPECT_NE(text.find("eager PyTorch: fastest 98.0 us, median 100.0 us"), std::string::npos) << text;
+  EXPECT_NE(text.find("kernel:        fastest 49.0 us, median 50.0 us"), std::string::npos) << text;
+  EXPECT_NE(text.find("speedup vs eager: 2.00x"), std::string::npos) << text;
 }
 
 }  // namespace
