@@ -87,5 +87,5 @@ for db in sorted(pathlib.Path(sys.argv[1]).glob("shard*/bench/*/kernelevolve.db"
             print(f"  node {node} {status}: {message[:300]}")
 PY
 (cd "$HV" && tar czf "$OUT/runs.tgz" --exclude=fixtures --exclude='*.db' shard*/bench/*/best_kernel.py \
-  shard*/bench/*/summary.txt shard*/bench/*/result.json 2>/dev/null)
+  shard*/bench/*/summary.txt shard*/bench/*/result.json shard*/bench/*/logs 2>/dev/null)
 log "done in $(( $(date +%s) - START )) s"
