@@ -168,7 +168,7 @@ int RunOptimize(const OptimizeOptions& options_in) {
     core::ScopedPhase phase(s.phases, "knowledge");
     s.warm_start = FinishKnowledge(knowledge, problem, s.nodes,  // knowledge base (issue 8)
                                    // "confirmed" only when the interleaved interval clears 1.0
-                                   s.confirmation.done && s.confirmation.speedup.ClearlyFaster()
+                                   s.confirmation.VerifiedFaster()
                                        ? s.confirmation.speedup.value
                                        : 0.0,
                                    o.out_dir);

@@ -88,11 +88,7 @@ std::string EvalVerdictText(const RunSummary& s, const EvalVerdict& v) {
                        e.speedup_vs_eager.value, e.speedup_vs_eager.ci_low, e.speedup_vs_eager.ci_high);
   }
   const exec::Confirmation& c = s.confirmation;
-  if (c.done) {
-    out += fmt::format("confirmed: {:.2f}x vs eager, 95% interval [{:.2f}, {:.2f}] over {} interleaved rounds -> {}\n",
-                       c.speedup.value, c.speedup.ci_low, c.speedup.ci_high, c.rounds,
-                       c.speedup.ClearlyFaster() ? "verified faster" : "not clearly faster");
-  }
+  out += ConfirmedLine(c);
   out += DisagreementWarning(e.speedup_vs_eager, c);
   out += LargeSpeedupWarning(c.done ? c.speedup.value : e.speedup_vs_eager.value);
   if (e.roofline.Known()) out += fmt::format("roofline: {}\n", eval::RooflineShort(e.roofline));
@@ -103,7 +99,7 @@ std::string EvalVerdictText(const RunSummary& s, const EvalVerdict& v) {
   }
   const double speedup = c.done ? c.speedup.value : e.speedup_vs_eager.value;
   out += fmt::format("correct: {:.2f}x eager ({})\n", speedup,
-                     c.done ? (c.speedup.ClearlyFaster() ? "verified faster" : "not clearly faster")
+                     c.done ? ConfirmedVerdict(c)
                             : "unconfirmed: --confirm-rounds 0");
   return out;
 }

@@ -72,7 +72,9 @@ std::string BestCard(const RunReportData& d) {
                                                FormatSpeedup(JsonNumber(c, "speedup_vs_eager")), c["ci95"][0].get<double>(),
                                                c["ci95"][1].get<double>(), JsonText(c, "rounds"),
                                                c.value("clearly_faster", false) ? "<span class=\"badge ok\">verified faster</span>"
-                                                                              : "<span class=\"badge warn\">not clearly faster</span>"));
+                                               : !c.value("from_clean_rounds", true)
+                                                   ? "<span class=\"badge warn\">not verified: machine disturbed</span>"
+                                                   : "<span class=\"badge warn\">not clearly faster</span>"));
   } else if (c.is_object()) {
     rows.emplace_back("confirmed", EscapeHtml("not run: " + JsonText(c, "message")));
   }

@@ -47,7 +47,11 @@ nlohmann::json BestJson(const RunSummary& s) {
                        {"speedup_vs_eager", c.speedup.value},
                        {"ci95", {c.speedup.ci_low, c.speedup.ci_high}},
                        {"ratios", c.ratios},
-                       {"clearly_faster", c.done && c.speedup.ClearlyFaster()}};
+                       {"clearly_faster", c.VerifiedFaster()},
+                       {"disturbed_rounds", c.disturbed_rounds},
+                       {"retaken_rounds", c.retaken_rounds},
+                       {"disturbed_reason", c.disturbed_reason},
+                       {"from_clean_rounds", c.from_clean_rounds}};
   return best;
 }
 
@@ -126,6 +130,25 @@ void WriteTextAtomic(const std::filesystem::path& path, const std::string& text)
 
 void WriteJsonAtomic(const std::filesystem::path& path, const nlohmann::json& doc) {
   WriteTextAtomic(path, doc.dump(2) + "\n");
+}
+
+std::string ConfirmedVerdict(const exec::Confirmation& c) {
+  if (!c.from_clean_rounds) return "not verified (machine disturbed)";
+  return c.VerifiedFaster() ? "verified faster" : "not clearly faster";
+}
+
+std::string ConfirmedLine(const exec::Confirmation& c) {
+  if (!c.done) return "";
+  std::string rounds = fmt::format("{} interleaved rounds", c.rounds);
+  std::string verdict = ConfirmedVerdict(c);
+  if (!c.from_clean_rounds) {
+    verdict = fmt::format("not verified: the machine was disturbed in {} of {} rounds, even after a retake ({})",
+                          c.disturbed_rounds, c.rounds, c.disturbed_reason);
+  } else if (c.disturbed_rounds > 0) {
+    rounds += fmt::format(" ({} the machine probe flagged left out: {})", c.disturbed_rounds, c.disturbed_reason);
+  }
+  return fmt::format("confirmed: {:.2f}x vs eager, 95% interval [{:.2f}, {:.2f}] over {} -> {}\n", c.speedup.value,
+                     c.speedup.ci_low, c.speedup.ci_high, rounds, verdict);
 }
 
 std::string DisagreementWarning(const core::Speedup& search, const exec::Confirmation& confirmation) {
@@ -212,10 +235,7 @@ std::string SummaryTable(const RunSummary& s, int max_rows) {
                        e.speedup_vs_eager.ci_low, e.speedup_vs_eager.ci_high);
     const auto& c = s.confirmation;
     if (c.done) {
-      out += fmt::format(
-          "confirmed: {:.2f}x vs eager, 95% interval [{:.2f}, {:.2f}] over {} interleaved rounds -> {}\n",
-          c.speedup.value, c.speedup.ci_low, c.speedup.ci_high, c.rounds,
-          c.speedup.ClearlyFaster() ? "verified faster" : "not clearly faster");
+      out += ConfirmedLine(c);
     } else {
       out += fmt::format("confirmation not done: {}\n",
                          c.message.empty() ? "skipped (--confirm-rounds 0 or interrupted)" : c.message);

@@ -58,6 +58,16 @@ struct RunSummary {
 /// roofline_time_us (the time of one call at the bounding peak; 0 when unknown).
 nlohmann::json ProblemRooflineJson(const eval::WorkEstimate& work, const core::MachineContext& machine);
 
+/// The confirmation's line: "confirmed: 1.52x vs eager, 95% interval [1.40, 1.61] over 8
+/// interleaved rounds -> verified faster\n" ("not clearly faster" when the interval
+/// reaches 1.0; rounds the machine probe flagged twice are named after the round count
+/// when they were left out, and the verdict is "not verified: the machine was disturbed
+/// in N of R rounds ... (REASON)" when too few clean rounds remained:
+/// Confirmation::VerifiedFaster), or "" when it was not done.
+std::string ConfirmedLine(const exec::Confirmation& confirmation);
+/// "verified faster", "not clearly faster" or "not verified (machine disturbed)".
+std::string ConfirmedVerdict(const exec::Confirmation& confirmation);
+
 /// A warning line ("warning: ...\n") when the search's speedup of the best node and its
 /// interleaved confirmation differ by more than kDisagreementRatio either way (one of
 /// the two was measured on a disturbed machine), else "". No confirmation: "".

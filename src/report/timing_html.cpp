@@ -7,6 +7,7 @@
 
 #include "eval/roofline.h"
 #include "report/html_text.h"
+#include "report/report_page.h"
 #include "report/report_svg.h"
 
 namespace kernelevolve::report {
@@ -94,7 +95,11 @@ std::string ConfirmationSection(const RunReportData& d) {
                       "candidate, ...): {}</p>",
                       FormatSpeedup(median), low, high, ratios.size(),
                       faster ? "<span class=\"badge ok\">verified faster: the interval lies above 1.0</span>"
-                             : "<span class=\"badge warn\">not clearly faster: the interval reaches 1.0</span>");
+                      : !c.value("from_clean_rounds", true)
+                          ? "<span class=\"badge warn\">not verified: the machine probe flagged " +
+                                EscapeHtml(JsonScalarText(c, "disturbed_rounds")) + " round(s): " +
+                                EscapeHtml(JsonScalarText(c, "disturbed_reason")) + "</span>"
+                          : "<span class=\"badge warn\">not clearly faster: the interval reaches 1.0</span>");
   html += PointsSvg(ratios, low, high, MakeIntervalAxis(lo, hi, 1.0));
   html += "<p class=\"legend\">dots: each round's ratio (its fastest eager call / its fastest kernel call); band: the "
           "95% interval of their median; dashed: 1.0</p>";
