@@ -69,23 +69,18 @@ for i in $(seq 1 "$SHARDS"); do
     echo "(no bench.txt: stopped at the deadline; finished problems from bench$i.log)" >> "$OUT/summary.txt"
   fi
 done
-# Per finished problem: its best result line, from each run's result.json; why candidates
-# failed where none was correct (from each run's database).
+# Per finished problem: its best result line, from each run's result.json; then why
+# candidates failed where none was correct (from each run's database).
 "$KERNELEVOLVE_PYTHON" - "$HV" <<'PY' | tee -a "$OUT/summary.txt"
-import json, pathlib, sqlite3, sys
+import json, pathlib, sys
 for result in sorted(pathlib.Path(sys.argv[1]).glob("shard*/bench/*/result.json")):
     r = json.loads(result.read_text())
     best, gpu = r.get("best") or {}, r.get("gpu") or {}
     print(f"{result.parent.name}: {r.get('stop_reason')} template={best.get('template')} "
           f"speedup={best.get('speedup_vs_eager')} confirmed={(best.get('confirmed') or {}).get('speedup_vs_eager')} "
           f"vs_compile={gpu.get('best_speedup_vs_torch_compile')}")
-for db in sorted(pathlib.Path(sys.argv[1]).glob("shard*/bench/*/kernelevolve.db")):
-    rows = sqlite3.connect(db).execute("SELECT node_id, status, message FROM evaluations").fetchall()
-    if rows and not any(status == "ok" for _, status, _ in rows):
-        print(f"{db.parent.name}: no correct candidate:")
-        for node, status, message in rows[:3]:
-            print(f"  node {node} {status}: {message[:300]}")
 PY
+"$KERNELEVOLVE_PYTHON" scripts/failed_candidates.py "$HV" "shard*/bench/*/kernelevolve.db" | tee -a "$OUT/summary.txt"
 (cd "$HV" && tar czf "$OUT/runs.tgz" --exclude=fixtures --exclude='*.db' shard*/bench/*/best_kernel.py \
   shard*/bench/*/summary.txt shard*/bench/*/result.json shard*/bench/*/logs 2>/dev/null)
 log "done in $(( $(date +%s) - START )) s"

@@ -42,15 +42,7 @@ log "bench exit $? ($(( $(date +%s) - START )) s since start)"
 cp "$WORK/recsys_bench/bench.json" "$WORK/recsys_bench/bench.txt" "$OUT/" 2>/dev/null
 cat "$OUT/bench.txt" >> "$OUT/summary.txt" 2>/dev/null
 # Why candidates failed, per problem without a correct one (from each run's database).
-"$KERNELEVOLVE_PYTHON" - "$WORK/recsys_bench" <<'PY' | tee -a "$OUT/summary.txt"
-import pathlib, sqlite3, sys
-for db in sorted(pathlib.Path(sys.argv[1]).glob("*/kernelevolve.db")):
-    rows = sqlite3.connect(db).execute("SELECT node_id, status, message FROM evaluations").fetchall()
-    if rows and not any(status == "ok" for _, status, _ in rows):
-        print(f"{db.parent.name}: no correct candidate:")
-        for node, status, message in rows[:3]:
-            print(f"  node {node} {status}: {message[:300]}")
-PY
+"$KERNELEVOLVE_PYTHON" scripts/failed_candidates.py "$WORK/recsys_bench" | tee -a "$OUT/summary.txt"
 # The best kernels and every run's summary, for reading (no fixtures), in one archive.
 (cd "$WORK/recsys_bench" && tar czf "$OUT/runs.tgz" --exclude=fixtures --exclude='*.db' */best_kernel.py */summary.txt \
   */logs 2>/dev/null)
