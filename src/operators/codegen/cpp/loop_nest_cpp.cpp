@@ -11,6 +11,7 @@
 #include "operators/codegen/prim_spelling.h"
 #include "operators/ir/contraction.h"
 #include "operators/ir/convolution.h"
+#include "operators/ir/interior_split.h"
 #include "operators/ir/loop_ir.h"
 #include "operators/template/kernel_template.h"
 #include "operators/template/math_prelude.h"
@@ -521,6 +522,51 @@ class Emitter {
     return out;
   }
 
+  /// acc[ke_j] (and arg[ke_j]) updated with the value `v` of the block's reduction.
+  static std::string AccumulateBlock(const TensorDef& d, const std::string& v, const std::string& indent) {
+    const std::string a = "acc[ke_j]";
+    switch (d.reduce) {
+      case ReduceOp::kSum: return fmt::format("{}{} += {};\n", indent, a, v);
+      case ReduceOp::kProd: return fmt::format("{}{} *= {};\n", indent, a, v);
+      case ReduceOp::kMax: return fmt::format("{0}{2} = ({1} > {2} || {1} != {1}) && {2} == {2} ? {1} : {2};\n", indent, v, a);
+      case ReduceOp::kMin: return fmt::format("{0}{2} = ({1} < {2} || {1} != {1}) && {2} == {2} ? {1} : {2};\n", indent, v, a);
+      case ReduceOp::kArgMax:
+      case ReduceOp::kArgMin: {
+        const char* cmp = d.reduce == ReduceOp::kArgMax ? ">" : "<";
+        return fmt::format("{0}const bool take = {2} == {2} && ({1} {3} {2} || {1} != {1});\n", indent, v, a, cmp) +
+               fmt::format("{0}{2} = take ? {1} : {2};\n{0}arg[ke_j] = take ? pos : arg[ke_j];\n", indent, v, a);
+      }
+      case ReduceOp::kAny: return fmt::format("{}{} = {} || {};\n", indent, a, a, v);
+      case ReduceOp::kAll: return fmt::format("{}{} = {} && {};\n", indent, a, a, v);
+    }
+    return "";
+  }
+
+  /// `ke_lo` and `ke_hi`: the block positions ke_j in [0, ke_n) where every bound of
+  /// `split` holds (i{last} = ke_j0 + ke_j, the other indices fixed by the loops
+  /// around): c ke_j + R >= 0 gives ke_j >= ceil(-R / c) for c > 0 and
+  /// ke_j <= floor(R / -c) for c < 0; a bound without i{last} empties the interior
+  /// when it fails. ke_lo <= ke_hi, both in [0, ke_n].
+  static std::string InteriorBounds(const ir::InteriorSplit& split, int last, const std::string& indent) {
+    std::string out = indent + "int64_t ke_lo = 0, ke_hi = ke_n;\n";
+    for (const ir::MaskBound& b : split.bounds) {
+      const int64_t c = b.form.Coeff(last);
+      std::string rest = std::to_string(b.form.constant);
+      for (size_t v = 0; v < b.form.coeff.size(); ++v) {
+        const int64_t k = b.form.coeff[v];
+        if (static_cast<int>(v) != last && k != 0) rest += fmt::format(" + ({}) * i{}", k, v);
+      }
+      if (c == 0) {
+        out += fmt::format("{}if ({} < 0) ke_hi = 0;\n", indent, rest);
+        continue;
+      }
+      const std::string r = fmt::format("({}) * ke_j0 + {}", c, rest);
+      out += c > 0 ? fmt::format("{}ke_lo = std::max<int64_t>(ke_lo, -ke_floor_div({}, {}));\n", indent, r, c)
+                   : fmt::format("{}ke_hi = std::min<int64_t>(ke_hi, ke_floor_div({}, {}) + 1);\n", indent, r, -c);
+    }
+    return out + indent + "if (ke_lo > ke_n) ke_lo = ke_n;\n" + indent + "if (ke_hi < ke_lo) ke_hi = ke_lo;\n";
+  }
+
   /// reduce_loop = "outer": per block of up to kRowBlock outputs along the innermost
   /// output dim, accumulators in an array; the reduced loops run outside a `#pragma
   /// omp simd` loop over the block, so neighbouring outputs (a pooling row, the
@@ -558,32 +604,28 @@ class Emitter {
       else out += fmt::format("{}const int64_t i{} = 0;\n", indent, rank + k);
     }
     out += LoopHeaders(Bounds(d, /*reduced=*/true), rdims, false, 0, "", indent);
-    out += indent + "#pragma omp simd\n";
-    out += fmt::format("{}for (int64_t ke_j = 0; ke_j < ke_n; ++ke_j) {{\n", indent);
-    indent += "  ";
-    out += fmt::format("{}const int64_t i{} = ke_j0 + ke_j;\n", indent, last);
-    std::string body;
-    ExprPrinter printer(Lang(), plan_.program, body);
-    const std::string v = printer.Print(d.body, indent);
-    out += body;
-    const std::string a = "acc[ke_j]";
-    switch (d.reduce) {
-      case ReduceOp::kSum: out += fmt::format("{}{} += {};\n", indent, a, v); break;
-      case ReduceOp::kProd: out += fmt::format("{}{} *= {};\n", indent, a, v); break;
-      case ReduceOp::kMax: out += fmt::format("{0}{2} = ({1} > {2} || {1} != {1}) && {2} == {2} ? {1} : {2};\n", indent, v, a); break;
-      case ReduceOp::kMin: out += fmt::format("{0}{2} = ({1} < {2} || {1} != {1}) && {2} == {2} ? {1} : {2};\n", indent, v, a); break;
-      case ReduceOp::kArgMax:
-      case ReduceOp::kArgMin: {
-        const char* cmp = d.reduce == ReduceOp::kArgMax ? ">" : "<";
-        out += fmt::format("{0}const bool take = {2} == {2} && ({1} {3} {2} || {1} != {1});\n", indent, v, a, cmp);
-        out += fmt::format("{0}{2} = take ? {1} : {2};\n{0}arg[ke_j] = take ? pos : arg[ke_j];\n", indent, v, a);
-        break;
-      }
-      case ReduceOp::kAny: out += fmt::format("{}{} = {} || {};\n", indent, a, a, v); break;
-      case ReduceOp::kAll: out += fmt::format("{}{} = {} && {};\n", indent, a, a, v); break;
+    // One simd loop over the block, or three when the body's masks are range checks:
+    // outputs before, inside and after the window's interior (the middle loop unmasked).
+    const auto block_loop = [&](const std::string& lo, const std::string& hi, const Expr& body) {
+      std::string text = indent + "#pragma omp simd\n";
+      text += fmt::format("{}for (int64_t ke_j = {}; ke_j < {}; ++ke_j) {{\n", indent, lo, hi);
+      indent += "  ";
+      text += fmt::format("{}const int64_t i{} = ke_j0 + ke_j;\n", indent, last);
+      std::string lines;
+      ExprPrinter printer(Lang(), plan_.program, lines);
+      const std::string v = printer.Print(body, indent);
+      text += lines + AccumulateBlock(d, v, indent);
+      indent.resize(indent.size() - 2);
+      return text + indent + "}\n";
+    };
+    const auto split = d.symbolic_shape.empty() ? ir::SplitAtMaskBounds(d.body) : std::nullopt;
+    if (split) {
+      out += InteriorBounds(*split, last, indent);
+      out += block_loop("0", "ke_lo", d.body) + block_loop("ke_lo", "ke_hi", split->interior_body) +
+             block_loop("ke_hi", "ke_n", d.body);
+    } else {
+      out += block_loop("0", "ke_n", d.body);
     }
-    indent.resize(indent.size() - 2);
-    out += indent + "}\n";
     if (arg) out += indent + "++pos;\n";
     out += CloseLoops(rdims.size(), indent);
     out += fmt::format("{}for (int64_t ke_j = 0; ke_j < ke_n; ++ke_j) {{\n", indent);
@@ -637,6 +679,12 @@ class Emitter {
 
 const char* kLoopNestHelpers = R"CPP(static inline void* ke_data(const DLTensor& t) {
   return static_cast<char*>(t.data) + t.byte_offset;
+}
+
+// floor(a / b) for b > 0 (C++ division truncates toward zero).
+static inline int64_t ke_floor_div(int64_t a, int64_t b) {
+  const int64_t q = a / b;
+  return q * b > a ? q - 1 : q;
 }
 
 // 0 when `t` has dtype (code, bits), `numel` elements, CPU memory and a dense

@@ -1,0 +1,107 @@
+#include "operators/ir/interior_split.h"
+
+#include <algorithm>
+#include <functional>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+
+namespace kernelevolve::operators::ir {
+namespace {
+
+/// a - b + shift, coefficient by coefficient.
+Affine Difference(const Affine& a, const Affine& b, int64_t shift) {
+  Affine out;
+  out.constant = a.constant - b.constant + shift;
+  out.coeff.resize(std::max(a.coeff.size(), b.coeff.size()), 0);
+  for (size_t v = 0; v < out.coeff.size(); ++v) {
+    out.coeff[v] = a.Coeff(static_cast<int>(v)) - b.Coeff(static_cast<int>(v));
+  }
+  return out;
+}
+
+/// `cmp` (lt / le / gt / ge of two int64 operands) as form >= 0, or nullopt.
+std::optional<Affine> BoundOf(const ExprNode& cmp) {
+  if (cmp.kind != ExprKind::kOp || cmp.args.size() != 2) return std::nullopt;
+  for (const Expr& a : cmp.args) {
+    if (a->dtype != core::DType::kInt64) return std::nullopt;
+  }
+  const auto x = AffineOf(cmp.args[0]);
+  const auto y = AffineOf(cmp.args[1]);
+  if (!x || !y) return std::nullopt;
+  switch (cmp.op) {
+    case Prim::kGe: return Difference(*x, *y, 0);
+    case Prim::kGt: return Difference(*x, *y, -1);
+    case Prim::kLe: return Difference(*y, *x, 0);
+    case Prim::kLt: return Difference(*y, *x, -1);
+    default: return std::nullopt;
+  }
+}
+
+/// Adds the comparisons of the conjunction `mask` to `atoms`; false when a part of it
+/// is not a comparison BoundOf reads (true constants are skipped).
+bool CollectConjunction(const Expr& mask, std::vector<const ExprNode*>& atoms) {
+  if (mask->kind == ExprKind::kConst && mask->dtype == core::DType::kBool) return mask->ivalue != 0;
+  if (mask->kind == ExprKind::kOp && mask->op == Prim::kLogicalAnd && mask->args.size() == 2) {
+    return CollectConjunction(mask->args[0], atoms) && CollectConjunction(mask->args[1], atoms);
+  }
+  if (!BoundOf(*mask)) return false;
+  atoms.push_back(mask.get());
+  return true;
+}
+
+bool IsTrue(const Expr& e) { return e->kind == ExprKind::kConst && e->dtype == core::DType::kBool && e->ivalue != 0; }
+
+/// `e` with every node of `atoms` replaced by the constant true (shared nodes stay shared).
+Expr ReplaceByTrue(const Expr& root, const std::unordered_set<const ExprNode*>& atoms) {
+  std::unordered_map<const ExprNode*, Expr> done;
+  std::function<Expr(const Expr&)> go = [&](const Expr& e) -> Expr {
+    if (!e) return e;
+    if (atoms.count(e.get())) return Bool(true);
+    if (auto it = done.find(e.get()); it != done.end()) return it->second;
+    Expr out = e;
+    if (e->kind == ExprKind::kLoad || e->kind == ExprKind::kOp) {
+      std::vector<Expr> args;
+      bool same = true;
+      for (const Expr& a : e->args) {
+        args.push_back(go(a));
+        same = same && args.back() == a;
+      }
+      if (e->kind == ExprKind::kLoad) {
+        Expr mask = go(e->mask);
+        const bool always = mask && IsTrue(mask);
+        if (!same || mask != e->mask) out = Load(e->tensor, e->dtype, std::move(args), always ? nullptr : mask);
+      } else if (e->op == Prim::kLogicalAnd && args.size() == 2 && (IsTrue(args[0]) || IsTrue(args[1]))) {
+        out = IsTrue(args[0]) ? args[1] : args[0];  // true and x = x: masks of true vanish
+      } else if (!same) {
+        out = Op(e->op, std::move(args), e->dtype);
+      }
+    }
+    done.emplace(e.get(), out);
+    return out;
+  };
+  return go(root);
+}
+
+}  // namespace
+
+std::optional<InteriorSplit> SplitAtMaskBounds(const Expr& body) {
+  std::vector<const ExprNode*> atoms;
+  bool masked = false, readable = true;
+  VisitPostOrder(body, [&](const ExprNode& n) {
+    if (n.kind != ExprKind::kLoad || !n.mask) return;
+    masked = true;
+    readable = readable && CollectConjunction(n.mask, atoms);
+  });
+  if (!masked || !readable) return std::nullopt;
+  InteriorSplit split;
+  std::unordered_set<const ExprNode*> unique;
+  for (const ExprNode* atom : atoms) {
+    if (!unique.insert(atom).second) continue;
+    split.bounds.push_back({*BoundOf(*atom)});
+  }
+  split.interior_body = ReplaceByTrue(body, unique);
+  return split;
+}
+
+}  // namespace kernelevolve::operators::ir
