@@ -4,6 +4,9 @@
 #include <fstream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <map>
 
 #include "core/candidate.h"
 #include "core/error.h"
@@ -132,6 +135,27 @@ void WriteJsonAtomic(const std::filesystem::path& path, const nlohmann::json& do
   WriteTextAtomic(path, doc.dump(2) + "\n");
 }
 
+std::string FailureSummary(const std::vector<search::Node>& nodes) {
+  std::map<std::string, int> counts;
+  const search::Node* example = nullptr;
+  for (const auto& n : nodes) {
+    const core::Evaluation& e = n.evaluation;
+    if (e.correct) continue;
+    const core::Status status = e.status == core::Status::kOk ? core::Status::kIncorrect : e.status;
+    ++counts[std::string(core::StatusName(status))];
+    if (!example || (example->evaluation.message.empty() && !e.message.empty())) example = &n;
+  }
+  if (counts.empty()) return "";
+  std::vector<std::string> parts;
+  for (const auto& [status, count] : counts) parts.push_back(fmt::format("{} {}", count, status));
+  std::string message = example->evaluation.message;
+  if (message.size() > 300) message = message.substr(0, 300) + "...";
+  return fmt::format("  {}; e.g. node {} ({}): {}\n", fmt::join(parts, ", "), example->id,
+                     example->candidate.template_name.empty() ? example->candidate.operator_name
+                                                              : example->candidate.template_name,
+                     message.empty() ? "(no message)" : message);
+}
+
 std::string ConfirmedVerdict(const exec::Confirmation& c) {
   if (!c.from_clean_rounds) return "not verified (machine disturbed)";
   return c.VerifiedFaster() ? "verified faster" : "not clearly faster";
@@ -157,10 +181,15 @@ std::string DisagreementWarning(const core::Speedup& search, const exec::Confirm
   if (!confirmation.done || !(found > 0) || !(confirmed > 0)) return "";
   const double apart = std::max(found / confirmed, confirmed / found);
   if (apart <= kDisagreementRatio) return "";
+  // A confirmation the machine probe found disturbed is no better evidence than the search.
+  const char* advice = confirmation.from_clean_rounds && confirmation.disturbed_rounds == 0
+                           ? "trust the confirmed figure, or rerun on a quiet machine"
+                           : "the probe flagged confirmation rounds too, so neither figure holds: rerun on a quiet "
+                             "machine";
   return fmt::format(
       "warning: the search measured {:.2f}x and the interleaved confirmation {:.2f}x ({:.1f}x apart): the machine "
-      "was disturbed while one of them ran; trust the confirmed figure, or rerun on a quiet machine\n",
-      found, confirmed, apart);
+      "was disturbed while one of them ran; {}\n",
+      found, confirmed, apart, advice);
 }
 
 std::string LargeSpeedupWarning(double speedup) {
@@ -227,7 +256,7 @@ std::string SummaryTable(const RunSummary& s, int max_rows) {
   if (s.status == "error") {
     out += fmt::format("error: {}\n", s.error);
   } else if (!s.best) {
-    out += "no correct candidate found\n";
+    out += "no correct candidate found\n" + FailureSummary(s.nodes);
   } else {
     const auto& e = s.best->evaluation;
     out += fmt::format("best: node {} ({}), {:.2f}x vs eager [{:.2f}, {:.2f}] during the search\n",

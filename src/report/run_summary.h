@@ -58,6 +58,11 @@ struct RunSummary {
 /// roofline_time_us (the time of one call at the bounding peak; 0 when unknown).
 nlohmann::json ProblemRooflineJson(const eval::WorkEstimate& work, const core::MachineContext& machine);
 
+/// Why no candidate was correct, for the summary: "  2 incorrect, 1 compile_error; e.g.
+/// node 3 (loop_nest): <its message, cut to 300 characters>\n" (the first failed node
+/// with a message); "" when no node failed.
+std::string FailureSummary(const std::vector<search::Node>& nodes);
+
 /// The confirmation's line: "confirmed: 1.52x vs eager, 95% interval [1.40, 1.61] over 8
 /// interleaved rounds -> verified faster\n" ("not clearly faster" when the interval
 /// reaches 1.0; rounds the machine probe flagged twice are named after the round count

@@ -495,6 +495,46 @@ TEST(LoopNestCodegen, PrimTableSpellsEveryPrimitive) {
   EXPECT_EQ(ir::Info(ir::Prim::kWhere).arity, 3);
 }
 
+TEST(PrimSpelling, ShiftCountsOutsideTheWidthFollowPyTorch) {
+  // PyTorch (torch 2.11, CPU, measured on int64 and int32): x << s is 0 and x >> s the
+  // sign fill (-1 or 0) for s >= the bit width or s < 0; C++ leaves those undefined.
+  const std::string left = codegen::SpellPrim(codegen::Language::kCppVector, ir::Prim::kShiftLeft, core::DType::kInt64,
+                                              core::DType::kInt64, {"a[i]", "s[i]"});
+  const std::string right = codegen::SpellPrim(codegen::Language::kCppVector, ir::Prim::kShiftRight, core::DType::kInt64,
+                                               core::DType::kInt64, {"a[i]", "s[i]"});
+  const std::string source = "#include <dlpack/dlpack.h>\n#include <cstdint>\n"
+                             "extern \"C\" int kernelevolve_entry(const DLTensor* in, int32_t, DLTensor* out, int32_t) {\n"
+                             "  const int64_t* a = static_cast<const int64_t*>(in[0].data);\n"
+                             "  const int64_t* s = static_cast<const int64_t*>(in[1].data);\n"
+                             "  int64_t* l = static_cast<int64_t*>(out[0].data);\n"
+                             "  int64_t* r = static_cast<int64_t*>(out[1].data);\n"
+                             "  for (int64_t i = 0; i < in[0].shape[0]; ++i) {\n"
+                             "    l[i] = " + left + ";\n    r[i] = " + right + ";\n  }\n  return 0;\n}\n";
+  const auto kernel = CompileAndLoad(source, 0);
+  ASSERT_NE(kernel->entry, nullptr) << kernel->log << source;
+  const std::vector<int64_t> a = {-5, 5, -5, 5, -5, 5, 1, -1, 3};
+  const std::vector<int64_t> s = {1, 1, 63, 63, 64, 70, 62, -1, 0};
+  const std::vector<int64_t> want_left = {-10, 10, INT64_MIN, INT64_MIN, 0, 0, INT64_C(1) << 62, 0, 3};
+  const std::vector<int64_t> want_right = {-3, 2, -1, 0, -1, 0, 0, -1, 3};
+  auto tensor = [](const std::vector<int64_t>& v) {
+    eval::HostTensor t;
+    t.dtype = core::DType::kInt64;
+    t.shape = {static_cast<int64_t>(v.size())};
+    t.bytes.resize(v.size() * sizeof(int64_t));
+    std::memcpy(t.bytes.data(), v.data(), t.bytes.size());
+    return t;
+  };
+  eval::HostTensor ta = tensor(a), ts = tensor(s), tl = tensor(a), tr = tensor(a);
+  const DLTensor inputs[2] = {testing_util::HostView(ta), testing_util::HostView(ts)};
+  DLTensor outputs[2] = {testing_util::HostView(tl), testing_util::HostView(tr)};
+  ASSERT_EQ(kernel->entry(inputs, 2, outputs, 2), 0);
+  std::vector<int64_t> got_left(a.size()), got_right(a.size());
+  std::memcpy(got_left.data(), tl.bytes.data(), tl.bytes.size());
+  std::memcpy(got_right.data(), tr.bytes.data(), tr.bytes.size());
+  EXPECT_EQ(got_left, want_left);
+  EXPECT_EQ(got_right, want_right);
+}
+
 // ---- index arithmetic -----------------------------------------------------------
 
 TEST(LoopNestIr, ExprFoldsIndexArithmetic) {

@@ -127,8 +127,17 @@ const std::vector<Row> kTable = {
     {Prim::kBitOr, On::kInt, "({0} | {1})", "", "({0} | {1})"},
     {Prim::kBitXor, On::kInt, "({0} ^ {1})", "", "({0} ^ {1})"},
     {Prim::kBitNot, On::kInt, "static_cast<{T}>(~{0})", "", "(~{0})"},
-    {Prim::kShiftLeft, On::kInt, "static_cast<{T}>(static_cast<uint64_t>({0}) << {1})", "", "({0} << {1})"},
-    {Prim::kShiftRight, On::kInt, "static_cast<{T}>({0} >> {1})", "", "({0} >> {1})"},
+    // Shift counts outside [0, bits) are undefined in C++ and poison in LLVM; PyTorch
+    // gives 0 for a left shift and the sign fill (-1 or 0) for a right shift there
+    // (measured with torch 2.11 on int64 and int32, counts 64, 65, 70 and -1).
+    {Prim::kShiftLeft, On::kInt,
+     "static_cast<{T}>(static_cast<uint64_t>({1}) < sizeof({T}) * 8 ? static_cast<uint64_t>({0}) << {1} : 0)", "",
+     "tl.where(({1} >= 0) & ({1} < {T}.primitive_bitwidth), {0} << tl.minimum(tl.maximum({1}, 0), "
+     "{T}.primitive_bitwidth - 1), 0)"},
+    {Prim::kShiftRight, On::kInt,
+     "static_cast<{T}>(static_cast<uint64_t>({1}) < sizeof({T}) * 8 ? {0} >> {1} : ({0} < 0 ? -1 : 0))", "",
+     "tl.where(({1} >= 0) & ({1} < {T}.primitive_bitwidth), {0} >> tl.minimum(tl.maximum({1}, 0), "
+     "{T}.primitive_bitwidth - 1), tl.where({0} < 0, -1, 0))"},
     {Prim::kWhere, On::kAny, "({0} ? {1} : {2})", "", "tl.where({0}, {1}, {2})"},
     {Prim::kCast, On::kAny, "static_cast<{T}>({0})", "", "{0}.to({T})"},
 };
