@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include "platforms/cpu/cpu_builder.h"
+#include "problem/worker_client.h"
 #include "report/model_export.h"
 
 namespace kernelevolve::cli {
@@ -27,9 +28,9 @@ int RunExport(const ExportOptions& o) {
                         platforms::cpu::CandidateCompileFlags());
   std::cout << fmt::format(
       "wrote {} (ModelNew, torch.ops.kernelevolve.{}), {} and {}\n"
-      "use: cd {} && python -c \"from model_new import ModelNew, get_inputs, get_init_inputs\"\n",
+      "use: cd {} && {} -c \"from model_new import ModelNew, get_inputs, get_init_inputs\"\n",
       model.model_path.string(), model.op_name, model.problem_path.filename().string(),
-      model.kernel_path.filename().string(), out_dir.string());
+      model.kernel_path.filename().string(), out_dir.string(), problem::DefaultPython().string());
   if (model.target == "cpu") {
     std::cout << "the first import compiles the kernel with the system C++ compiler into "
                  "$KERNELEVOLVE_EXPORT_CACHE (default ~/.cache/kernelevolve/export)\n";

@@ -1,5 +1,6 @@
 #include "report/model_export.h"
 
+#include <algorithm>
 #include <cctype>
 #include <fstream>
 #include <map>
@@ -153,6 +154,21 @@ std::string SpecList(const std::vector<core::TensorSpec>& specs, core::TensorRol
   return fmt::format("[\n    {},\n]", fmt::join(items, ",\n    "));
 }
 
+/// `[(input shapes, output shapes), ...]`, one per fixture file, when the run's sets had
+/// other shapes than the first (manifest set_shapes); "[]" otherwise.
+std::string ShapeSets(const eval::FixtureManifest& manifest) {
+  if (!manifest.ShapesVary()) return "[]";
+  std::vector<std::string> sets;
+  for (std::size_t file = 0; file < manifest.files.size(); ++file) {
+    std::vector<std::string> ins, outs;
+    for (const auto& s : manifest.InputsOf(file)) ins.push_back(PyIntList(s.shape));
+    for (const auto& s : manifest.OutputsOf(file)) outs.push_back(PyIntList(s.shape));
+    const std::string item = fmt::format("([{}], [{}])", fmt::join(ins, ", "), fmt::join(outs, ", "));
+    if (std::find(sets.begin(), sets.end(), item) == sets.end()) sets.push_back(item);
+  }
+  return fmt::format("[\n    {},\n]", fmt::join(sets, ",\n    "));
+}
+
 std::string ToleranceDict(const eval::FixtureManifest& manifest) {
   std::set<core::DType> dtypes;
   for (const auto& s : manifest.outputs) dtypes.insert(s.dtype);
@@ -223,6 +239,7 @@ std::string RenderModelNew(const RunForExport& run, const std::string& op_name,
       {"INPUTS", SpecList(run.manifest.inputs, core::TensorRole::kInput)},
       {"PARAMETERS", SpecList(run.manifest.inputs, core::TensorRole::kParameter)},
       {"OUTPUTS", SpecList(run.manifest.outputs, core::TensorRole::kOutput)},
+      {"SHAPE_SETS", ShapeSets(run.manifest)},
       {"OVERRIDES", OverridesDict(run.overrides)},
       {"TOLERANCE", ToleranceDict(run.manifest)},
       {"PROBLEM_SOURCE", PyLongString(run.problem_source)},
