@@ -137,6 +137,9 @@ BAD_CASES = [
     ("output_bound_too_small.py", "output 0 on seed 0 has shape [8], outside its OUTPUT_BOUNDS entry [3]"),
     ("random_forward.py", "forward() is not deterministic: two calls on the same inputs give different output.0"),
     ("nested_outputs.py", "forward() returned a tuple whose item [1] is itself a tuple (as nn.LSTM's"),
+    ("unbounded_data_dependent.py", "on seed 1, whose inputs have the same shapes: its size depends on the input "
+                                    "values. Declare a bound for it, e.g. OUTPUT_BOUNDS = {0: ("),
+    ("unbounded_data_dependent_edge.py", "output 0 has shape [1000] on the first seed and ["),
 ]
 
 

@@ -76,6 +76,11 @@ def _spec_text(specs: list[dict[str, Any]]) -> str:
     return ", ".join(f"{s['name']} {s['dtype']}[{', '.join(str(d) for d in s['shape'])}]" for s in specs)
 
 
+def _input_specs(inputs: list[Any]) -> list[dict[str, Any]]:
+    """Specs of the tensor inputs of one set (for comparing shapes between sets)."""
+    return [loader.tensor_spec(f"input.{i}", "input", t) for i, t in enumerate(inputs) if isinstance(t, torch.Tensor)]
+
+
 class WorkerSession:
     """Serves requests; holds at most one loaded problem."""
 
@@ -219,6 +224,8 @@ class WorkerSession:
                 input_specs, output_specs, first_inputs = specs_in, specs_out, inputs
             else:
                 shapes.check_same_layout(input_specs + output_specs, specs_in + specs_out, seed, path)
+                shapes.check_value_independent_shapes(input_specs, output_specs, specs_in, specs_out, bounds,
+                                                      f"seed {seed}", f"seed {seeds[0]}", path)
                 if [s["shape"] for s in specs_in] != [s["shape"] for s in input_specs]:
                     # Inputs of other sizes than the first seed's: this seed's graph too, from
                     # which the C++ side tells which sizes the program depends on (its loop
@@ -317,6 +324,8 @@ class WorkerSession:
                 skipped.append((name, _edge_failure(exc, path)))
                 continue
             specs_out = [loader.tensor_spec(f"output.{i}", "output", t) for i, t in enumerate(outputs)]
+            shapes.check_value_independent_shapes(_input_specs(inputs), output_specs, _input_specs(edge), specs_out,
+                                                  bounds, f"edge case '{name}'", "the first seed", path)
             if specs_out != output_specs:
                 skipped.append((name, "the reference gives other outputs on it "
                                       f"({_spec_text(specs_out)}, not {_spec_text(output_specs)} as on the seeds)"))

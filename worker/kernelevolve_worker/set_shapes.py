@@ -108,6 +108,35 @@ def check_same_layout(first: list[dict[str, Any]], other: list[dict[str, Any]], 
                            f"first seed ({layout(other)} vs {layout(first)}); only sizes may differ between seeds")
 
 
+def check_value_independent_shapes(first_in: list[dict[str, Any]], first_out: list[dict[str, Any]],
+                                   specs_in: list[dict[str, Any]], specs_out: list[dict[str, Any]],
+                                   bounds: dict[int, list[int]], where: str, first_where: str, path: str) -> None:
+    """Raises ProblemError when an output without an OUTPUT_BOUNDS entry changes shape
+    between two input sets whose inputs have the same shapes: its size then depends on
+    the input values, and a kernel could only be checked by being handed the reference's
+    size, which it cannot know in use (docs/abi.md, "Outputs whose shape depends on the
+    data"). Sets whose input shapes differ are not compared (sizes may follow them).
+
+    Args:
+        first_in, first_out: the first seed's input (and parameter) and output specs.
+        specs_in, specs_out: another set's (a later seed, or an edge-case set).
+        bounds: problem_output_bounds().
+        where, first_where: the two sets for the message ("seed 1", "edge case 'zeros'").
+    """
+    if [s["shape"] for s in specs_in] != [s["shape"] for s in first_in] or len(specs_out) != len(first_out):
+        return
+    for k, (spec, first) in enumerate(zip(specs_out, first_out)):
+        if k in bounds or spec["shape"] == first["shape"]:
+            continue
+        shown = tuple(max(a, b) for a, b in zip(spec["shape"], first["shape"])) if len(spec["shape"]) == len(
+            first["shape"]) else tuple(first["shape"])
+        raise ProblemError(f"{path}: output {k} has shape {list(first['shape'])} on {first_where} and "
+                           f"{list(spec['shape'])} on {where}, whose inputs have the same shapes: its size depends "
+                           f"on the input values. Declare a bound for it, e.g. {BOUNDS_NAME} = {{{k}: {shown}}} "
+                           "(the largest shape it can take), so that kernels write its size themselves "
+                           "(docs/abi.md, \"Outputs whose shape depends on the data\")")
+
+
 def shape_map(specs: list[dict[str, Any]], sizes: list[tuple[str, torch.Tensor]]) -> dict[str, list[int]]:
     """{ABI name: shape} of one input set: its input, parameter and output specs (actual
     shapes), and the size tensors ([ndim])."""
