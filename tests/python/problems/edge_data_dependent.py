@@ -1,11 +1,13 @@
 """Test problem: the output shape depends on the values (the nonzero elements), so the
-"zeros" edge set gives another output shape than the seeds and is skipped."""
+"zeros" edge set gives another output shape than the seeds and is skipped. The output is
+bounded (without the bound, loading refuses the problem: docs/abi.md)."""
 
 import torch
 import torch.nn as nn
 
 batch_size = 3
 dim = 8
+OUTPUT_BOUNDS = {0: (batch_size * dim,)}
 
 
 class Model(nn.Module):
