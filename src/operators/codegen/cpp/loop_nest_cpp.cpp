@@ -546,7 +546,8 @@ class Emitter {
   /// `split` holds (i{last} = ke_j0 + ke_j, the other indices fixed by the loops
   /// around): c ke_j + R >= 0 gives ke_j >= ceil(-R / c) for c > 0 and
   /// ke_j <= floor(R / -c) for c < 0; a bound without i{last} empties the interior
-  /// when it fails. ke_lo <= ke_hi, both in [0, ke_n].
+  /// when it fails. ke_lo <= ke_hi, both in [0, ke_n]. ke_floor_div is the floor-division
+  /// helper of the primitive table (CppHelpersFor adds it to the kernel).
   static std::string InteriorBounds(const ir::InteriorSplit& split, int last, const std::string& indent) {
     std::string out = indent + "int64_t ke_lo = 0, ke_hi = ke_n;\n";
     for (const ir::MaskBound& b : split.bounds) {
@@ -561,8 +562,8 @@ class Emitter {
         continue;
       }
       const std::string r = fmt::format("({}) * ke_j0 + {}", c, rest);
-      out += c > 0 ? fmt::format("{}ke_lo = std::max<int64_t>(ke_lo, -ke_floor_div({}, {}));\n", indent, r, c)
-                   : fmt::format("{}ke_hi = std::min<int64_t>(ke_hi, ke_floor_div({}, {}) + 1);\n", indent, r, -c);
+      out += c > 0 ? fmt::format("{}ke_lo = std::max<int64_t>(ke_lo, -ke_floor_div({}, INT64_C({})));\n", indent, r, c)
+                   : fmt::format("{}ke_hi = std::min<int64_t>(ke_hi, ke_floor_div({}, INT64_C({})) + 1);\n", indent, r, -c);
     }
     return out + indent + "if (ke_lo > ke_n) ke_lo = ke_n;\n" + indent + "if (ke_hi < ke_lo) ke_hi = ke_lo;\n";
   }
@@ -679,12 +680,6 @@ class Emitter {
 
 const char* kLoopNestHelpers = R"CPP(static inline void* ke_data(const DLTensor& t) {
   return static_cast<char*>(t.data) + t.byte_offset;
-}
-
-// floor(a / b) for b > 0 (C++ division truncates toward zero).
-static inline int64_t ke_floor_div(int64_t a, int64_t b) {
-  const int64_t q = a / b;
-  return q * b > a ? q - 1 : q;
 }
 
 // 0 when `t` has dtype (code, bits), `numel` elements, CPU memory and a dense
