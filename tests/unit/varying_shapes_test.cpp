@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
 #include <fstream>
 #include <memory>
 #include <random>
@@ -13,6 +14,7 @@
 #include "eval/fixture_manifest.h"
 #include "eval/safetensors.h"
 #include "platforms/cpu/cpu_platform.h"
+#include "platforms/cpu/harness_checks.h"
 
 namespace kernelevolve::platforms::cpu {
 namespace {
@@ -150,6 +152,7 @@ extern "C" int kernelevolve_entry(const DLTensor* in, int32_t num_in, DLTensor* 
 const char* kUniqueKernel = R"(
 #include <dlpack/dlpack.h>
 #include <algorithm>
+#include <cstring>
 #include <cstdint>
 #include <vector>
 extern "C" int kernelevolve_entry(const DLTensor* in, int32_t, DLTensor* out, int32_t num_out) {
@@ -269,6 +272,42 @@ TEST_F(VaryingShapesTest, BoundedOutputWithAWrongSizeIsIncorrect) {
   RunResult result = Run(WithDefine("DEDUP", "false", kUniqueKernel), *unique_, /*measure=*/false);
   EXPECT_EQ(core::StatusName(result.status), "incorrect") << result.message;
   EXPECT_NE(result.message.find("shape mismatch"), std::string::npos) << result.message;
+}
+
+TEST(TrimBoundedOutputs, AWrongSizeTakesTheShapeTheKernelReported) {
+  // output.0 bounded at [8] with its size tensor output.1; the reference has 2 elements.
+  auto tensor = [](core::DType dtype, std::vector<int64_t> shape, std::vector<int64_t> values) {
+    eval::HostTensor t;
+    t.dtype = dtype;
+    t.shape = std::move(shape);
+    t.bytes.resize(static_cast<std::size_t>(t.NumElements()) * core::DTypeSize(dtype));
+    for (std::size_t k = 0; k < values.size(); ++k) {
+      if (dtype == core::DType::kInt64) {
+        std::memcpy(t.bytes.data() + k * 8, &values[k], 8);
+      } else {
+        const float v = static_cast<float>(values[k]);
+        std::memcpy(t.bytes.data() + k * 4, &v, 4);
+      }
+    }
+    return t;
+  };
+  eval::FixtureManifest manifest;
+  manifest.size_output = {1, -1};
+  SeedFixture fixture;
+  fixture.references = {tensor(core::DType::kFloat32, {2}, {5, 7}), tensor(core::DType::kInt64, {1}, {2})};
+  const eval::HostTensor buffer = tensor(core::DType::kFloat32, {8}, {5, 7, 9});
+  // Right size: cut to the reference's shape.
+  auto right = TrimBoundedOutputs(manifest, {buffer, tensor(core::DType::kInt64, {1}, {2})}, fixture);
+  EXPECT_EQ(right[0].shape, (std::vector<int64_t>{2}));
+  // Wrong size within the bound: the reported shape, so the mismatch names it.
+  auto wrong = TrimBoundedOutputs(manifest, {buffer, tensor(core::DType::kInt64, {1}, {3})}, fixture);
+  EXPECT_EQ(wrong[0].shape, (std::vector<int64_t>{3}));
+  EXPECT_EQ(wrong[0].bytes.size(), 12u);
+  // Past the bound or negative: the bound shape stays.
+  for (const int64_t bad : {int64_t{-1}, int64_t{9}, int64_t{1} << 62}) {
+    auto kept = TrimBoundedOutputs(manifest, {buffer, tensor(core::DType::kInt64, {1}, {bad})}, fixture);
+    EXPECT_EQ(kept[0].shape, (std::vector<int64_t>{8})) << bad;
+  }
 }
 
 }  // namespace

@@ -65,8 +65,10 @@ std::optional<std::string> MutatedInputReason(const TensorSet& inputs, const See
 /// (manifest.size_output[i] >= 0) whose size tensor in `outputs` equals the reference's
 /// is cut to its first NumElements(reference) elements and given the reference's shape
 /// (the kernel writes it dense in its actual shape, docs/abi.md); every other output,
-/// and a bounded one whose reported size is wrong (it then fails its comparison with a
-/// shape mismatch, and so does its size tensor), is returned as is.
+/// is returned as is. A bounded one whose reported size is wrong fails its comparison
+/// with a shape mismatch (and so does its size tensor): it takes the reported shape when
+/// every dim lies within the bound (so the message names what the kernel wrote), else it
+/// stays at the bound shape.
 std::vector<eval::HostTensor> TrimBoundedOutputs(const eval::FixtureManifest& manifest,
                                                  std::vector<eval::HostTensor> outputs,
                                                  const SeedFixture& fixture);
