@@ -37,6 +37,10 @@ struct Confirmation {
   bool VerifiedFaster() const { return done && from_clean_rounds && speedup.ClearlyFaster(); }
 };
 
+/// Fewest clean rounds whose interval a confirmation may call verified: [min, max] of 3
+/// exchangeable ratios misses an A/A 1.0 with probability 1/8 one-sided (docs/measuring.md).
+inline constexpr int kMinCleanRounds = 3;
+
 /// Runs `rounds` rounds of A B (eager baseline, then the candidate, each timed for
 /// run_options.min_time_seconds) so that machine drift hits both alike, and returns
 /// the per-round paired ratios (that round's fastest eager call / that round's fastest
@@ -51,10 +55,6 @@ struct Confirmation {
 /// disturbed_rounds and is left out of `speedup` when at least
 /// max(kMinCleanRounds, half the rounds) clean ones remain; else `speedup` uses every
 /// round and the confirmation cannot verify (from_clean_rounds = false).
-/// Fewest clean rounds whose interval a confirmation may call verified: [min, max] of 3
-/// exchangeable ratios misses an A/A 1.0 with probability 1/8 one-sided (docs/measuring.md).
-inline constexpr int kMinCleanRounds = 3;
-
 Confirmation ConfirmSpeedup(const std::function<core::TimingStats()>& time_baseline,
                             platforms::Platform& platform, const core::Problem& problem,
                             const core::Candidate& candidate, platforms::RunOptions run_options,

@@ -2,11 +2,10 @@
 
 #include <algorithm>
 #include <fstream>
+#include <map>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-
-#include <map>
 
 #include "core/candidate.h"
 #include "core/error.h"

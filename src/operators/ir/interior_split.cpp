@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <functional>
 #include <unordered_map>
-#include <unordered_set>
 #include <utility>
 
 namespace kernelevolve::operators::ir {
@@ -38,22 +37,27 @@ std::optional<Affine> BoundOf(const ExprNode& cmp) {
   }
 }
 
-/// Adds the comparisons of the conjunction `mask` to `atoms`; false when a part of it
-/// is not a comparison BoundOf reads (true constants are skipped).
-bool CollectConjunction(const Expr& mask, std::vector<const ExprNode*>& atoms) {
+/// Adds the comparisons of the conjunction `mask` to `atoms`, each with its bound (a
+/// comparison shared by several masks once); false when a part of it is not a
+/// comparison BoundOf reads (true constants are skipped).
+bool CollectConjunction(const Expr& mask, std::unordered_map<const ExprNode*, Affine>& atoms,
+                        std::vector<MaskBound>& bounds) {
   if (mask->kind == ExprKind::kConst && mask->dtype == core::DType::kBool) return mask->ivalue != 0;
   if (mask->kind == ExprKind::kOp && mask->op == Prim::kLogicalAnd && mask->args.size() == 2) {
-    return CollectConjunction(mask->args[0], atoms) && CollectConjunction(mask->args[1], atoms);
+    return CollectConjunction(mask->args[0], atoms, bounds) && CollectConjunction(mask->args[1], atoms, bounds);
   }
-  if (!BoundOf(*mask)) return false;
-  atoms.push_back(mask.get());
+  if (atoms.count(mask.get())) return true;
+  auto bound = BoundOf(*mask);
+  if (!bound) return false;
+  atoms.emplace(mask.get(), *bound);
+  bounds.push_back({std::move(*bound)});
   return true;
 }
 
 bool IsTrue(const Expr& e) { return e->kind == ExprKind::kConst && e->dtype == core::DType::kBool && e->ivalue != 0; }
 
 /// `e` with every node of `atoms` replaced by the constant true (shared nodes stay shared).
-Expr ReplaceByTrue(const Expr& root, const std::unordered_set<const ExprNode*>& atoms) {
+Expr ReplaceByTrue(const Expr& root, const std::unordered_map<const ExprNode*, Affine>& atoms) {
   std::unordered_map<const ExprNode*, Expr> done;
   std::function<Expr(const Expr&)> go = [&](const Expr& e) -> Expr {
     if (!e) return e;
@@ -86,21 +90,16 @@ Expr ReplaceByTrue(const Expr& root, const std::unordered_set<const ExprNode*>& 
 }  // namespace
 
 std::optional<InteriorSplit> SplitAtMaskBounds(const Expr& body) {
-  std::vector<const ExprNode*> atoms;
+  std::unordered_map<const ExprNode*, Affine> atoms;
+  InteriorSplit split;
   bool masked = false, readable = true;
   VisitPostOrder(body, [&](const ExprNode& n) {
     if (n.kind != ExprKind::kLoad || !n.mask) return;
     masked = true;
-    readable = readable && CollectConjunction(n.mask, atoms);
+    readable = readable && CollectConjunction(n.mask, atoms, split.bounds);
   });
   if (!masked || !readable) return std::nullopt;
-  InteriorSplit split;
-  std::unordered_set<const ExprNode*> unique;
-  for (const ExprNode* atom : atoms) {
-    if (!unique.insert(atom).second) continue;
-    split.bounds.push_back({*BoundOf(*atom)});
-  }
-  split.interior_body = ReplaceByTrue(body, unique);
+  split.interior_body = ReplaceByTrue(body, atoms);
   return split;
 }
 
