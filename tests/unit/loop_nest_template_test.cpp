@@ -66,6 +66,8 @@ const std::vector<std::string>& CaseNames() {
       // fused epilogues, convolutions as implicit GEMMs (the tiled draft runs them)
       "linear_gelu_residual_clamp", "addmm_sigmoid", "conv2d_3x3_bias_relu", "conv2d_1x1_nobias",
       "conv2d_grouped_strided_padded", "conv2d_depthwise_unbatched", "conv1d_strided_silu", "conv3d_padded",
+      // operands materialized for the main loop; rows of 40 as vectorized inner sums
+      "linear_permuted_rows", "conv2d_channels_last_input", "layer_norm_rows",
       // pooling windows (the row-blocked draft runs them)
       "max_pool2d_dilated_ceil", "avg_pool2d_ceil_include_pad", "max_pool1d_indices", "conv2d_depthwise",
       // sort and top-k as counting reductions (ties, NaN, -0.0, int64, another dim, in a chain)
@@ -787,10 +789,12 @@ TEST(LoopNestConvolution, MatcherReadsStridePaddingDilationAndGroups) {
   ASSERT_EQ(dw.size(), 1u);
   EXPECT_TRUE(dw[0].batched);
   EXPECT_EQ(std::make_tuple(dw[0].groups, dw[0].CinPerGroup(), dw[0].CoutPerGroup()), std::make_tuple(4, 1, 2));
-  // An unbatched input is captured as unsqueeze, convolution, squeeze: the input is
-  // read through the unsqueeze's index map, so the term is not the lowering's own
-  // and the convolution stays a loop nest (correct: EveryCaseMatchesEagerOnEveryDraft).
-  EXPECT_TRUE(CaseConvolutions("conv2d_depthwise_unbatched").empty());
+  // An unbatched input is captured as unsqueeze, convolution, squeeze: read through the
+  // unsqueeze's index map the term is not the lowering's own, so the plan materializes
+  // the unsqueezed input (a copy kernel) and the convolution is one of one image.
+  auto unbatched = CaseConvolutions("conv2d_depthwise_unbatched");
+  ASSERT_EQ(unbatched.size(), 1u);
+  EXPECT_EQ(std::make_tuple(unbatched[0].images, unbatched[0].groups), std::make_tuple(1, 4));
   // 1-d and 3-d.
   auto c1 = CaseConvolutions("conv1d_strided_silu");
   ASSERT_EQ(c1.size(), 1u);
@@ -859,6 +863,68 @@ TEST(LoopNestContraction, FusedEpiloguesMatchEagerOnEveryTile) {
 }
 
 // ---- row-blocked reductions: pooling (reduce_loop = "outer") ---------------------
+
+TEST(LoopNestPlan, OperandsNoAffineMapReadsAreMaterializedForTheMainLoop) {
+  {
+    // Linear over x.transpose(0, 1).reshape(15, 8) of x [3, 5, 8]: row i of A is row
+    // (i % 3) * 5 + i // 3 of x, not affine in i. The reshaped operand becomes a copy
+    // kernel [15, 8] and the product reads it densely; the weight's transpose is affine
+    // and stays a view (the product reads the input, b_k = 1, b_n = 8).
+    const ir::KernelPlan plan = CasePlan("linear_permuted_rows");
+    const auto contractions = CaseContractions("linear_permuted_rows");
+    ASSERT_EQ(contractions.size(), 1u);
+    const ir::Contraction& c = contractions[0];
+    EXPECT_EQ(std::make_tuple(c.m, c.n, c.k, c.a_m, c.a_k, c.b_k, c.b_n), std::make_tuple(15, 6, 8, 8, 1, 1, 8));
+    const ir::TensorDef& a = plan.program.defs.at(static_cast<size_t>(c.a));
+    EXPECT_EQ(a.kind, ir::DefKind::kCompute);
+    EXPECT_EQ(a.shape, (std::vector<int64_t>{15, 8}));
+    EXPECT_TRUE(plan.materialized.at(static_cast<size_t>(c.a)));
+    EXPECT_EQ(plan.program.defs.at(static_cast<size_t>(c.b)).kind, ir::DefKind::kInput);
+    EXPECT_LT(std::find(plan.kernels.begin(), plan.kernels.end(), c.a) - plan.kernels.begin(),
+              plan.kernels.end() - plan.kernels.begin()) << "the copy is a kernel";
+  }
+  {
+    // Conv2d over a channels-last input permuted to NCHW: the permuted input is copied
+    // once, then the convolution is the implicit GEMM.
+    const ir::KernelPlan plan = CasePlan("conv2d_channels_last_input");
+    const auto convs = CaseConvolutions("conv2d_channels_last_input");
+    ASSERT_EQ(convs.size(), 1u);
+    EXPECT_EQ(std::make_tuple(convs[0].images, convs[0].cin, convs[0].cout), std::make_tuple(2, 4, 5));
+    const ir::TensorDef& x = plan.program.defs.at(static_cast<size_t>(convs[0].x));
+    EXPECT_EQ(x.kind, ir::DefKind::kCompute);
+    EXPECT_EQ(x.shape, (std::vector<int64_t>{2, 4, 6, 7}));
+  }
+  // An operand that is already affine is not copied: plain and transposed products
+  // keep reading their inputs.
+  for (const char* name : {"mm", "mm_odd_transposed_relu", "bmm_transposed_a", "einsum_heads", "heads_scores"}) {
+    SCOPED_TRACE(name);
+    const ir::KernelPlan plan = CasePlan(name);
+    for (const ir::Contraction& c : CaseContractions(name)) {
+      EXPECT_EQ(plan.program.defs.at(static_cast<size_t>(c.a)).kind, ir::DefKind::kInput);
+      EXPECT_EQ(plan.program.defs.at(static_cast<size_t>(c.b)).kind, ir::DefKind::kInput);
+    }
+  }
+}
+
+TEST(LoopNestReduce, ContiguousRowSumsStayInnerVectorizedReductionsUnderTheOuterKnob) {
+  // A layer norm over rows of 40 contiguous floats: with reduce_loop = "outer" its mean
+  // and variance sums still run one row at a time as `omp simd reduction` loops (rows
+  // blocked side by side would read them 40 floats apart); a pooling window keeps the
+  // row-blocked form.
+  const auto ln = families::MatchLoopNest(CaseGraph("layer_norm_rows"), /*multithread=*/false);
+  ASSERT_NE(ln.tmpl, nullptr) << ln.unsupported;
+  const nlohmann::json knobs = {{"simd", "on"}, {"math", "vectorized"}, {"reduce_loop", "outer"}};
+  const std::string source = ln.tmpl->Generate(knobs);
+  EXPECT_NE(source.find("#pragma omp simd reduction(+:acc)"), std::string::npos) << source;
+  EXPECT_EQ(source.find("ke_j0"), std::string::npos) << "no row block";
+  const std::string plain = ln.tmpl->Generate({{"simd", "off"}, {"reduce_loop", "outer"}});
+  EXPECT_EQ(plain.find("omp simd reduction"), std::string::npos) << "simd off: sequential sums";
+  const auto pool = families::MatchLoopNest(CaseGraph("avg_pool2d_ceil_include_pad"), /*multithread=*/false);
+  ASSERT_NE(pool.tmpl, nullptr) << pool.unsupported;
+  const std::string pooled = pool.tmpl->Generate(knobs);
+  EXPECT_NE(pooled.find("ke_j0"), std::string::npos) << pooled;
+  EXPECT_EQ(pooled.find("omp simd reduction"), std::string::npos);
+}
 
 TEST(LoopNestPooling, RowBlockedWindowsMatchEager) {
   // Max (values and argmax indices), average (padding counted or not, ceil_mode,

@@ -1,8 +1,10 @@
 #include "operators/ir/kernel_plan.h"
 
 #include <algorithm>
+#include <functional>
 
 #include "operators/ir/contraction.h"
+#include "operators/ir/convolution.h"
 
 namespace kernelevolve::operators::ir {
 namespace {
@@ -81,6 +83,46 @@ void AliasReshapedOutputs(TensorProgram& p) {
   }
 }
 
+
+/// Whether a backend has a main loop for `def` (a matrix product or a convolution).
+bool IsMainLoopShaped(const TensorProgram& p, const TensorDef& def) {
+  return MatchContraction(p, def).has_value() || MatchConvolution(p, def).has_value();
+}
+
+/// A reduction that would be a matrix product or a convolution but for the views its
+/// operands are read through (the rows of an attention in-projection permuted
+/// (i % B) * S + i / B by a transpose before a reshape; a convolution over a permuted
+/// input) is not one: inlined, those index maps are not affine. Materializing an
+/// operand it loads directly (not an input, not already a kernel) turns its reads into
+/// plain ones of a dense buffer, at the cost of one copy kernel. Each operand alone is
+/// tried first, smallest first, then all of them; the first choice under which the
+/// reduction matches is kept, none otherwise. `original` is the body before inlining;
+/// `inline_into` inlines with the current flags.
+void MaterializeOperandsForMainLoop(TensorProgram& p, size_t k, const Expr& original, std::vector<bool>& materialized,
+                                    const std::function<Expr(const Expr&)>& inline_into) {
+  std::vector<size_t> operands;
+  VisitPostOrder(original, [&](const ExprNode& n) {
+    if (n.kind != ExprKind::kLoad) return;
+    const size_t src = static_cast<size_t>(n.tensor);
+    if (!materialized[src] && std::find(operands.begin(), operands.end(), src) == operands.end()) operands.push_back(src);
+  });
+  std::stable_sort(operands.begin(), operands.end(),
+                   [&](size_t a, size_t b) { return Numel(p.defs[a].shape) < Numel(p.defs[b].shape); });
+  std::vector<std::vector<size_t>> choices;
+  for (size_t src : operands) choices.push_back({src});
+  if (operands.size() > 1) choices.push_back(operands);
+  for (const auto& choice : choices) {
+    for (size_t src : choice) materialized[src] = true;
+    TensorDef trial = p.defs[k];
+    trial.body = inline_into(original);
+    if (IsMainLoopShaped(p, trial)) {
+      p.defs[k].body = trial.body;
+      return;
+    }
+    for (size_t src : choice) materialized[src] = false;
+  }
+}
+
 }  // namespace
 
 double Iterations(const TensorDef& def) {
@@ -124,23 +166,30 @@ KernelPlan PlanKernels(TensorProgram program, const PlanOptions& options) {
   }
   // Forward pass: inline the non-materialized producers into each body.
   std::vector<Expr> inlined(count);  // bodies of inlinable defs after their own inlining
-  for (size_t k = 0; k < count; ++k) {
-    TensorDef& d = program.defs[k];
-    if (d.kind == DefKind::kInput) continue;
+  const auto inline_into = [&](const Expr& body) {
     Rewriter r;
     r.load = [&](const ExprNode& load, std::vector<Expr> index, Expr mask) -> Expr {
       const size_t p = static_cast<size_t>(load.tensor);
       if (plan.materialized[p]) return nullptr;
-      Expr body = SubstituteVars(inlined[p], index);
-      if (!mask) return body;
+      Expr inner = SubstituteVars(inlined[p], index);
+      if (!mask) return inner;
       // Every read of the inlined body happens only where the outer read would.
       Rewriter masked;
-      masked.load = [&](const ExprNode& inner, std::vector<Expr> idx, Expr m) -> Expr {
-        return Load(inner.tensor, inner.dtype, std::move(idx), And(mask, m));
+      masked.load = [&](const ExprNode& load_inner, std::vector<Expr> idx, Expr m) -> Expr {
+        return Load(load_inner.tensor, load_inner.dtype, std::move(idx), And(mask, m));
       };
-      return Op(Prim::kWhere, {mask, Rewrite(body, masked), Constant(0, load.dtype)});
+      return Op(Prim::kWhere, {mask, Rewrite(inner, masked), Constant(0, load.dtype)});
     };
-    d.body = Rewrite(d.body, r);
+    return Rewrite(body, r);
+  };
+  for (size_t k = 0; k < count; ++k) {
+    TensorDef& d = program.defs[k];
+    if (d.kind == DefKind::kInput) continue;
+    const Expr original = d.body;
+    d.body = inline_into(original);
+    if (d.kind == DefKind::kReduce && !IsMainLoopShaped(program, d)) {
+      MaterializeOperandsForMainLoop(program, k, original, plan.materialized, inline_into);
+    }
     if (!plan.materialized[k] && CountNodes(d.body) > options.max_inline_nodes) plan.materialized[k] = true;
     if (!plan.materialized[k]) inlined[k] = d.body;
   }

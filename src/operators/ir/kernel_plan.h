@@ -2,10 +2,13 @@
 // outputs are materialized; element-wise definitions (views, masks, math) are inlined
 // into their consumers, except when an inlined body would grow past a size limit or
 // when its math would be recomputed many times per element by a heavy consumer
-// (a matmul reading relu(x) N times per element). An output that only reshapes another
-// computed definition is that definition, written into the output buffer. Definitions
-// no output reads are dropped (not computed, no buffer). Every backend prints the plan's
-// kernels in order; the entry owns the intermediate buffers.
+// (a matmul reading relu(x) N times per element), or when a reduction is a matrix
+// product or a convolution only if its operands are read from dense buffers (an
+// attention in-projection whose rows a transpose and a reshape permute). An output
+// that only reshapes another computed definition is that definition, written into the
+// output buffer. Definitions no output reads are dropped (not computed, no buffer).
+// Every backend prints the plan's kernels in order; the entry owns the intermediate
+// buffers.
 #pragma once
 
 #include <vector>

@@ -110,7 +110,7 @@ std::string ConvCallCpp(const ir::Convolution& c, int out_id, bool parallel, con
   std::string epi = "ke_gemm_identity{}";
   if (epilogue) {
     // Output indices: [n,] co, o... from (image, group, row, col).
-    out += in + "const auto ke_epi = [&](int64_t ke_row, int64_t ke_col, float ke_acc) -> float {\n";
+    out += in + kEpilogueLambdaHead;
     const std::string body_in = in + "  ";
     int var = 0;
     if (c.batched) out += fmt::format("{}[[maybe_unused]] const int64_t i{} = ke_image;\n", body_in, var++);

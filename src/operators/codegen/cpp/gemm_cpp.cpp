@@ -192,7 +192,7 @@ std::string GemmCallCpp(const ir::Contraction& c, int out_id, bool parallel, con
     // Output indices: the def's own batch dims (out_batch: the same flat order as the
     // operands' batch, which may split one of them), row, col.
     const std::vector<int64_t>& own = c.out_batch.empty() ? c.batch : c.out_batch;
-    out += in + "const auto ke_epi = [&](int64_t ke_row, int64_t ke_col, float ke_acc) -> float {\n";
+    out += in + kEpilogueLambdaHead;
     const std::string body_in = in + "  ";
     int64_t own_stride = 1;
     std::vector<std::string> own_index(own.size());

@@ -36,6 +36,13 @@ struct GemmTile {
 /// block and B chunk in a per-thread buffer reused across calls.
 std::string GemmHelpersCpp(const GemmTile& tile);
 
+/// The first line of a fused epilogue lambda, `ke_epi(row, col, acc) -> float`, for
+/// GemmCallCpp and conv_cpp.h: always inlined, so that the micro-kernel's `omp simd`
+/// store loop vectorizes (GCC 12 kept the lambda out of line, one call per stored
+/// element, when a program has several products).
+inline constexpr const char* kEpilogueLambdaHead =
+    "const auto ke_epi = [&](int64_t ke_row, int64_t ke_col, float ke_acc) __attribute__((always_inline)) -> float {\n";
+
 /// Statements writing `c` into t<out_id> (dense row-major, batch..., M, N) from
 /// t<c.a> and t<c.b>, as printed by the loop-nest emitter (`indent` for each line).
 /// `epilogue`, when set, prints the statements of the fused epilogue lambda's body:

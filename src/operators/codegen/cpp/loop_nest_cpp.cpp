@@ -11,6 +11,7 @@
 #include "operators/codegen/prim_spelling.h"
 #include "operators/ir/contraction.h"
 #include "operators/ir/convolution.h"
+#include "operators/ir/index_simplify.h"
 #include "operators/ir/interior_split.h"
 #include "operators/ir/loop_ir.h"
 #include "operators/template/kernel_template.h"
@@ -283,9 +284,12 @@ class Emitter {
       fused_[c.id] = k;
       // The epilogue runs over the product's indices: a consumer of another shape
       // (a reshape of it) gets its own indices from their common flat position.
-      epilogue_body_[k] = c.shape == d.shape ? c.body
-                                             : ir::SubstituteVars(c.body, ir::Unflatten(ir::FlatOffset(
-                                                   ir::IndexVars(d.shape.size()), d.shape), c.shape));
+      // Index chains simplify over the product's ranges ((192 i0 + i1) mod 192 = i1).
+      const Expr own = c.shape == d.shape
+                           ? c.body
+                           : ir::SubstituteVars(c.body, ir::Unflatten(ir::FlatOffset(ir::IndexVars(d.shape.size()), d.shape),
+                                                                      c.shape));
+      epilogue_body_[k] = ir::SimplifyIndices(own, d.shape);
     }
   }
 
@@ -460,7 +464,7 @@ class Emitter {
     out += LoopHeaders(Bounds(d), dims, s_.parallel, collapse, s_.simd ? "#pragma omp simd" : "", indent);
     std::string body;
     ExprPrinter printer(Lang(), plan_.program, body);
-    const std::string v = printer.Print(d.body, indent);
+    const std::string v = printer.Print(ir::SimplifiedBody(d), indent);
     out += body + indent + Store(d, v) + ";\n";
     out += CloseLoops(dims.size(), indent);
     return out;
@@ -470,7 +474,8 @@ class Emitter {
     // (Few outputs of a sum under threads: the threads share its reduced loops instead.)
     const bool few_sums = s_.parallel && (d.reduce == ReduceOp::kSum || d.reduce == ReduceOp::kProd) &&
                           ir::Numel(d.shape) < 64;
-    if (s_.reduce_outer && ReduceLoopApplies(d) && !few_sums) {
+    const bool vector_reduction = s_.simd && !few_sums && InnerReductionVectorizes(d);
+    if (s_.reduce_outer && ReduceLoopApplies(d) && !few_sums && !vector_reduction) {
       return ReduceRowBlocked(d, indent);
     }
     const size_t rank = d.shape.size();
@@ -497,10 +502,14 @@ class Emitter {
                          rdims.size() > 1 ? fmt::format("collapse({}) ", rdims.size()) : "",
                          d.reduce == ReduceOp::kSum ? "+" : "*");
     }
-    out += LoopHeaders(Bounds(d, /*reduced=*/true), rdims, false, 0, "", indent);
+    const std::string simd_reduction =
+        vector_reduction && !split_reduce
+            ? fmt::format("#pragma omp simd reduction({}:acc)", d.reduce == ReduceOp::kSum ? "+" : "*")
+            : "";
+    out += LoopHeaders(Bounds(d, /*reduced=*/true), rdims, false, 0, simd_reduction, indent);
     std::string body;
     ExprPrinter printer(Lang(), plan_.program, body);
-    const std::string v = printer.Print(d.body, indent);
+    const std::string v = printer.Print(ir::SimplifiedBody(d), indent);
     out += body;
     switch (d.reduce) {
       case ReduceOp::kSum: out += fmt::format("{}acc += {};\n", indent, v); break;
@@ -568,6 +577,34 @@ class Emitter {
     return out + indent + "if (ke_lo > ke_n) ke_lo = ke_n;\n" + indent + "if (ke_hi < ke_lo) ke_hi = ke_lo;\n";
   }
 
+  /// A sum or product over at least kMinVectorReduction values of its innermost reduced
+  /// index whose every load reads that index with stride 0 or 1, one at least with 1 (a
+  /// layer norm's or a softmax's row): its inner form vectorizes as an `omp simd
+  /// reduction` (reassociated: partial sums per lane, added at the end; the float32 or
+  /// double accumulator still decides the precision), where blocking rows would read
+  /// them a row apart. The row-blocked form stays for windows (pooling) and sums over
+  /// leading dims.
+  bool InnerReductionVectorizes(const TensorDef& d) const {
+    constexpr int64_t kMinVectorReduction = 16;  // two AVX2 or one AVX-512 vector of floats
+    if (!d.symbolic_shape.empty() || !d.symbolic_reduce_extents.empty() || d.reduce_extents.empty()) return false;
+    if ((d.reduce != ReduceOp::kSum && d.reduce != ReduceOp::kProd) || d.reduce_extents.back() < kMinVectorReduction) {
+      return false;
+    }
+    std::vector<int64_t> extents = d.shape;
+    extents.insert(extents.end(), d.reduce_extents.begin(), d.reduce_extents.end());
+    const int innermost = static_cast<int>(extents.size()) - 1;
+    bool ok = true, unit = false;
+    ir::VisitPostOrder(ir::SimplifiedBody(d), [&](const ExprNode& n) {
+      if (n.kind != ExprKind::kLoad) return;
+      const auto offset =
+          ir::AffineOf(ir::FlatOffset(n.args, plan_.program.defs[static_cast<size_t>(n.tensor)].shape), &extents);
+      const int64_t stride = offset ? offset->Coeff(innermost) : -1;
+      unit = unit || stride == 1;
+      ok = ok && (stride == 0 || stride == 1);
+    });
+    return ok && unit;
+  }
+
   /// reduce_loop = "outer": per block of up to kRowBlock outputs along the innermost
   /// output dim, accumulators in an array; the reduced loops run outside a `#pragma
   /// omp simd` loop over the block, so neighbouring outputs (a pooling row, the
@@ -619,13 +656,14 @@ class Emitter {
       indent.resize(indent.size() - 2);
       return text + indent + "}\n";
     };
-    const auto split = d.symbolic_shape.empty() ? ir::SplitAtMaskBounds(d.body) : std::nullopt;
+    const Expr body = ir::SimplifiedBody(d);
+    const auto split = d.symbolic_shape.empty() ? ir::SplitAtMaskBounds(body) : std::nullopt;
     if (split) {
       out += InteriorBounds(*split, last, indent);
-      out += block_loop("0", "ke_lo", d.body) + block_loop("ke_lo", "ke_hi", split->interior_body) +
-             block_loop("ke_hi", "ke_n", d.body);
+      out += block_loop("0", "ke_lo", body) + block_loop("ke_lo", "ke_hi", split->interior_body) +
+             block_loop("ke_hi", "ke_n", body);
     } else {
-      out += block_loop("0", "ke_n", d.body);
+      out += block_loop("0", "ke_n", body);
     }
     if (arg) out += indent + "++pos;\n";
     out += CloseLoops(rdims.size(), indent);
@@ -655,7 +693,7 @@ class Emitter {
     out += LoopHeaders(Bounds(d), sdim, false, 0, "", indent);
     std::string body;
     ExprPrinter printer(Lang(), plan_.program, body);
-    const std::string v = printer.Print(d.body, indent);
+    const std::string v = printer.Print(ir::SimplifiedBody(d), indent);
     out += body;
     switch (d.scan) {
       case ScanOp::kSum: out += fmt::format("{}acc += {};\n", indent, v); break;

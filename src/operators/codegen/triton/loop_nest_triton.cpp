@@ -9,6 +9,7 @@
 
 #include "core/error.h"
 #include "operators/codegen/prim_spelling.h"
+#include "operators/ir/index_simplify.h"
 #include "operators/ir/loop_ir.h"
 
 namespace kernelevolve::operators::codegen {
@@ -320,7 +321,7 @@ class Emitter {
     out += Decompose("xoffs", ir::Extents(d), dims, kIndent);
     std::string body;
     TritonExprPrinter printer(plan_.program, body, "xmask", "zero", "[XBLOCK]");
-    const std::string v = printer.PrintTensor(d.body);
+    const std::string v = printer.PrintTensor(ir::SimplifiedBody(d));
     out += body;
     out += fmt::format("{}tl.store(t{} + xoffs, {}.to({}), mask=xmask)\n", kIndent, d.id, v, Ty(d.dtype));
     return out;
@@ -363,7 +364,7 @@ class Emitter {
     std::string body;
     TritonExprPrinter printer(plan_.program, body, "xrmask", "zero", "[XBLOCK, RBLOCK]");
     printer.SetIndent(in);
-    std::string v = printer.PrintTensor(d.body);
+    std::string v = printer.PrintTensor(ir::SimplifiedBody(d));
     out += body;
     const std::string init = ReduceInit(d.reduce, vt);
     out += fmt::format("{}v = tl.where(xrmask, {}.to({}), {})\n", in, v, Ty(acc), init);
@@ -453,7 +454,7 @@ class Emitter {
     std::string body;
     TritonExprPrinter printer(plan_.program, body, "xrmask", "zero", "[XBLOCK, RBLOCK]");
     printer.SetIndent(in);
-    const std::string v = printer.PrintTensor(d.body);
+    const std::string v = printer.PrintTensor(ir::SimplifiedBody(d));
     out += body;
     out += fmt::format("{}v = tl.where(xrmask, {}.to({}), {})\n", in, v, Ty(acc), init);
     if (sum) {

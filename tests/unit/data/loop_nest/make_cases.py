@@ -275,6 +275,16 @@ def cases():
         "einsum_heads": (Fn(lambda s, q, k: torch.einsum("bhqd,bhkd->bhqk", q, k)), [r(2, 3, 5, 24), r(2, 3, 7, 24)]),
         "heads_scores": (Fn(lambda s, x, y: x.view(2, 9, 3, 8).transpose(1, 2) @ y.view(2, 11, 3, 8).permute(0, 2, 3, 1)),
                          [r(2, 9, 24), r(2, 11, 24)]),
+        # ---- operands no affine map reads (kernel_plan.cpp materializes them): an
+        # attention in-projection's rows, permuted (i % 3) * 5 + i // 3 by the transpose to
+        # sequence-first before the reshape; a convolution over a channels-last input ----
+        "linear_permuted_rows": (Fn(lambda s, x: s.mods[0](x.transpose(0, 1).reshape(15, 8)), nn.Linear(8, 6)),
+                                 [r(3, 5, 8)]),
+        "conv2d_channels_last_input": (Fn(lambda s, x: s.mods[0](x.permute(0, 3, 1, 2)), nn.Conv2d(4, 5, 3, padding=1)),
+                                       [r(2, 6, 7, 4)]),
+        # ---- row reductions over contiguous rows of 40 (the tiled draft's reduce_loop =
+        # "outer" keeps them as vectorized inner sums: loop_nest_cpp.cpp) ----
+        "layer_norm_rows": (Fn(lambda s, x: s.mods[0](x), nn.LayerNorm(40)), [r(6, 40) * 3 + 1]),
     }
 
 
