@@ -68,6 +68,8 @@ const std::vector<std::string>& CaseNames() {
       "conv2d_grouped_strided_padded", "conv2d_depthwise_unbatched", "conv1d_strided_silu", "conv3d_padded",
       // operands materialized for the main loop; rows of 40 as vectorized inner sums
       "linear_permuted_rows", "conv2d_channels_last_input", "layer_norm_rows",
+      // triangular masks over products (tiles outside the triangle not multiplied)
+      "mm_tril", "bmm_triu_offset",
       // pooling windows (the row-blocked draft runs them)
       "max_pool2d_dilated_ceil", "avg_pool2d_ceil_include_pad", "max_pool1d_indices", "conv2d_depthwise",
       // sort and top-k as counting reductions (ties, NaN, -0.0, int64, another dim, in a chain)
@@ -693,6 +695,33 @@ TEST(LoopNestContraction, TiledDraftsPrintTheGemmAndOthersDoNot) {
   EXPECT_EQ(drafts[2].at("threads"), "all");
   EXPECT_NE(match.tmpl->Generate(drafts[1]).find("ke_gemm("), std::string::npos);
   EXPECT_EQ(match.tmpl->Generate(drafts.front()).find("ke_gemm("), std::string::npos);
+}
+
+TEST(LoopNestContraction, TriangularMasksSkipTheTilesOutsideTheTriangle) {
+  // tril(a @ b): the epilogue reads the product only where i1 <= i0 (i0 - i1 >= 0);
+  // triu(bmm, -3) * 2 only where i2 - i1 + 3 >= 0 (row 1, col 2 of [2, 23, 31]). The
+  // tiled draft passes those half-planes to ke_gemm (EveryCaseMatchesEagerOnEveryDraft
+  // runs both against eager).
+  const nlohmann::json tiled = {{"main_loop", "tiled"}, {"simd", "on"}};
+  const auto tril = families::MatchLoopNest(CaseGraph("mm_tril"), /*multithread=*/false);
+  ASSERT_NE(tril.tmpl, nullptr) << tril.unsupported;
+  const std::string tril_source = tril.tmpl->Generate(tiled);
+  EXPECT_NE(tril_source.find("INT64_C(1) * (ke_r0 + ke_nr - 1) + INT64_C(-1) * ke_c0 + INT64_C(0) >= 0"),
+            std::string::npos)
+      << tril_source;
+  EXPECT_NE(tril_source.find("ke_epi, ke_live);"), std::string::npos);
+  const auto triu = families::MatchLoopNest(CaseGraph("bmm_triu_offset"), /*multithread=*/false);
+  ASSERT_NE(triu.tmpl, nullptr) << triu.unsupported;
+  const std::string triu_source = triu.tmpl->Generate(tiled);
+  EXPECT_NE(triu_source.find("INT64_C(-1) * ke_r0 + INT64_C(1) * (ke_c0 + ke_nc - 1) + INT64_C(3) >= 0"),
+            std::string::npos)
+      << triu_source;
+  // A product without a mask, or whose epilogue reads it outside a where: every tile.
+  for (const char* name : {"linear_gelu_residual_clamp", "mm"}) {
+    const auto plain = families::MatchLoopNest(CaseGraph(name), /*multithread=*/false);
+    ASSERT_NE(plain.tmpl, nullptr) << plain.unsupported;
+    EXPECT_EQ(plain.tmpl->Generate(tiled).find("ke_live"), std::string::npos) << name;
+  }
 }
 
 TEST(LoopNestContraction, EveryTileAndPanelDepthMatchesEager) {

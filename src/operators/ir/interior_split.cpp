@@ -103,4 +103,13 @@ std::optional<InteriorSplit> SplitAtMaskBounds(const Expr& body) {
   return split;
 }
 
+std::optional<std::vector<Affine>> ConjunctionBounds(const Expr& cond) {
+  std::unordered_map<const ExprNode*, Affine> atoms;
+  std::vector<MaskBound> bounds;
+  if (!cond || cond->dtype != core::DType::kBool || !CollectConjunction(cond, atoms, bounds)) return std::nullopt;
+  std::vector<Affine> out;
+  for (MaskBound& b : bounds) out.push_back(std::move(b.form));
+  return out;
+}
+
 }  // namespace kernelevolve::operators::ir

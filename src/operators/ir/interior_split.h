@@ -42,4 +42,9 @@ struct InteriorSplit {
 /// bounds without that index only decide whether the interior is empty.
 std::optional<InteriorSplit> SplitAtMaskBounds(const Expr& body);
 
+/// The comparisons of the bool expression `cond`, a conjunction (logical_and, nested)
+/// of int64 comparisons lt / le / gt / ge with affine operands, each as form >= 0 (as
+/// MaskBound); nullopt when a part of it is anything else. True constants are skipped.
+std::optional<std::vector<Affine>> ConjunctionBounds(const Expr& cond);
+
 }  // namespace kernelevolve::operators::ir

@@ -351,9 +351,18 @@ Outs Fill(CoreLowerer& l, const OpNode& n) {
   return {l.Compute(n.shape, n.dtype, Constant(v, n.dtype))};
 }
 
-/// arange(start, end, step): start + i * step, computed in double then cast.
+/// arange(start, end, step): start + i * step, computed in double then cast; for an
+/// integer dtype with integer start and step, in int64 (exact, and index arithmetic: a
+/// mask built from aranges, as tril / triu capture to, stays affine in the loop indices).
 Outs Arange(CoreLowerer& l, const OpNode& n) {
   const double start = l.Number(n, "start", 0), step = l.Number(n, "step", 1);
+  constexpr double kExactInDouble = 9007199254740992.0;  // 2^53: integers a double holds exactly
+  const bool integral = !core::IsFloatingPoint(n.dtype) && n.dtype != DType::kBool && std::floor(start) == start &&
+                        std::floor(step) == step && std::fabs(start) < kExactInDouble && std::fabs(step) < kExactInDouble;
+  if (integral) {
+    const Expr v = IAdd(IMul(Var(0), static_cast<int64_t>(step)), static_cast<int64_t>(start));
+    return {l.Compute(n.shape, n.dtype, Cast(v, n.dtype))};
+  }
   const Expr i = Cast(Var(0), DType::kFloat64);
   const Expr v = Op(Prim::kAdd, {Float(start, DType::kFloat64), Op(Prim::kMul, {i, Float(step, DType::kFloat64)})});
   return {l.Compute(n.shape, n.dtype, Cast(v, n.dtype))};

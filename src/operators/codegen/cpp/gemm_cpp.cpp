@@ -19,6 +19,12 @@ struct ke_gemm_identity {{
   float operator()(int64_t, int64_t, float v) const {{ return v; }}
 }};
 
+// live(row0, rows, col0, cols): whether the epilogue reads the product anywhere on that
+// tile. This one: everywhere (a product without a triangular mask).
+struct ke_gemm_all_live {{
+  bool operator()(int64_t, int64_t, int64_t, int64_t) const {{ return true; }}
+}};
+
 // A float buffer of at least `n` elements owned by the calling thread, reused by every
 // later call on that thread (a task's packed A block and B chunk: allocated once per
 // thread, not per product).
@@ -121,9 +127,12 @@ static inline void ke_gemm_micro(int64_t kc, const float* __restrict a, const fl
 // MR-row slivers (inner), so the threads meet at one barrier per call, not two per
 // panel (on a busy 2-vCPU machine each barrier of spinning threads cost milliseconds).
 // The B chunk is packed once per row block: an overhead of 1 / (2 MC) of the FLOPs.
-template <class PackB, class Epi>
+// A micro-tile where `live` says the epilogue does not read the product (above the
+// diagonal of a tril) is not multiplied: its values are epi(row, col, 0).
+template <class PackB, class Epi, class Live = ke_gemm_all_live>
 static void ke_gemm(int64_t m, int64_t n, int64_t k, const float* a, int64_t am, int64_t ak,
-                    const PackB& pack_b, float* c, int64_t ldc, bool parallel, const Epi& epi) {{
+                    const PackB& pack_b, float* c, int64_t ldc, bool parallel, const Epi& epi,
+                    const Live& live = Live{{}}) {{
   if (m <= 0 || n <= 0) return;
   if (k <= 0) {{
     for (int64_t i = 0; i < m; ++i)
@@ -148,8 +157,15 @@ static void ke_gemm(int64_t m, int64_t n, int64_t k, const float* a, int64_t am,
         for (int64_t j0 = 0; j0 < nc; j0 += KE_NR) {{
           const int64_t cols = nc - j0 < KE_NR ? nc - j0 : KE_NR;
           for (int64_t ir = 0; ir < mc; ir += KE_MR) {{
-            ke_gemm_micro(kc, ap + ir * kc, bp + j0 * kc, c + (i0 + ir) * ldc + jc + j0, ldc,
-                          mc - ir < KE_MR ? mc - ir : KE_MR, cols, p0 > 0, last, i0 + ir, jc + j0, epi);
+            const int64_t rows = mc - ir < KE_MR ? mc - ir : KE_MR;
+            if (!live(i0 + ir, rows, jc + j0, cols)) {{
+              for (int64_t i = 0; last && i < rows; ++i)
+                for (int64_t j = 0; j < cols; ++j)
+                  c[(i0 + ir + i) * ldc + jc + j0 + j] = epi(i0 + ir + i, jc + j0 + j, 0.0f);
+              continue;
+            }}
+            ke_gemm_micro(kc, ap + ir * kc, bp + j0 * kc, c + (i0 + ir) * ldc + jc + j0, ldc, rows, cols,
+                          p0 > 0, last, i0 + ir, jc + j0, epi);
           }}
         }}
       }}
@@ -169,7 +185,7 @@ std::string GemmHelpersCpp(const GemmTile& tile) {
 
 std::string GemmCallCpp(const ir::Contraction& c, int out_id, bool parallel, const std::string& indent,
                         const std::function<std::string(const std::string&)>& epilogue,
-                        int64_t min_parallel_batches) {
+                        int64_t min_parallel_batches, const std::vector<GemmLiveBound>& live) {
   const int64_t batches = ir::Numel(c.batch);
   const bool batch_parallel = parallel && batches >= min_parallel_batches;
   std::string out;
@@ -209,9 +225,24 @@ std::string GemmCallCpp(const ir::Contraction& c, int out_id, bool parallel, con
     out += in + "};\n";
     epi = "ke_epi";
   }
-  out += fmt::format("{}ke_gemm({}, {}, {}, t{} + {}, {}, {}, ke_pack, t{} + bi * {}, {}, {}, {});\n", in, c.m,
+  std::string live_arg;
+  if (epilogue && !live.empty()) {
+    // The largest value of each bound over the tile [row0, row0 + rows) x [col0, col0 + cols).
+    std::vector<std::string> terms;
+    for (const GemmLiveBound& b : live) {
+      const std::string r = b.row >= 0 ? "(ke_r0 + ke_nr - 1)" : "ke_r0";
+      const std::string col = b.col >= 0 ? "(ke_c0 + ke_nc - 1)" : "ke_c0";
+      terms.push_back(fmt::format("INT64_C({}) * {} + INT64_C({}) * {} + INT64_C({}) >= 0", b.row, r, b.col, col,
+                                  b.constant));
+    }
+    out += fmt::format("{}const auto ke_live = [](int64_t ke_r0, int64_t ke_nr, int64_t ke_c0, int64_t ke_nc) {{\n"
+                       "{}  return {};\n{}}};\n",
+                       in, in, fmt::join(terms, " &&\n" + in + "         "), in);
+    live_arg = ", ke_live";
+  }
+  out += fmt::format("{}ke_gemm({}, {}, {}, t{} + {}, {}, {}, ke_pack, t{} + bi * {}, {}, {}, {}{});\n", in, c.m,
                      c.n, c.k, c.a, a_off, c.a_m, c.a_k, out_id, c.m * c.n, c.n,
-                     parallel && !batch_parallel ? "true" : "false", epi);
+                     parallel && !batch_parallel ? "true" : "false", epi, live_arg);
   out += indent + "}\n";
   return out;
 }

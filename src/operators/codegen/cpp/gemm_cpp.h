@@ -43,16 +43,30 @@ std::string GemmHelpersCpp(const GemmTile& tile);
 inline constexpr const char* kEpilogueLambdaHead =
     "const auto ke_epi = [&](int64_t ke_row, int64_t ke_col, float ke_acc) __attribute__((always_inline)) -> float {\n";
 
+/// GemmCallCpp's default: batches run on threads when there are at least this many
+/// (fewer share each GEMM's tiles instead).
+inline constexpr int64_t kMinParallelBatches = 8;
+
+/// A half-plane `row * r + col * c + constant >= 0` of a product's output matrix (r, c:
+/// its row and column), the GEMM's coordinates. GemmCallCpp's `live`: the epilogue reads
+/// the product only where every bound holds (where(c <= r, acc, 0) of a tril: -1 * c + 1 *
+/// r >= 0); a micro-tile on which one of them fails everywhere is not multiplied.
+struct GemmLiveBound {
+  int64_t row = 0, col = 0, constant = 0;
+};
+
 /// Statements writing `c` into t<out_id> (dense row-major, batch..., M, N) from
 /// t<c.a> and t<c.b>, as printed by the loop-nest emitter (`indent` for each line).
 /// `epilogue`, when set, prints the statements of the fused epilogue lambda's body:
 /// it sees the product's value `ke_acc` (float) and the output's index variables
 /// i0 .. i<rank-1> (int64_t) and ends in `return VALUE;` (float), the value stored;
-/// without it the product is stored as is. With `parallel`, OpenMP threads share the
+/// without it the product is stored as is. `live` (with an epilogue): the region where
+/// the epilogue's value depends on the product (GemmLiveBound). With `parallel`, OpenMP threads share the
 /// batch loop when it has at least `min_parallel_batches` entries, else each GEMM's
 /// tiles.
 std::string GemmCallCpp(const ir::Contraction& c, int out_id, bool parallel, const std::string& indent,
                         const std::function<std::string(const std::string&)>& epilogue = nullptr,
-                        int64_t min_parallel_batches = 8);
+                        int64_t min_parallel_batches = kMinParallelBatches,
+                        const std::vector<GemmLiveBound>& live = {});
 
 }  // namespace kernelevolve::operators::codegen

@@ -313,6 +313,53 @@ class Emitter {
     };
   }
 
+  /// Whether `e` reads t<tensor> other than through the value branch of the where node
+  /// `w` (its condition and other branch count).
+  static bool ReadsBesides(const Expr& e, const ExprNode* w, int tensor) {
+    std::unordered_map<const ExprNode*, bool> memo;
+    std::function<bool(const Expr&)> reads = [&](const Expr& x) -> bool {
+      if (!x) return false;
+      if (auto it = memo.find(x.get()); it != memo.end()) return it->second;
+      bool r = x->kind == ExprKind::kLoad && x->tensor == tensor;
+      if (x.get() == w) {
+        r = reads(x->args[0]) || reads(x->args[2]);
+      } else {
+        for (const Expr& a : x->args) r = r || reads(a);
+        r = r || reads(x->mask);
+      }
+      memo.emplace(x.get(), r);
+      return r;
+    };
+    return reads(e);
+  }
+
+  /// Where the epilogue fused into product `heavy` (rank r) reads the product: when the
+  /// epilogue reads it only through the value branch of one where(cond, value, other)
+  /// (tril, triu, then any scale) and `cond` is a conjunction of affine bounds in the row
+  /// and column indices only (tril: i1 <= i0), those bounds; else none (every tile is
+  /// computed). Elsewhere the epilogue's value does not depend on the product.
+  std::vector<GemmLiveBound> LiveBounds(int heavy, size_t rank) {
+    auto it = epilogue_body_.find(heavy);
+    if (it == epilogue_body_.end() || rank < 2) return {};
+    const Expr& e = it->second;
+    const int row = static_cast<int>(rank) - 2, col = row + 1;
+    std::vector<GemmLiveBound> out;
+    ir::VisitPostOrder(e, [&](const ExprNode& w) {
+      if (!out.empty() || w.kind != ExprKind::kOp || w.op != ir::Prim::kWhere || ReadsBesides(e, &w, heavy)) return;
+      const auto bounds = ir::ConjunctionBounds(w.args[0]);
+      if (!bounds) return;
+      std::vector<GemmLiveBound> found;
+      for (const ir::Affine& b : *bounds) {
+        for (size_t v = 0; v < b.coeff.size(); ++v) {
+          if (b.coeff[v] != 0 && static_cast<int>(v) != row && static_cast<int>(v) != col) return;
+        }
+        found.push_back({b.Coeff(row), b.Coeff(col), b.constant});
+      }
+      out = std::move(found);
+    });
+    return out;
+  }
+
   std::string Kernel(const TensorDef& d) {
     if (d.symbolic_shape.empty() && ir::Numel(d.shape) == 0) return "";
     if (auto it = fused_.find(d.id); it != fused_.end()) {
@@ -362,7 +409,8 @@ class Emitter {
     return fmt::format("{}// main loop: packed GEMM, {} x {} x {}{}{}\n", indent, c.m, c.n, c.k,
                        c.batch.empty() ? "" : ", batch " + ir::ShapeText(c.batch),
                        Target(d) != d.id ? fmt::format(", epilogue t{} fused", Target(d)) : "") +
-           GemmCallCpp(c, Target(d), s_.parallel, indent, Epilogue(d.id));
+           GemmCallCpp(c, Target(d), s_.parallel, indent, Epilogue(d.id), kMinParallelBatches,
+                       LiveBounds(d.id, d.shape.size()));
   }
 
   std::string ConvCall(const ir::Convolution& c, const TensorDef& d, const std::string& indent) {

@@ -285,6 +285,10 @@ def cases():
         # ---- row reductions over contiguous rows of 40 (the tiled draft's reduce_loop =
         # "outer" keeps them as vectorized inner sums: loop_nest_cpp.cpp) ----
         "layer_norm_rows": (Fn(lambda s, x: s.mods[0](x), nn.LayerNorm(40)), [r(6, 40) * 3 + 1]),
+        # ---- triangular masks over a product (tiles wholly outside are not multiplied:
+        # gemm_cpp.cpp's live bounds), odd sizes so that tiles straddle the diagonal ----
+        "mm_tril": (Fn(lambda s, a, b: torch.tril(a @ b)), [r(37, 20), r(20, 29)]),
+        "bmm_triu_offset": (Fn(lambda s, a, b: torch.triu(torch.bmm(a, b), diagonal=-3) * 2), [r(2, 23, 9), r(2, 9, 31)]),
     }
 
 
