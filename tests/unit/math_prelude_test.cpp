@@ -262,10 +262,17 @@ TEST(MathPrelude, IncludesOnlyWhatTheCodeCallsPlusDependencies) {
   EXPECT_EQ(expm1.find("ke_erf("), std::string::npos);
   const std::string all = MathPreludeSource();
   for (const auto& f : MathPreludeFunctions()) EXPECT_NE(all.find(f + "("), std::string::npos) << f;
-  // Callees come before callers.
-  EXPECT_LT(all.find("static inline float ke_exp("), all.find("static inline float ke_expm1("));
-  EXPECT_LT(all.find("static inline float ke_log1p("),
-            all.find("static inline float ke_softplus("));
+  // Callees come before callers; every function is always inlined (a large entry
+  // otherwise calls them per element, unvectorized).
+  const std::string head = "static inline __attribute__((always_inline)) float ";
+  EXPECT_LT(all.find(head + "ke_exp("), all.find(head + "ke_expm1("));
+  EXPECT_LT(all.find(head + "ke_log1p("), all.find(head + "ke_softplus("));
+  for (const auto& f : MathPreludeFunctions()) {
+    const bool defined_inline = all.find(head + f + "(") != std::string::npos ||
+                                all.find("static inline __attribute__((always_inline)) int32_t " + f + "(") !=
+                                    std::string::npos;
+    EXPECT_TRUE(defined_inline) << f;
+  }
 }
 
 }  // namespace

@@ -14,8 +14,9 @@ struct PreludeSection {
 
 constexpr const char* kHeader =
     R"PRELUDE(// ---- kernelevolve math prelude (float32, branch-free, vectorizable) ----------
-// Straight-line code only (selects, no libm calls, no tables), so GCC inlines these
-// into `#pragma omp simd` loops and vectorizes them without -ffast-math.
+// Straight-line code only (selects, no libm calls, no tables), always inlined into
+// `#pragma omp simd` loops, which GCC then vectorizes without -ffast-math (as plain
+// `inline` GCC stopped inlining them into a large entry: a scalar call per element).
 // Error bounds on finite inputs, measured against double-precision libm
 // (kernelevolve tests/unit/math_prelude_test.cpp): exp, expm1, log, log1p within a
 // few ulp; sigmoid, tanh, softplus abs error < 3e-7; erf abs error < 4e-7. Results
@@ -29,13 +30,13 @@ constexpr const char* kFooter =
 
 const std::vector<PreludeSection>& Sections() {
   static const std::vector<PreludeSection> kSections = {
-      {"ke_bits_to_float", {}, R"PRELUDE(static inline float ke_bits_to_float(int32_t bits) {
+      {"ke_bits_to_float", {}, R"PRELUDE(static inline __attribute__((always_inline)) float ke_bits_to_float(int32_t bits) {
   float f;
   std::memcpy(&f, &bits, sizeof f);
   return f;
 }
 )PRELUDE"},
-      {"ke_float_to_bits", {}, R"PRELUDE(static inline int32_t ke_float_to_bits(float f) {
+      {"ke_float_to_bits", {}, R"PRELUDE(static inline __attribute__((always_inline)) int32_t ke_float_to_bits(float f) {
   int32_t bits;
   std::memcpy(&bits, &f, sizeof bits);
   return bits;
@@ -46,7 +47,7 @@ const std::vector<PreludeSection>& Sections() {
        R"PRELUDE(// cond ? a : b with both operands already evaluated. A plain ternary whose branch
 // calls a function containing a division is not if-converted by GCC under the
 // default -ftrapping-math, which blocks vectorization; this spelling is.
-static inline float ke_select(bool cond, float a, float b) { return cond ? a : b; }
+static inline __attribute__((always_inline)) float ke_select(bool cond, float a, float b) { return cond ? a : b; }
 )PRELUDE"},
       {"ke_exp",
        {"ke_bits_to_float", "ke_float_to_bits"},
@@ -71,7 +72,7 @@ static inline float ke_select(bool cond, float a, float b) { return cond ? a : b
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC optimize("no-thread-jumps")
 #endif
-static inline float ke_exp(float x) {
+static inline __attribute__((always_inline)) float ke_exp(float x) {
   float xc = x < -87.5f ? -87.5f : x;
   xc = xc > 88.8f ? 88.8f : xc;
   const float t = xc * 1.44269504088896341f + 12582912.0f;
@@ -94,7 +95,7 @@ static inline float ke_exp(float x) {
        R"PRELUDE(// e^x - 1 without cancellation near 0: for |x| < ln2/2 the Taylor series
 // x + x^2/2! + ... + x^7/7! (truncation < 5.2e-9 relative); elsewhere e^x - 1,
 // whose result is then >= 0.29 in magnitude, so the subtraction loses < 2 ulp.
-static inline float ke_expm1(float x) {
+static inline __attribute__((always_inline)) float ke_expm1(float x) {
   float p = 1.0f / 5040.0f;
   p = p * x + 1.0f / 720.0f;
   p = p * x + 1.0f / 120.0f;
@@ -120,7 +121,7 @@ static inline float ke_expm1(float x) {
 // m's bits are its low 23 bits plus 0x3f3504f3 (IEEE 754 binary32 layout; the same
 // reduction as musl's logf). k*ln2 uses the Cody-Waite split. Denormals are scaled by
 // 2^23 first. log(0) = -inf, log(x<0) = NaN, log(inf) = inf.
-static inline float ke_log(float x) {
+static inline __attribute__((always_inline)) float ke_log(float x) {
   const bool tiny = x < 1.17549435e-38f;  // below FLT_MIN (denormal, zero or negative)
   const float xs = tiny ? x * 8388608.0f : x;
   // Unsigned: negative x would overflow a signed subtraction (their result is replaced below).
@@ -192,7 +193,7 @@ extern "C" __attribute__((visibility("hidden"))) __m512 _ZGVeN16v_ke_log_v16_sca
   return _mm512_fixupimm_ps(y, x, _mm512_set1_epi32(0x03538422), 0);
 }
 #else
-static inline float ke_log_v16(float x) { return ke_log(x); }
+static inline __attribute__((always_inline)) float ke_log_v16(float x) { return ke_log(x); }
 #endif
 )PRELUDE"},
       {"ke_log1p",
@@ -200,7 +201,7 @@ static inline float ke_log_v16(float x) { return ke_log(x); }
        R"PRELUDE(// log(1 + u), accurate near u = 0:
 // with w = 1 + u rounded, log1p(u) = log(w) * u / (w - 1) (Goldberg, "What Every
 // Computer Scientist Should Know About Floating-Point Arithmetic", 1991, Theorem 4).
-static inline float ke_log1p(float u) {
+static inline __attribute__((always_inline)) float ke_log1p(float u) {
   const float w = 1.0f + u;
   const float d = w - 1.0f;
   const float y = ke_log(w) * (u / d);
@@ -211,7 +212,7 @@ static inline float ke_log1p(float u) {
        {"ke_exp"},
        R"PRELUDE(// 1 / (1 + e^-x):
 // saturates to 1 for large x and to 0 (via e^-x = +inf) for very negative x.
-static inline float ke_sigmoid(float x) { return 1.0f / (1.0f + ke_exp(-x)); }
+static inline __attribute__((always_inline)) float ke_sigmoid(float x) { return 1.0f / (1.0f + ke_exp(-x)); }
 )PRELUDE"},
       {"ke_tanh",
        {},
@@ -221,7 +222,7 @@ static inline float ke_sigmoid(float x) { return 1.0f / (1.0f + ke_exp(-x)); }
 // relative accuracy kept near 0). Odd by construction; the result is clamped to
 // [-1, 1] and is +-1 beyond +-9; NaN propagates. No exp and one division (the exp-based spelling it replaces
 // computed an expm1 and divided: 0.71x of PyTorch's tanh on AVX-512).
-static inline float ke_tanh(float x) {
+static inline __attribute__((always_inline)) float ke_tanh(float x) {
   const float c = x < -9.0f ? -9.0f : (x > 9.0f ? 9.0f : x);
   const float t = c * c;
   float p = 1.3354792244291147e-08f;
@@ -242,7 +243,7 @@ static inline float ke_tanh(float x) {
       {"ke_softplus",
        {"ke_exp", "ke_log1p"},
        R"PRELUDE(// log(1 + e^z) = max(z, 0) + log1p(e^-|z|): never overflows.
-static inline float ke_softplus(float z) {
+static inline __attribute__((always_inline)) float ke_softplus(float z) {
   const float az = z < 0.0f ? -z : z;
   return (z > 0.0f ? z : 0.0f) + ke_log1p(ke_exp(-az));
 }
@@ -255,7 +256,7 @@ static inline float ke_softplus(float z) {
 // Lawson's reweighting against double-precision erf; 2.5e-8 relative in double,
 // abs error < 4e-7 in float32, relative accuracy kept near 0). Odd by construction;
 // the result is clamped to [-1, 1]; NaN propagates. No exp, one division.
-static inline float ke_erf(float x) {
+static inline __attribute__((always_inline)) float ke_erf(float x) {
   const float c = x < -4.0f ? -4.0f : (x > 4.0f ? 4.0f : x);
   const float t = c * c;
   float p = 1.9868348693123412e-06f;

@@ -43,6 +43,12 @@ std::string GemmHelpersCpp(const GemmTile& tile);
 inline constexpr const char* kEpilogueLambdaHead =
     "const auto ke_epi = [&](int64_t ke_row, int64_t ke_col, float ke_acc) __attribute__((always_inline)) -> float {\n";
 
+/// Whether the packed GEMM pays for product `c`: not for a matrix-vector product (one
+/// row or one column), whose packed operand would be read once, at twice the memory
+/// traffic; the loop nest runs it with a vectorized inner sum (or, when the reduced
+/// index is strided, outputs side by side under reduce_loop = "outer").
+inline bool GemmPays(const ir::Contraction& c) { return c.m > 1 && c.n > 1; }
+
 /// GemmCallCpp's default: batches run on threads when there are at least this many
 /// (fewer share each GEMM's tiles instead).
 inline constexpr int64_t kMinParallelBatches = 8;

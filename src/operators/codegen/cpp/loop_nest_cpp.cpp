@@ -296,7 +296,8 @@ class Emitter {
   /// Whether `d` runs as a tiled main loop (a matrix product or a convolution).
   bool Heavy(const TensorDef& d) const {
     if (!s_.gemm || d.kind != DefKind::kReduce) return false;
-    return ir::MatchContraction(plan_.program, d).has_value() || ir::MatchConvolution(plan_.program, d).has_value();
+    if (const auto c = ir::MatchContraction(plan_.program, d)) return GemmPays(*c);
+    return ir::MatchConvolution(plan_.program, d).has_value();
   }
 
   /// The body printer of the epilogue lambda fused into heavy kernel `heavy`, or null.
@@ -379,8 +380,9 @@ class Emitter {
     switch (d.kind) {
       case DefKind::kCompute: out += Compute(d, indent); break;
       case DefKind::kReduce: {
-        const auto contraction = s_.gemm ? ir::MatchContraction(plan_.program, d) : std::nullopt;
+        auto contraction = s_.gemm ? ir::MatchContraction(plan_.program, d) : std::nullopt;
         const auto conv = s_.gemm && !contraction ? ir::MatchConvolution(plan_.program, d) : std::nullopt;
+        if (contraction && !GemmPays(*contraction)) contraction.reset();
         if (contraction) {
           out += GemmCall(*contraction, d, indent);
         } else if (conv) {

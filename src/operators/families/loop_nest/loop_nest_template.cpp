@@ -14,9 +14,11 @@ namespace {
 using templates::KnobDim;
 using templates::KnobSpace;
 
-/// A matrix product or a convolution: a reduction main_loop = "tiled" prints as a GEMM.
+/// A matrix product (not a matrix-vector one) or a convolution: a reduction main_loop =
+/// "tiled" prints as a GEMM.
 bool HasMainLoop(const ir::TensorProgram& p, const ir::TensorDef& d) {
-  return ir::MatchContraction(p, d).has_value() || ir::MatchConvolution(p, d).has_value();
+  if (const auto c = ir::MatchContraction(p, d)) return codegen::GemmPays(*c);
+  return ir::MatchConvolution(p, d).has_value();
 }
 
 /// Whether the plan's kernels sum or multiply float32 values; with `outside_main_loops`,
