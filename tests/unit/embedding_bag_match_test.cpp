@@ -7,7 +7,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/problem.h"
 #include "operators/ir/embedding_bag.h"
+#include "operators/template/kernel_template.h"
 
 namespace kernelevolve {
 namespace {
@@ -59,6 +61,39 @@ TEST(EmbeddingBagMatch, LeavesOtherDtypesToTheOtherFamilies) {
   EXPECT_FALSE(operators::ir::MatchEmbeddingBag(BagGraph("int32", "float32", "int32")).has_value());
   EXPECT_FALSE(operators::ir::MatchEmbeddingBag(BagGraph("int64", "float64", "int64")).has_value());
   EXPECT_FALSE(operators::ir::MatchEmbeddingBag(BagGraph("int64", "float32", "int32")).has_value());
+}
+
+TEST(EmbeddingBagMatch, ARefusedLookupSaysWhy) {
+  // int32 indices and a padding_idx: refused with the reason, which the answer of the
+  // template operator then carries after the loop nest's "unsupported_op".
+  std::string why;
+  EXPECT_FALSE(operators::ir::MatchEmbeddingBag(BagGraph("int32", "float32", "int32"), &why).has_value());
+  EXPECT_NE(why.find("int64 indices and offsets"), std::string::npos) << why;
+  core::OpGraph graph = BagGraph("int64", "float32", "int64");
+  for (core::OpNode& n : graph.nodes) {
+    if (n.target == "aten._embedding_bag.default") {
+      core::OpArg arg;
+      arg.name = "padding_idx";
+      arg.value = 2;
+      n.args.push_back(arg);
+    }
+  }
+  why.clear();
+  EXPECT_FALSE(operators::ir::MatchEmbeddingBag(graph, &why).has_value());
+  EXPECT_EQ(why, "padding_idx is not supported");
+  core::Problem problem;
+  problem.graph = graph;
+  const auto match = operators::templates::MatchTemplate(problem, /*threads=*/1, /*vector_lanes=*/8);
+  ASSERT_EQ(match.tmpl, nullptr);
+  EXPECT_NE(match.unsupported.find("aten._embedding_bag"), std::string::npos) << match.unsupported;
+  EXPECT_NE(match.unsupported.find("(the embedding_bag family does not take it: padding_idx is not supported)"),
+            std::string::npos)
+      << match.unsupported;
+  // A graph without a lookup gets no reason.
+  why.clear();
+  core::OpGraph empty;
+  EXPECT_FALSE(operators::ir::MatchEmbeddingBag(empty, &why).has_value());
+  EXPECT_TRUE(why.empty());
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 
 #include "core/op_graph.h"
 
@@ -32,7 +33,8 @@ const char* ModeName(EmbeddingBagSpec::Mode mode);
 /// aten._embedding_bag_forward_only.default) on ABI inputs, its one output being the
 /// pooled rows (getitem 0), float32 weights (and per-sample weights), int64 indices and
 /// offsets, no padding_idx (forward only); nullopt otherwise (the other families are
-/// tried).
-std::optional<EmbeddingBagSpec> MatchEmbeddingBag(const core::OpGraph& graph);
+/// tried). When the graph has a lookup but is refused, `refusal` (if given) receives
+/// why, in words ("padding_idx is not supported").
+std::optional<EmbeddingBagSpec> MatchEmbeddingBag(const core::OpGraph& graph, std::string* refusal = nullptr);
 
 }  // namespace kernelevolve::operators::ir

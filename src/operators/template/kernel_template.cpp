@@ -97,7 +97,8 @@ TemplateMatch MatchTemplate(const core::Problem& problem, int threads, int vecto
   // Every other graph the Core ATen lowering accepts: a program of loop-nest kernels.
   // When nothing applies, the lowering's reason is the answer: it names the op and the
   // node against the one coverage list (docs/core_aten.md).
-  return families::MatchLoopNest(graph, multithread, vector_lanes, problem.shape_graphs);
+  return families::NoteEmbeddingBagRefusal(
+      graph, families::MatchLoopNest(graph, multithread, vector_lanes, problem.shape_graphs));
 }
 
 std::string GeneratedHeader(const std::string& template_name, const std::string& what,

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "operators/families/attention/triton_attention_template.h"
+#include "operators/families/embedding_bag/embedding_bag_template.h"
 #include "operators/families/embedding_bag/triton_embedding_bag_template.h"
 #include "operators/families/index_add/triton_index_add_template.h"
 #include "operators/families/loop_nest/triton_loop_nest_template.h"
@@ -209,7 +210,9 @@ TemplateMatch MatchTritonTemplate(const core::Problem& problem) {
   // Inputs of other sizes on other input sets (jagged values, bags of varying length):
   // the specialized Triton families bake the first set's sizes, so the loop nest, which
   // reads the sizes that differ at run time, takes the graph.
-  if (!problem.shape_graphs.empty()) return families::MatchTritonLoopNest(graph, problem.shape_graphs);
+  if (!problem.shape_graphs.empty()) {
+    return families::NoteEmbeddingBagRefusal(graph, families::MatchTritonLoopNest(graph, problem.shape_graphs));
+  }
   // A softmax the last-dim template refuses (another dim) falls through to rowwise.
   std::optional<TemplateMatch> softmax = MatchTritonSoftmax(graph);
   if (softmax && softmax->tmpl) return std::move(*softmax);
@@ -225,7 +228,7 @@ TemplateMatch MatchTritonTemplate(const core::Problem& problem) {
   if (rowwise.tmpl) return rowwise;
   // Every other graph the Core ATen lowering accepts: a program of loop-nest kernels.
   // When nothing applies, the lowering's reason is the answer (it names the node).
-  return families::MatchTritonLoopNest(graph);
+  return families::NoteEmbeddingBagRefusal(graph, families::MatchTritonLoopNest(graph));
 }
 
 TemplateMatch MatchTemplateForTarget(const std::string& target, const core::Problem& problem, int threads,

@@ -64,4 +64,13 @@ std::optional<templates::TemplateMatch> MatchEmbeddingBag(const core::OpGraph& g
   return templates::TemplateMatch{std::make_unique<EmbeddingBagTemplate>(*spec, multithread), ""};
 }
 
+templates::TemplateMatch NoteEmbeddingBagRefusal(const core::OpGraph& graph, templates::TemplateMatch match) {
+  if (match.tmpl) return match;
+  std::string why;
+  if (!ir::MatchEmbeddingBag(graph, &why) && !why.empty()) {
+    match.unsupported += " (the embedding_bag family does not take it: " + why + ")";
+  }
+  return match;
+}
+
 }  // namespace kernelevolve::operators::families

@@ -37,4 +37,10 @@ class EmbeddingBagTemplate : public templates::KernelTemplate {
 /// otherwise (the other families are tried).
 std::optional<templates::TemplateMatch> MatchEmbeddingBag(const core::OpGraph& graph, bool multithread);
 
+/// `match` (a later family's answer for `graph`, CPU or Triton) with, when it found no
+/// template and `graph` has a lookup this family refused, the reason appended to its
+/// `unsupported` text: "unsupported_op: aten._embedding_bag.default ... (the
+/// embedding_bag family does not take it: padding_idx is not supported)".
+templates::TemplateMatch NoteEmbeddingBagRefusal(const core::OpGraph& graph, templates::TemplateMatch match);
+
 }  // namespace kernelevolve::operators::families
