@@ -33,6 +33,10 @@ struct Contraction {
   int64_t a_offset = 0, b_offset = 0;
 };
 
+/// A product with one row or one column (`nn.Linear` on one row): a matrix-vector
+/// product, which reuses no operand element and so gains nothing from a tiled main loop.
+inline bool IsMatrixVector(const Contraction& c) { return c.m == 1 || c.n == 1; }
+
 /// The contraction `def` computes, if it is one: a float32 sum reduction over one
 /// extent of rank >= 2 whose term is the product of two unmasked float32 loads with
 /// affine indices, one independent of j, the other of i (when the first batch dim is

@@ -84,9 +84,11 @@ void AliasReshapedOutputs(TensorProgram& p) {
 }
 
 
-/// Whether a backend has a main loop for `def` (a matrix product or a convolution).
+/// Whether a backend has a main loop for `def` (a matrix product other than a
+/// matrix-vector one, or a convolution).
 bool IsMainLoopShaped(const TensorProgram& p, const TensorDef& def) {
-  return MatchContraction(p, def).has_value() || MatchConvolution(p, def).has_value();
+  if (const auto c = MatchContraction(p, def)) return !IsMatrixVector(*c);
+  return MatchConvolution(p, def).has_value();
 }
 
 /// A reduction that would be a matrix product or a convolution but for the views its

@@ -36,18 +36,19 @@ struct GemmTile {
 /// block and B chunk in a per-thread buffer reused across calls.
 std::string GemmHelpersCpp(const GemmTile& tile);
 
-/// The first line of a fused epilogue lambda, `ke_epi(row, col, acc) -> float`, for
-/// GemmCallCpp and conv_cpp.h: always inlined, so that the micro-kernel's `omp simd`
-/// store loop vectorizes (GCC 12 kept the lambda out of line, one call per stored
-/// element, when a program has several products).
+/// The first line of a fused epilogue lambda, `ke_epi(row, col, acc)`, for GemmCallCpp
+/// and conv_cpp.h: always inlined, so that the micro-kernel's `omp simd` store loop
+/// vectorizes (GCC 12 kept the lambda out of line, one call per stored element, when a
+/// program has several products). No trailing return type: GCC before 12 rejects an
+/// attribute before `->` (GCC PR c++/90333); the body returns a float.
 inline constexpr const char* kEpilogueLambdaHead =
-    "const auto ke_epi = [&](int64_t ke_row, int64_t ke_col, float ke_acc) __attribute__((always_inline)) -> float {\n";
+    "const auto ke_epi = [&](int64_t ke_row, int64_t ke_col, float ke_acc) __attribute__((always_inline)) {\n";
 
 /// Whether the packed GEMM pays for product `c`: not for a matrix-vector product (one
 /// row or one column), whose packed operand would be read once, at twice the memory
 /// traffic; the loop nest runs it with a vectorized inner sum (or, when the reduced
 /// index is strided, outputs side by side under reduce_loop = "outer").
-inline bool GemmPays(const ir::Contraction& c) { return c.m > 1 && c.n > 1; }
+inline bool GemmPays(const ir::Contraction& c) { return !ir::IsMatrixVector(c); }
 
 /// GemmCallCpp's default: batches run on threads when there are at least this many
 /// (fewer share each GEMM's tiles instead).

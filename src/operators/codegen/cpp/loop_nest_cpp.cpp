@@ -237,7 +237,8 @@ class Emitter {
   }
 
  private:
-  /// The heavy kernels (matrix products and convolutions under main_loop = tiled)
+  /// The heavy kernels (matrix products other than matrix-vector ones, and
+  /// convolutions, under main_loop = tiled)
   /// whose one consumer is an element-wise kernel of as many elements that reads the
   /// product only at its own element (same flat position: the same shape, or a
   /// reshape such as linear's [B S, O] -> [B, S, O]): that kernel becomes the product's epilogue

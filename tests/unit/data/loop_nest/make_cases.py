@@ -289,6 +289,8 @@ def cases():
         # gemm_cpp.cpp's live bounds), odd sizes so that tiles straddle the diagonal ----
         "mm_tril": (Fn(lambda s, a, b: torch.tril(a @ b)), [r(37, 20), r(20, 29)]),
         "bmm_triu_offset": (Fn(lambda s, a, b: torch.triu(torch.bmm(a, b), diagonal=-3) * 2), [r(2, 23, 9), r(2, 9, 31)]),
+        # K = 300 > KC = 256: dead tiles skip a non-last panel too
+        "mm_tril_deep": (Fn(lambda s, a, b: torch.tril(a @ b)), [r(64, 300), r(300, 64) / 17]),
     }
 
 
