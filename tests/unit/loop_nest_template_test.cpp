@@ -69,7 +69,7 @@ const std::vector<std::string>& CaseNames() {
       // operands materialized for the main loop; rows of 40 as vectorized inner sums
       "linear_permuted_rows", "conv2d_channels_last_input", "layer_norm_rows",
       // triangular masks over products (tiles outside the triangle not multiplied)
-      "mm_tril", "bmm_triu_offset", "mm_tril_deep",
+      "mm_tril", "bmm_triu_offset", "mm_tril_deep", "mm_split_k_relu",
       // pooling windows (the row-blocked draft runs them)
       "max_pool2d_dilated_ceil", "avg_pool2d_ceil_include_pad", "max_pool1d_indices", "conv2d_depthwise",
       // sort and top-k as counting reductions (ties, NaN, -0.0, int64, another dim, in a chain)

@@ -10,6 +10,9 @@ namespace {
 // {0} MR, {1} NV (vectors per row of the tile), {2} lanes, {3} KC, {4} MC, {5} NC.
 const char* kGemmTemplate = R"CPP(// ---- GEMM main loop (Goto & van de Geijn 2008; BLIS, Van Zee & van de Geijn 2015) ----
 // Micro-kernel {0} x {1} vectors of {2} floats; KC = {3}, MC = {4}, NC = {5}.
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 typedef float ke_vf __attribute__((vector_size({2} * sizeof(float)), aligned(sizeof(float)), may_alias));
 static constexpr int64_t KE_MR = {0}, KE_NV = {1}, KE_LANES = {2}, KE_NR = {1} * {2};
 static constexpr int64_t KE_KC = {3}, KE_MC = {4}, KE_NC = {5};
@@ -129,10 +132,10 @@ static inline void ke_gemm_micro(int64_t kc, const float* __restrict a, const fl
 // The B chunk is packed once per row block: an overhead of 1 / (2 MC) of the FLOPs.
 // A micro-tile where `live` says the epilogue does not read the product (above the
 // diagonal of a tril) is not multiplied: its values are epi(row, col, 0).
-template <class PackB, class Epi, class Live = ke_gemm_all_live>
-static void ke_gemm(int64_t m, int64_t n, int64_t k, const float* a, int64_t am, int64_t ak,
-                    const PackB& pack_b, float* c, int64_t ldc, bool parallel, const Epi& epi,
-                    const Live& live = Live{{}}) {{
+template <class PackB, class Epi, class Live>
+static void ke_gemm_tasks(int64_t m, int64_t n, int64_t k, const float* a, int64_t am, int64_t ak,
+                          const PackB& pack_b, float* c, int64_t ldc, bool parallel, const Epi& epi,
+                          const Live& live) {{
   if (m <= 0 || n <= 0) return;
   if (k <= 0) {{
     for (int64_t i = 0; i < m; ++i)
@@ -171,6 +174,49 @@ static void ke_gemm(int64_t m, int64_t n, int64_t k, const float* a, int64_t am,
       }}
     }}
   }}
+}}
+// B packed from depth p_off on: the packer of one split-K part.
+template <class PackB>
+struct ke_gemm_shifted_b {{
+  const PackB& pack;
+  int64_t p_off;
+  void operator()(int64_t p0, int64_t kc, int64_t j0, int64_t cols, float* __restrict dst) const {{
+    pack(p0 + p_off, kc, j0, cols, dst);
+  }}
+}};
+
+// ke_gemm_tasks; or, when that would be one task for several threads (a small m x n
+// with a deep K: 32 x 8192 x 48), split K: each thread multiplies a K range of at least
+// 2 KC into its own m x n buffer, then the parts are summed (the same float32 terms in
+// another order) and the epilogue applied to every value.
+template <class PackB, class Epi, class Live = ke_gemm_all_live>
+static void ke_gemm(int64_t m, int64_t n, int64_t k, const float* a, int64_t am, int64_t ak,
+                    const PackB& pack_b, float* c, int64_t ldc, bool parallel, const Epi& epi,
+                    const Live& live = Live{{}}) {{
+#ifdef _OPENMP
+  const int64_t tasks = ((m + KE_MC - 1) / KE_MC) * ((n + KE_NC - 1) / KE_NC);
+  const int64_t splits =
+      parallel && tasks == 1 && m > 0 && n > 0 ? std::min<int64_t>(omp_get_max_threads(), k / (2 * KE_KC)) : 1;
+  if (splits > 1) {{
+    std::unique_ptr<float[]> part(new float[static_cast<size_t>(splits * m * n)]);
+#pragma omp parallel for schedule(static)
+    for (int64_t s = 0; s < splits; ++s) {{
+      const int64_t p0 = k * s / splits, p1 = k * (s + 1) / splits;
+      ke_gemm_tasks(m, n, p1 - p0, a + p0 * ak, am, ak, ke_gemm_shifted_b<PackB>{{pack_b, p0}},
+                    part.get() + s * m * n, n, false, ke_gemm_identity{{}}, ke_gemm_all_live{{}});
+    }}
+    for (int64_t i = 0; i < m; ++i) {{
+#pragma omp simd
+      for (int64_t j = 0; j < n; ++j) {{
+        float v = 0.0f;
+        for (int64_t s = 0; s < splits; ++s) v += part[static_cast<size_t>((s * m + i) * n + j)];
+        c[i * ldc + j] = epi(i, j, v);
+      }}
+    }}
+    return;
+  }}
+#endif
+  ke_gemm_tasks(m, n, k, a, am, ak, pack_b, c, ldc, parallel, epi, live);
 }}
 // ---- end of GEMM main loop ----
 )CPP";

@@ -291,6 +291,8 @@ def cases():
         "bmm_triu_offset": (Fn(lambda s, a, b: torch.triu(torch.bmm(a, b), diagonal=-3) * 2), [r(2, 23, 9), r(2, 9, 31)]),
         # K = 300 > KC = 256: dead tiles skip a non-last panel too
         "mm_tril_deep": (Fn(lambda s, a, b: torch.tril(a @ b)), [r(64, 300), r(300, 64) / 17]),
+        # one GEMM task and K = 1100 >= 2 KC: split K across the threads, epilogue after the sum
+        "mm_split_k_relu": (Fn(lambda s, a, b: torch.relu(a @ b)), [r(7, 1100), r(1100, 9) / 33]),
     }
 
 
