@@ -70,6 +70,8 @@ const std::vector<std::string>& CaseNames() {
       "linear_permuted_rows", "conv2d_channels_last_input", "layer_norm_rows",
       // triangular masks over products (tiles outside the triangle not multiplied)
       "mm_tril", "bmm_triu_offset", "mm_tril_deep", "mm_split_k_relu",
+      // transposed convolutions: as plain ones, and the masked form
+      "conv_transpose1d_grouped_dilated", "conv_transpose1d_wide_pad",
       // pooling windows (the row-blocked draft runs them)
       "max_pool2d_dilated_ceil", "avg_pool2d_ceil_include_pad", "max_pool1d_indices", "conv2d_depthwise",
       // sort and top-k as counting reductions (ties, NaN, -0.0, int64, another dim, in a chain)
@@ -832,8 +834,23 @@ TEST(LoopNestConvolution, MatcherReadsStridePaddingDilationAndGroups) {
   ASSERT_EQ(c3.size(), 1u);
   EXPECT_EQ(c3[0].stride, (std::vector<int64_t>{1, 2, 1}));
   EXPECT_EQ(c3[0].pad, (std::vector<int64_t>{1, 1, 1}));
-  // Transposed convolutions and matrix products are not convolutions here.
-  EXPECT_TRUE(CaseConvolutions("conv_transpose2d").empty());
+  // ConvTranspose2d(3, 2, 3, stride=2, output_padding=1) on [2, 3, 4, 4] is lowered as
+  // a plain convolution: the input upsampled to 7 x 7 (zeros between), padding (3 - 1) -
+  // 0 = 2, stride 1, the flipped transposed weight; 10 x 10 outputs (output_padding: the
+  // last row and column read past the upsampled input, masked to 0).
+  auto t = CaseConvolutions("conv_transpose2d");
+  ASSERT_EQ(t.size(), 1u);
+  EXPECT_EQ(std::make_tuple(t[0].cin, t[0].cout, t[0].groups), std::make_tuple(3, 2, 1));
+  EXPECT_EQ(t[0].stride, (std::vector<int64_t>{1, 1}));
+  EXPECT_EQ(t[0].pad, (std::vector<int64_t>{2, 2}));
+  EXPECT_EQ(t[0].in, (std::vector<int64_t>{7, 7}));
+  EXPECT_EQ(t[0].out, (std::vector<int64_t>{10, 10}));
+  auto tg = CaseConvolutions("conv_transpose1d_grouped_dilated");
+  ASSERT_EQ(tg.size(), 1u);
+  EXPECT_EQ(std::make_tuple(tg[0].groups, tg[0].dilation[0], tg[0].pad[0], tg[0].in[0]), std::make_tuple(2, 2, 3, 13));
+  // Padding 3 > (K - 1) d = 1: the masked transposed sum, a loop nest.
+  EXPECT_TRUE(CaseConvolutions("conv_transpose1d_wide_pad").empty());
+  // Matrix products are not convolutions.
   EXPECT_TRUE(CaseConvolutions("mm").empty());
 }
 

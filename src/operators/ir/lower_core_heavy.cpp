@@ -153,26 +153,88 @@ std::vector<int64_t> Per(CoreLowerer& l, const OpNode& n, const std::string& nam
   return v;
 }
 
+/// A transposed convolution as a plain one (stride 1): the input upsampled by the
+/// stride with zeros between (x_up[j] = x[j / s] where j % s == 0, else 0; (in - 1) s + 1
+/// wide), read with padding (K - 1) d - p and dilation d by the flipped, transposed
+/// weight W'[co, ci, k] = W[g cin_g + ci, co % cout_g, K - 1 - k] (V. Dumoulin and F.
+/// Visin, "A guide to convolution arithmetic for deep learning", 2016, section 4). The
+/// same terms as the masked transposed sum, spelled as aten.convolution's own, so that
+/// the tiled main loop (convolution.h) takes it; output_padding needs nothing: reads
+/// past the upsampled input's end are masked to 0.
+struct PlainForm {
+  int x = -1, w = -1;
+  std::vector<int64_t> pad;
+};
+
+PlainForm TransposedAsPlain(CoreLowerer& l, int x, int w, bool batched, const std::vector<int64_t>& stride,
+                            const std::vector<int64_t>& pad, const std::vector<int64_t>& dil, int64_t groups) {
+  const auto xs = l.Def(x).shape;
+  const auto ws = l.Def(w).shape;  // [cin, cout_g, K...]
+  const size_t sp = ws.size() - 2, lead = batched ? 2 : 1;
+  PlainForm out;
+  // The upsampled input (x itself at stride 1).
+  out.x = x;
+  if (std::any_of(stride.begin(), stride.end(), [](int64_t s) { return s != 1; })) {
+    std::vector<int64_t> up = xs;
+    V idx = IndexVars(xs.size());
+    Expr on_grid;
+    for (size_t d = 0; d < sp; ++d) {
+      const size_t dim = lead + d;
+      up[dim] = (xs[dim] - 1) * stride[d] + 1;
+      on_grid = And(on_grid, Op(Prim::kEq, {IRem(Var(static_cast<int>(dim)), stride[d]), Int(0)}));
+      idx[dim] = IFloorDiv(Var(static_cast<int>(dim)), stride[d]);
+    }
+    out.x = l.Compute(up, l.Def(x).dtype, l.Read(x, idx, on_grid));
+  }
+  // The flipped, transposed weight.
+  const int64_t cout_g = ws[1], cin_g = ws[0] / groups;
+  std::vector<int64_t> wshape = {cout_g * groups, cin_g};
+  V widx = {IAdd(IMul(IFloorDiv(Var(0), cout_g), cin_g), Var(1)), IRem(Var(0), cout_g)};
+  for (size_t d = 0; d < sp; ++d) {
+    wshape.push_back(ws[2 + d]);
+    widx.push_back(IAdd(IMul(Var(static_cast<int>(2 + d)), -1), ws[2 + d] - 1));
+    out.pad.push_back((ws[2 + d] - 1) * dil[d] - pad[d]);
+  }
+  out.w = l.Compute(wshape, l.Def(w).dtype, l.Read(w, widx));
+  return out;
+}
+
 /// convolution(input, weight, bias, stride, padding, dilation, transposed,
 /// output_padding, groups): a reduction over (input channels of the group, kernel
-/// positions) with masked reads outside the input.
+/// positions) with masked reads outside the input. A transposed convolution whose
+/// padding leaves (K - 1) d - p >= 0 is first rewritten as a plain one
+/// (TransposedAsPlain); others keep the masked transposed sum.
 Outs Convolution(CoreLowerer& l, const OpNode& n) {
-  const int x = l.Tensor(n, "input"), w = l.Tensor(n, "weight");
+  int x = l.Tensor(n, "input"), w = l.Tensor(n, "weight");
   if (x < 0 || w < 0) return {};
-  const auto xs = l.Def(x).shape;
-  const auto ws = l.Def(w).shape;
-  const size_t sp = ws.size() - 2;  // spatial dims
-  const bool batched = xs.size() == sp + 2;
-  if (!batched && xs.size() != sp + 1) {
+  const auto ws0 = l.Def(w).shape;
+  const size_t sp = ws0.size() - 2;  // spatial dims
+  const auto xs0 = l.Def(x).shape;
+  const bool batched = xs0.size() == sp + 2;
+  if (!batched && xs0.size() != sp + 1) {
     l.Unsupported(n, "input rank does not match the weight");
     return {};
   }
-  const auto stride = Per(l, n, "stride", sp, {1});
-  const auto pad = Per(l, n, "padding", sp, {0});
+  auto stride = Per(l, n, "stride", sp, {1});
+  auto pad = Per(l, n, "padding", sp, {0});
   const auto dil = Per(l, n, "dilation", sp, {1});
-  const bool transposed = l.IntArg(n, "transposed", 0) != 0;
+  bool transposed = l.IntArg(n, "transposed", 0) != 0;
   const int64_t groups = std::max<int64_t>(l.IntArg(n, "groups", 1), 1);
   const DType dt = n.dtype;
+  if (transposed) {
+    bool plain_pad = true;
+    for (size_t d = 0; d < sp; ++d) plain_pad = plain_pad && (ws0[2 + d] - 1) * dil[d] - pad[d] >= 0;
+    if (plain_pad) {
+      const PlainForm plain = TransposedAsPlain(l, x, w, batched, stride, pad, dil, groups);
+      x = plain.x;
+      w = plain.w;
+      pad = plain.pad;
+      stride.assign(sp, 1);
+      transposed = false;
+    }
+  }
+  const auto xs = l.Def(x).shape;
+  const auto ws = l.Def(w).shape;
   const size_t ro = n.shape.size();
   // Output vars: [n,] co, o_0 .. ; reduce vars: ci, k_0 ..
   const Expr nv = batched ? Var(0) : nullptr;

@@ -293,6 +293,15 @@ def cases():
         "mm_tril_deep": (Fn(lambda s, a, b: torch.tril(a @ b)), [r(64, 300), r(300, 64) / 17]),
         # one GEMM task and K = 1100 >= 2 KC: split K across the threads, epilogue after the sum
         "mm_split_k_relu": (Fn(lambda s, a, b: torch.relu(a @ b)), [r(7, 1100), r(1100, 9) / 33]),
+        # ---- transposed convolutions as plain ones over the zero-upsampled input
+        # (lower_core_heavy.cpp), grouped and dilated; padding past (K - 1) d keeps the
+        # masked transposed sum ----
+        "conv_transpose1d_grouped_dilated": (
+            Fn(lambda s, x: s.mods[0](x),
+               nn.ConvTranspose1d(4, 6, 3, stride=3, padding=1, dilation=2, groups=2, output_padding=1)),
+            [r(2, 4, 5)]),
+        "conv_transpose1d_wide_pad": (Fn(lambda s, x: s.mods[0](x), nn.ConvTranspose1d(2, 3, 2, stride=2, padding=3)),
+                                      [r(2, 2, 8)]),
     }
 
 
