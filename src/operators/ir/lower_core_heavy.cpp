@@ -458,8 +458,9 @@ const std::vector<LoweringRule> kRules = {
      "reduce (scores q k^T), reduce max, reduce sum of exp, reduce (weights v); CPU: a graph of this node alone is the "
      "attention family's fused kernel (online softmax)"},
     {"aten.convolution.default", Convolution,
-     "reduce over group channels and kernel positions, masked reads (any rank, transposed, groups); CPU "
-     "main_loop=tiled: implicit GEMM (not transposed; 1-3 spatial dims), epilogue fused"},
+     "reduce over group channels and kernel positions, masked reads (any rank, groups; transposed: a plain one over "
+     "the zero-upsampled input with the flipped weight); CPU main_loop=tiled: implicit GEMM (1-3 spatial dims), "
+     "epilogue fused"},
     {"aten.max_pool1d_with_indices.default", MaxPool, "reduce max and argmax over the window"},
     {"aten.max_pool2d_with_indices.default", MaxPool, "reduce max and argmax over the window"},
     {"aten.max_pool3d_with_indices.default", MaxPool, "reduce max and argmax over the window"},
