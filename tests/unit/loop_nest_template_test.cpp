@@ -69,7 +69,7 @@ const std::vector<std::string>& CaseNames() {
       // operands materialized for the main loop; rows of 40 as vectorized inner sums
       "linear_permuted_rows", "conv2d_channels_last_input", "layer_norm_rows",
       // triangular masks over products (tiles outside the triangle not multiplied)
-      "mm_tril", "bmm_triu_offset", "mm_tril_deep", "mm_split_k_relu",
+      "mm_tril", "bmm_triu_offset", "mm_tril_deep", "mm_split_k_relu", "mm_band",
       // transposed convolutions: as plain ones, and the masked form
       "conv_transpose1d_grouped_dilated", "conv_transpose1d_wide_pad",
       // pooling windows (the row-blocked draft runs them)
@@ -718,6 +718,16 @@ TEST(LoopNestContraction, TriangularMasksSkipTheTilesOutsideTheTriangle) {
   EXPECT_NE(triu_source.find("INT64_C(-1) * ke_r0 + INT64_C(1) * (ke_c0 + ke_nc - 1) + INT64_C(3) >= 0"),
             std::string::npos)
       << triu_source;
+  // A band, triu(tril(p, 8), -5): both sides (i0 - i1 + 8 >= 0 and i1 - i0 + 5 >= 0).
+  const auto band = families::MatchLoopNest(CaseGraph("mm_band"), /*multithread=*/false);
+  ASSERT_NE(band.tmpl, nullptr) << band.unsupported;
+  const std::string band_source = band.tmpl->Generate(tiled);
+  EXPECT_NE(band_source.find("INT64_C(1) * (ke_r0 + ke_nr - 1) + INT64_C(-1) * ke_c0 + INT64_C(8) >= 0"),
+            std::string::npos)
+      << band_source;
+  EXPECT_NE(band_source.find("INT64_C(-1) * ke_r0 + INT64_C(1) * (ke_c0 + ke_nc - 1) + INT64_C(5) >= 0"),
+            std::string::npos)
+      << band_source;
   // A product without a mask, or whose epilogue reads it outside a where: every tile.
   for (const char* name : {"linear_gelu_residual_clamp", "mm"}) {
     const auto plain = families::MatchLoopNest(CaseGraph(name), /*multithread=*/false);
@@ -1055,7 +1065,8 @@ TEST(IndexAddFamily, EverySettingMatchesEagerOnSegmentsFillsAndNegativeIndices) 
   // source times 0.5 in float32). Every setting.
   DraftBatch batch;
   for (const std::string name : {"families/index_add_segment_mean", "families/index_add_segment_full",
-                                 "families/index_add_table_negative", "index_add_rows"}) {
+                                 "families/index_add_table_negative", "index_add_rows",
+                                 "families/index_add_inplace"}) {
     const core::OpGraph graph = CaseGraph(name);
     const auto match = families::MatchIndexAdd(graph, /*multithread=*/true);
     ASSERT_TRUE(match.has_value() && match->tmpl != nullptr) << name;
@@ -1072,8 +1083,9 @@ TEST(IndexAddFamily, EverySettingMatchesEagerOnSegmentsFillsAndNegativeIndices) 
 TEST(IndexAddFamily, TakesOnlyALoneAccumulationAndReadsSizesAtRunTime) {
   // The template operator picks the family (index_add's alpha too); two index_puts, and
   // values broadcast across the indices, stay loop-nest programs.
+  // out.index_add_ on a fresh tensor captures as the in-place index_put_: the family too.
   for (const std::string name : {"families/index_add_segment_mean", "families/index_add_table_negative",
-                                 "index_add_rows"}) {
+                                 "index_add_rows", "families/index_add_inplace"}) {
     core::Problem problem;
     problem.graph = CaseGraph(name);
     const auto picked = templates::MatchTemplate(problem, 2);

@@ -124,7 +124,9 @@ std::optional<IndexAddSpec> MatchIndexAdd(const core::OpGraph& graph) {
   GraphReader g(graph);
   const core::OpNode* put = nullptr;
   for (const core::OpNode* c : graph.Calls()) {
-    if (c->target == "aten.index_put.default") {
+    // The in-place spelling (out.index_add_(...) on a fresh tensor captures as
+    // index_put_, the graph's output naming it) computes the same values.
+    if (c->target == "aten.index_put.default" || c->target == "aten.index_put_.default") {
       if (put != nullptr) return std::nullopt;
       put = g.Call(c, c->target);
     }

@@ -35,7 +35,8 @@ struct IndexAddSpec {
   int num_inputs = 0;  // ABI inputs the entry expects (at least)
 };
 
-/// The spec when `graph` is one aten.index_put.default with
+/// The spec when `graph` is one aten.index_put.default (or its in-place spelling,
+/// aten.index_put_.default) with
 /// accumulate=True and a single index tensor over dim 0 of a float32 output, where
 ///   - self is an ABI input or aten.full of the output's shape,
 ///   - the index is an int64 1-D ABI input, or aten.repeat_interleave.Tensor of an int64

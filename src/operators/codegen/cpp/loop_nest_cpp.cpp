@@ -335,11 +335,12 @@ class Emitter {
     return reads(e);
   }
 
-  /// Where the epilogue fused into product `heavy` (rank r) reads the product: when the
-  /// epilogue reads it only through the value branch of one where(cond, value, other)
-  /// (tril, triu, then any scale) and `cond` is a conjunction of affine bounds in the row
-  /// and column indices only (tril: i1 <= i0), those bounds; else none (every tile is
-  /// computed). Elsewhere the epilogue's value does not depend on the product.
+  /// Where the epilogue fused into product `heavy` (rank r) reads the product: for each
+  /// where(cond, value, other) through whose value branch alone the epilogue reads it
+  /// (tril, triu, a band of both, then any scale) and whose `cond` is a conjunction of
+  /// affine bounds in the row and column indices only (tril: i1 <= i0), those bounds,
+  /// all of them together; none: every tile is computed. Outside any one such `cond`
+  /// the epilogue's value does not depend on the product.
   std::vector<GemmLiveBound> LiveBounds(int heavy, size_t rank) {
     auto it = epilogue_body_.find(heavy);
     if (it == epilogue_body_.end() || rank < 2) return {};
@@ -347,7 +348,7 @@ class Emitter {
     const int row = static_cast<int>(rank) - 2, col = row + 1;
     std::vector<GemmLiveBound> out;
     ir::VisitPostOrder(e, [&](const ExprNode& w) {
-      if (!out.empty() || w.kind != ExprKind::kOp || w.op != ir::Prim::kWhere || ReadsBesides(e, &w, heavy)) return;
+      if (w.kind != ExprKind::kOp || w.op != ir::Prim::kWhere || ReadsBesides(e, &w, heavy)) return;
       const auto bounds = ir::ConjunctionBounds(w.args[0]);
       if (!bounds) return;
       std::vector<GemmLiveBound> found;
@@ -357,7 +358,7 @@ class Emitter {
         }
         found.push_back({b.Coeff(row), b.Coeff(col), b.constant});
       }
-      out = std::move(found);
+      out.insert(out.end(), found.begin(), found.end());
     });
     return out;
   }

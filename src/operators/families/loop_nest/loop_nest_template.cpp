@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <map>
+
 #include "core/error.h"
 #include "operators/codegen/cpp/loop_nest_cpp.h"
 #include "operators/ir/contraction.h"
@@ -159,9 +161,17 @@ std::string LoopNestTemplate::Generate(const nlohmann::json& knobs) const {
                         sym.abi_index, sym.value);
   }
   std::string abi = "//   inputs: ";
-  std::vector<std::string> parts;
+  // One entry per ABI input, in ABI order (a parameter read at several nodes, as an
+  // unrolled LSTM's weights, is one input).
+  std::map<int, std::string> inputs;
   for (const ir::TensorDef& d : plan_.program.defs) {
-    if (d.kind == ir::DefKind::kInput) parts.push_back(fmt::format("{}{}", core::DTypeName(d.dtype), ir::SizesText(d)));
+    if (d.kind != ir::DefKind::kInput) continue;
+    inputs.emplace(d.abi_index, fmt::format("{}{}", core::DTypeName(d.dtype), ir::SizesText(d)));
+  }
+  std::vector<std::string> parts;
+  for (int k = 0; !inputs.empty() && k <= inputs.rbegin()->first; ++k) {
+    auto it = inputs.find(k);
+    parts.push_back(it != inputs.end() ? it->second : "(unread)");
   }
   abi += fmt::format("{}\n//   outputs: ", fmt::join(parts, ", "));
   parts.clear();

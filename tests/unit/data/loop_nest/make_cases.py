@@ -244,6 +244,8 @@ def cases():
         "families/index_add_segment_full": (
             Fn(lambda s, v, n: torch.full((7, 2, 3), 1.5).index_add(0, torch.repeat_interleave(torch.arange(n.numel()), n), v)),
             [r(9, 2, 3), torch.tensor([2, 0, 5, 2])]),
+        "families/index_add_inplace": (Fn(lambda s, i, src: torch.zeros(6, 4).index_add_(0, i, src)),
+                                       [ints(0, 6, 9), r(9, 4)]),
         "families/index_add_table_negative": (Fn(lambda s, x, i, v: x.index_put((i,), v, accumulate=True)),
                                      [r(6, 4), torch.tensor([0, -1, 5, 2, -6, 2, 2, 3]), r(8, 4)]),
         # ---- segment ids of jagged lengths (lower_core_search.cpp): zeros among the
@@ -293,6 +295,8 @@ def cases():
         "mm_tril_deep": (Fn(lambda s, a, b: torch.tril(a @ b)), [r(64, 300), r(300, 64) / 17]),
         # one GEMM task and K = 1100 >= 2 KC: split K across the threads, epilogue after the sum
         "mm_split_k_relu": (Fn(lambda s, a, b: torch.relu(a @ b)), [r(7, 1100), r(1100, 9) / 33]),
+        # a band (both masks: tiles outside either side skipped)
+        "mm_band": (Fn(lambda s, a, b: torch.triu(torch.tril(a @ b, diagonal=8), diagonal=-5)), [r(50, 30), r(30, 60)]),
         # ---- transposed convolutions as plain ones over the zero-upsampled input
         # (lower_core_heavy.cpp), grouped and dilated; padding past (K - 1) d keeps the
         # masked transposed sum ----
