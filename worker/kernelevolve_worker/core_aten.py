@@ -94,6 +94,9 @@ KEEP: frozenset[str] = frozenset({
     # segment ids of a jagged segment sum (ir/index_add.cpp); a data-dependent size,
     # which core_aten_decompositions() leaves as it is
     "aten.repeat_interleave.Tensor",
+    # the in-place accumulation out.index_add_ records on a fresh tensor (ir/index_add.cpp);
+    # in-place ops are recorded as they are
+    "aten.index_put_.default",
     # sort and unique families (ir/sort.cpp, ir/unique.cpp): a stable sort and unique
     # with inverse / counts, which core_aten_decompositions() leaves as they are
     "aten._unique2.default",
