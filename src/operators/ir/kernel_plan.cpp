@@ -84,13 +84,6 @@ void AliasReshapedOutputs(TensorProgram& p) {
 }
 
 
-/// Whether a backend has a main loop for `def` (a matrix product other than a
-/// matrix-vector one, or a convolution).
-bool IsMainLoopShaped(const TensorProgram& p, const TensorDef& def) {
-  if (const auto c = MatchContraction(p, def)) return !IsMatrixVector(*c);
-  return MatchConvolution(p, def).has_value();
-}
-
 /// A reduction that would be a matrix product or a convolution but for the views its
 /// operands are read through (the rows of an attention in-projection permuted
 /// (i % B) * S + i / B by a transpose before a reshape; a convolution over a permuted
@@ -117,7 +110,7 @@ void MaterializeOperandsForMainLoop(TensorProgram& p, size_t k, const Expr& orig
     for (size_t src : choice) materialized[src] = true;
     TensorDef trial = p.defs[k];
     trial.body = inline_into(original);
-    if (IsMainLoopShaped(p, trial)) {
+    if (HasMainLoop(p, trial)) {
       p.defs[k].body = trial.body;
       return;
     }
@@ -126,6 +119,11 @@ void MaterializeOperandsForMainLoop(TensorProgram& p, size_t k, const Expr& orig
 }
 
 }  // namespace
+
+bool HasMainLoop(const TensorProgram& p, const TensorDef& def) {
+  if (const auto c = MatchContraction(p, def)) return !IsMatrixVector(*c);
+  return MatchConvolution(p, def).has_value();
+}
 
 double Iterations(const TensorDef& def) {
   double n = static_cast<double>(Numel(def.shape));
@@ -189,7 +187,7 @@ KernelPlan PlanKernels(TensorProgram program, const PlanOptions& options) {
     if (d.kind == DefKind::kInput) continue;
     const Expr original = d.body;
     d.body = inline_into(original);
-    if (d.kind == DefKind::kReduce && !IsMainLoopShaped(program, d)) {
+    if (d.kind == DefKind::kReduce && !HasMainLoop(program, d)) {
       MaterializeOperandsForMainLoop(program, k, original, plan.materialized, inline_into);
     }
     if (!plan.materialized[k] && CountNodes(d.body) > options.max_inline_nodes) plan.materialized[k] = true;

@@ -38,6 +38,10 @@ struct KernelPlan {
 /// Plans the kernels of `program`. Deterministic.
 KernelPlan PlanKernels(TensorProgram program, const PlanOptions& options = {});
 
+/// Whether a backend runs `def` as a tiled main loop: a matrix product other than a
+/// matrix-vector one (contraction.h), or a convolution (convolution.h).
+bool HasMainLoop(const TensorProgram& program, const TensorDef& def);
+
 /// Iterations of a definition's loop nest: elements times reduced extents.
 double Iterations(const TensorDef& def);
 

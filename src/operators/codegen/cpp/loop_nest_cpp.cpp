@@ -296,9 +296,7 @@ class Emitter {
 
   /// Whether `d` runs as a tiled main loop (a matrix product or a convolution).
   bool Heavy(const TensorDef& d) const {
-    if (!s_.gemm || d.kind != DefKind::kReduce) return false;
-    if (const auto c = ir::MatchContraction(plan_.program, d)) return GemmPays(*c);
-    return ir::MatchConvolution(plan_.program, d).has_value();
+    return s_.gemm && d.kind == DefKind::kReduce && ir::HasMainLoop(plan_.program, d);
   }
 
   /// The body printer of the epilogue lambda fused into heavy kernel `heavy`, or null.

@@ -16,12 +16,6 @@ namespace {
 using templates::KnobDim;
 using templates::KnobSpace;
 
-/// A matrix product (not a matrix-vector one) or a convolution: a reduction main_loop =
-/// "tiled" prints as a GEMM.
-bool HasMainLoop(const ir::TensorProgram& p, const ir::TensorDef& d) {
-  if (const auto c = ir::MatchContraction(p, d)) return codegen::GemmPays(*c);
-  return ir::MatchConvolution(p, d).has_value();
-}
 
 /// Whether the plan's kernels sum or multiply float32 values; with `outside_main_loops`,
 /// only reductions that are not matrix products or convolutions count (the GEMM
@@ -29,7 +23,7 @@ bool HasMainLoop(const ir::TensorProgram& p, const ir::TensorDef& d) {
 bool HasFloatAccumulation(const ir::KernelPlan& plan, bool outside_main_loops) {
   for (int id : plan.kernels) {
     const ir::TensorDef& d = plan.program.defs[static_cast<size_t>(id)];
-    if (ir::AccumulatesFloat32(d) && !(outside_main_loops && HasMainLoop(plan.program, d))) return true;
+    if (ir::AccumulatesFloat32(d) && !(outside_main_loops && ir::HasMainLoop(plan.program, d))) return true;
   }
   return false;
 }
@@ -38,14 +32,14 @@ bool HasFloatAccumulation(const ir::KernelPlan& plan, bool outside_main_loops) {
 bool HasRowBlockableReduction(const ir::KernelPlan& plan) {
   for (int id : plan.kernels) {
     const ir::TensorDef& d = plan.program.defs[static_cast<size_t>(id)];
-    if (codegen::ReduceLoopApplies(d) && !HasMainLoop(plan.program, d)) return true;
+    if (codegen::ReduceLoopApplies(d) && !ir::HasMainLoop(plan.program, d)) return true;
   }
   return false;
 }
 
 bool HasContraction(const ir::KernelPlan& plan) {
   for (int id : plan.kernels) {
-    if (HasMainLoop(plan.program, plan.program.defs[static_cast<size_t>(id)])) return true;
+    if (ir::HasMainLoop(plan.program, plan.program.defs[static_cast<size_t>(id)])) return true;
   }
   return false;
 }
