@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace kernelevolve::operators::codegen {
 namespace {
 
@@ -73,20 +75,146 @@ std::vector<int64_t> As3d(const std::vector<int64_t>& v, int64_t fill) {
   return out;
 }
 
+/// The fused epilogue lambda `ke_epi(ke_row, ke_col, ke_acc)` of convolution `c` at
+/// `in`: the output's index variables i0 .. from ke_image and ke_group (declared by the
+/// caller), the row within the group and the output position.
+std::string EpilogueLambda(const ir::Convolution& c, const std::string& in,
+                           const std::function<std::string(const std::string&)>& epilogue) {
+  std::string out = in + kEpilogueLambdaHead;
+  const std::string body_in = in + "  ";
+  int var = 0;
+  if (c.batched) out += fmt::format("{}[[maybe_unused]] const int64_t i{} = ke_image;\n", body_in, var++);
+  out += fmt::format("{}[[maybe_unused]] const int64_t i{} = ke_group * {} + ke_row;\n", body_in, var++,
+                     c.CoutPerGroup());
+  int64_t inner = c.OutPositions();
+  for (size_t d = 0; d < c.out.size(); ++d) {
+    inner /= c.out[d];
+    out += fmt::format("{}[[maybe_unused]] const int64_t i{} = ke_col / {} % {};\n", body_in, var++, inner, c.out[d]);
+  }
+  out += epilogue(body_in);
+  out += in + "};\n";
+  return out;
+}
+
+int64_t Product(const std::vector<int64_t>& v) {
+  int64_t n = 1;
+  for (int64_t x : v) n *= x;
+  return n;
+}
+
+/// The direct form of a depthwise convolution (ConvRunsDirect). Per (image, output
+/// channel), the input channel is first copied into a zero-padded plane (one per
+/// thread; its border is zeroed once and never written), so that every output value is
+/// a branch-free sum over the window; `#pragma omp simd` runs over an output row. A
+/// window of at most kDirectUnrolledTaps positions is printed unrolled, its weights
+/// held in registers, one partial sum per window row.
+std::string DirectCall(const ir::Convolution& c, int out_id, bool parallel, const std::string& indent,
+                       const std::function<std::string(const std::string&)>& epilogue) {
+  const auto i3 = As3d(c.in, 1), o3 = As3d(c.out, 1), k3 = As3d(c.kernel, 1), s3 = As3d(c.stride, 1),
+             p3 = As3d(c.pad, 0), d3 = As3d(c.dilation, 1);
+  const int64_t window = k3[0] * k3[1] * k3[2];
+  // The padded plane covers every position a window reads: (out - 1) * stride +
+  // (kernel - 1) * dilation + 1 per dim; input position i sits at i + pad, and input
+  // beyond the plane (never read: the stride skips it) is not copied.
+  int64_t e3[3], copy3[3];
+  for (int d = 0; d < 3; ++d) {
+    e3[d] = (o3[d] - 1) * s3[d] + (k3[d] - 1) * d3[d] + 1;
+    copy3[d] = std::max<int64_t>(0, std::min(i3[d], e3[d] - p3[d]));
+  }
+  const int64_t plane = e3[0] * e3[1] * e3[2];
+  auto tap_offset = [&](int64_t a, int64_t b, int64_t e) {
+    return (a * d3[0] * e3[1] + b * d3[1]) * e3[2] + e * d3[2];
+  };
+  std::string out;
+  std::string in = indent;
+  if (parallel) out += in + "#pragma omp parallel\n";
+  out += in + "{\n";
+  in += "  ";
+  out += fmt::format("{}const std::unique_ptr<float[]> ke_plane(new float[{}]());  // zeros: the padding\n", in,
+                     plane);
+  if (parallel) out += in + "#pragma omp for schedule(static)\n";
+  out += fmt::format("{}for (int64_t bi = 0; bi < {}; ++bi) {{\n", in, c.images * c.cout);
+  const std::string outer = in;
+  in += "  ";
+  out += fmt::format("{}const int64_t ke_image = bi / {}, ke_channel = bi % {}, ke_group = ke_channel / {};\n", in,
+                     c.cout, c.cout, c.CoutPerGroup());
+  out += fmt::format("{}const float* __restrict ke_x = t{} + (ke_image * {} + ke_group) * {};\n", in, c.x, c.cin,
+                     Product(c.in));
+  out += fmt::format("{}const float* __restrict ke_w = t{} + ke_channel * {};\n", in, c.w, window);
+  out += fmt::format("{}float* __restrict ke_y = t{} + bi * {};\n", in, out_id, c.OutPositions());
+  if (copy3[0] > 0 && copy3[1] > 0 && copy3[2] > 0) {
+    out += fmt::format("{}for (int64_t z = 0; z < {}; ++z)\n", in, copy3[0]);
+    out += fmt::format("{}  for (int64_t y = 0; y < {}; ++y)\n", in, copy3[1]);
+    out += fmt::format("{}    std::memcpy(ke_plane.get() + ((z + {}) * {} + y + {}) * {} + {}, ke_x + (z * {} + y) * {}, {} * sizeof(float));\n",
+                       in, p3[0], e3[1], p3[1], e3[2], p3[2], i3[1], i3[2], copy3[2]);
+  }
+  out += in + "const float* __restrict ke_p = ke_plane.get();\n";
+  const bool unrolled = window <= kDirectUnrolledTaps;
+  if (unrolled) {
+    for (int64_t t = 0; t < window; ++t) out += fmt::format("{}const float ke_w{} = ke_w[{}];\n", in, t, t);
+  }
+  if (epilogue) out += EpilogueLambda(c, in, epilogue);
+  out += fmt::format("{}for (int64_t oz = 0; oz < {}; ++oz) {{\n", in, o3[0]);
+  out += fmt::format("{}  for (int64_t oy = 0; oy < {}; ++oy) {{\n", in, o3[1]);
+  const std::string row = in + "    ";
+  out += fmt::format("{}float* __restrict ke_yr = ke_y + (oz * {} + oy) * {};\n", row, o3[1], o3[2]);
+  out += fmt::format("{}const float* __restrict ke_pr = ke_p + (oz * {} + oy * {}) * {};\n", row, s3[0] * e3[1],
+                     s3[1], e3[2]);
+  out += row + "#pragma omp simd\n";
+  out += fmt::format("{}for (int64_t ox = 0; ox < {}; ++ox) {{\n", row, o3[2]);
+  const std::string body = row + "  ";
+  out += fmt::format("{}const float* ke_pc = ke_pr + ox * {};\n", body, s3[2]);
+  if (unrolled) {
+    // One partial sum per window row (a, b): independent chains of kw products.
+    std::string total;
+    int64_t t = 0;
+    for (int64_t a = 0; a < k3[0]; ++a) {
+      for (int64_t b = 0; b < k3[1]; ++b) {
+        const std::string name = fmt::format("ke_s{}", a * k3[1] + b);
+        std::string sum;
+        for (int64_t e = 0; e < k3[2]; ++e, ++t) {
+          sum += fmt::format("{}ke_w{} * ke_pc[{}]", e ? " + " : "", t, tap_offset(a, b, e));
+        }
+        out += fmt::format("{}const float {} = {};\n", body, name, sum);
+        total += (total.empty() ? "" : " + ") + name;
+      }
+    }
+    out += fmt::format("{}ke_yr[ox] = {};\n", body, total);
+  } else {
+    out += body + "float ke_acc = 0.0f;\n";
+    out += fmt::format("{}for (int64_t a = 0; a < {}; ++a)\n", body, k3[0]);
+    out += fmt::format("{}  for (int64_t b = 0; b < {}; ++b)\n", body, k3[1]);
+    out += fmt::format("{}    for (int64_t e = 0; e < {}; ++e)\n", body, k3[2]);
+    out += fmt::format("{}      ke_acc += ke_w[(a * {} + b) * {} + e] * ke_pc[(a * {} + b * {}) * {} + e * {}];\n", body,
+                       k3[1], k3[2], d3[0] * e3[1], d3[1], e3[2], d3[2]);
+    out += body + "ke_yr[ox] = ke_acc;\n";
+  }
+  out += row + "}\n";
+  if (epilogue) {
+    out += fmt::format("{}for (int64_t ox = 0; ox < {}; ++ox) ke_yr[ox] = ke_epi(ke_channel % {}, (oz * {} + oy) * {} + ox, ke_yr[ox]);\n",
+                       row, o3[2], c.CoutPerGroup(), o3[1], o3[2]);
+  }
+  out += in + "  }\n" + in + "}\n";
+  out += outer + "}\n";
+  out += indent + "}\n";
+  return out;
+}
+
 }  // namespace
+
+bool ConvRunsDirect(const ir::Convolution& c) {
+  return c.groups > 1 && c.CinPerGroup() == 1 && c.CoutPerGroup() <= kDirectMaxChannelMultiplier;
+}
 
 std::string ConvHelpersCpp() { return kConvHelpers; }
 
 std::string ConvCallCpp(const ir::Convolution& c, int out_id, bool parallel, const std::string& indent,
                         const std::function<std::string(const std::string&)>& epilogue,
                         int64_t min_parallel_batches) {
+  if (ConvRunsDirect(c)) return DirectCall(c, out_id, parallel, indent, epilogue);
   const int64_t batches = c.images * c.groups;
   const bool batch_parallel = parallel && batches >= min_parallel_batches;
-  const int64_t in_positions = [&] {
-    int64_t n = 1;
-    for (int64_t v : c.in) n *= v;
-    return n;
-  }();
+  const int64_t in_positions = Product(c.in);
   const int64_t m = c.CoutPerGroup(), n = c.OutPositions(), k = c.Depth();
   std::string out;
   std::string in = indent;
@@ -109,19 +237,7 @@ std::string ConvCallCpp(const ir::Convolution& c, int out_id, bool parallel, con
   }
   std::string epi = "ke_gemm_identity{}";
   if (epilogue) {
-    // Output indices: [n,] co, o... from (image, group, row, col).
-    out += in + kEpilogueLambdaHead;
-    const std::string body_in = in + "  ";
-    int var = 0;
-    if (c.batched) out += fmt::format("{}[[maybe_unused]] const int64_t i{} = ke_image;\n", body_in, var++);
-    out += fmt::format("{}[[maybe_unused]] const int64_t i{} = ke_group * {} + ke_row;\n", body_in, var++, m);
-    int64_t inner = n;
-    for (size_t d = 0; d < c.out.size(); ++d) {
-      inner /= c.out[d];
-      out += fmt::format("{}[[maybe_unused]] const int64_t i{} = ke_col / {} % {};\n", body_in, var++, inner, c.out[d]);
-    }
-    out += epilogue(body_in);
-    out += in + "};\n";
+    out += EpilogueLambda(c, in, epilogue);
     epi = "ke_epi";
   }
   out += fmt::format("{}ke_gemm({}, {}, {}, t{} + ke_group * {}, {}, 1, ke_pack, t{} + (ke_image * {} + ke_group * {}) * {}, {}, {}, {});\n",

@@ -417,9 +417,14 @@ class Emitter {
 
   std::string ConvCall(const ir::Convolution& c, const TensorDef& d, const std::string& indent) {
     used_gemm_ = used_conv_ = true;
+    const std::string fused = Target(d) != d.id ? fmt::format(", epilogue t{} fused", Target(d)) : "";
+    if (ConvRunsDirect(c)) {
+      return fmt::format("{}// main loop: depthwise convolution, direct form, {} x {} channels{}\n", indent, c.images,
+                         c.cout, fused) +
+             ConvCallCpp(c, Target(d), s_.parallel, indent, Epilogue(d.id));
+    }
     return fmt::format("{}// main loop: convolution as implicit GEMM, {} x {} x {} per (image, group), {} x {}{}\n",
-                       indent, c.CoutPerGroup(), c.OutPositions(), c.Depth(), c.images, c.groups,
-                       Target(d) != d.id ? fmt::format(", epilogue t{} fused", Target(d)) : "") +
+                       indent, c.CoutPerGroup(), c.OutPositions(), c.Depth(), c.images, c.groups, fused) +
            ConvCallCpp(c, Target(d), s_.parallel, indent, Epilogue(d.id));
   }
 
