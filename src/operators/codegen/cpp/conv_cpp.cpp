@@ -11,7 +11,8 @@ const char* kConvHelpers = R"CPP(// ---- implicit GEMM of a convolution (im2col:
 // B = the im2col matrix of one image and group, read while packing: row kk = (ci, kd,
 // kh, kw) of the group's input channels and the window, column jj = (od, oh, ow) of
 // the output positions; reads outside the input are 0 (zero padding). 1-d and 2-d
-// convolutions are 3-d ones with leading size-1 dims.
+// convolutions are 3-d ones with leading size-1 dims. A sliver's columns are copied as
+// runs of input rows (zeros for the padding part), not one by one.
 struct ke_conv_b {
   const float* x;  // the group's first input channel of this image: [cin/groups, d, h, w]
   int64_t d, h, w;       // input size
@@ -21,36 +22,51 @@ struct ke_conv_b {
   int64_t pd, ph, pw;    // padding
   int64_t dd, dh, dw;    // dilation
   void operator()(int64_t p0, int64_t kc, int64_t j0, int64_t cols, float* __restrict dst) const {
-    // Each column's window origin, once per sliver.
-    int64_t z0[KE_NR], y0[KE_NR], x0[KE_NR];
-    for (int64_t j = 0; j < cols; ++j) {
-      const int64_t jj = j0 + j;
-      z0[j] = jj / (oh * ow) * sd - pd;
-      y0[j] = jj / ow % oh * sh - ph;
-      x0[j] = jj % ow * sw - pw;
+    // The sliver's columns as runs sharing an output row (od, oh): each run reads one
+    // input row per window position, at stride sw. Per run: first column, length and
+    // the window origin of its first column; once per sliver.
+    int64_t first[KE_NR], len[KE_NR], z0[KE_NR], y0[KE_NR], x0[KE_NR];
+    int64_t runs = 0;
+    for (int64_t j = 0; j < cols; j += len[runs++]) {
+      const int64_t jj = j0 + j, ox = jj % ow;
+      first[runs] = j;
+      len[runs] = std::min(cols - j, ow - ox);
+      z0[runs] = jj / (oh * ow) * sd - pd;
+      y0[runs] = jj / ow % oh * sh - ph;
+      x0[runs] = ox * sw - pw;
     }
-    // The sliver's columns are one contiguous run of an input row when they share
-    // (od, oh) and the stride along w is 1.
-    const bool one_row = cols == KE_NR && sw == 1 && z0[0] == z0[cols - 1] && y0[0] == y0[cols - 1];
     const int64_t window = kd * kh * kw;
     int64_t ci = p0 / window, r = p0 % window;
     int64_t a = r / (kh * kw), b = r / kw % kh, e = r % kw;
     for (int64_t p = 0; p < kc; ++p) {
       const float* xc = x + ci * d * h * w;
       const int64_t dz = a * dd, dy = b * dh, dx = e * dw;
-      const int64_t z = z0[0] + dz, y = y0[0] + dy, xs = x0[0] + dx;
-      if (one_row && z >= 0 && z < d && y >= 0 && y < h && xs >= 0 && xs + KE_NR <= w) {
-        std::memcpy(dst, xc + (z * h + y) * w + xs, KE_NR * sizeof(float));
-      } else {
-        for (int64_t j = 0; j < cols; ++j) {
-          const int64_t zj = z0[j] + dz, yj = y0[j] + dy, xj = x0[j] + dx;
-          const bool inside = static_cast<uint64_t>(zj) < static_cast<uint64_t>(d) &&
-                              static_cast<uint64_t>(yj) < static_cast<uint64_t>(h) &&
-                              static_cast<uint64_t>(xj) < static_cast<uint64_t>(w);
-          dst[j] = inside ? xc[(zj * h + yj) * w + xj] : 0.0f;
+      for (int64_t q = 0; q < runs; ++q) {
+        float* __restrict out = dst + first[q];
+        const int64_t n = len[q], z = z0[q] + dz, y = y0[q] + dy, xs = x0[q] + dx;
+        if (static_cast<uint64_t>(z) >= static_cast<uint64_t>(d) || static_cast<uint64_t>(y) >= static_cast<uint64_t>(h)) {
+          for (int64_t j = 0; j < n; ++j) out[j] = 0.0f;
+          continue;
         }
-        for (int64_t j = cols; j < KE_NR; ++j) dst[j] = 0.0f;
+        const float* row = xc + (z * h + y) * w;
+        if (sw == 1) {
+          // Columns [lo, hi) read inside the row; the rest is padding.
+          const int64_t lo = std::min(n, std::max<int64_t>(0, -xs)), hi = std::max(lo, std::min(n, w - xs));
+          if (lo == 0 && hi == KE_NR) {
+            std::memcpy(out, row + xs, KE_NR * sizeof(float));
+            continue;
+          }
+          for (int64_t j = 0; j < lo; ++j) out[j] = 0.0f;
+          for (int64_t j = lo; j < hi; ++j) out[j] = row[xs + j];
+          for (int64_t j = hi; j < n; ++j) out[j] = 0.0f;
+        } else {
+          for (int64_t j = 0; j < n; ++j) {
+            const int64_t xj = xs + j * sw;
+            out[j] = static_cast<uint64_t>(xj) < static_cast<uint64_t>(w) ? row[xj] : 0.0f;
+          }
+        }
       }
+      for (int64_t j = cols; j < KE_NR; ++j) dst[j] = 0.0f;
       dst += KE_NR;
       if (++e == kw) {
         e = 0;
