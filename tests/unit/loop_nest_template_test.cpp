@@ -124,10 +124,11 @@ TEST(LoopNestLowering, EveryCaseLowersToALoopNestProgram) {
       row_blockable |= !heavy && codegen::ReduceLoopApplies(def);
       iterations += ir::Iterations(def);
     }
-    // A small program's heavy draft comes on one thread first, then on all.
-    const size_t heavy_drafts = !(contraction || row_blockable)                     ? 0
-                                : iterations < families::kSmallProgramIterations ? 2
-                                                                                  : 1;
+    // A small program of small kernels has its heavy draft on one thread first, then
+    // on all.
+    const double per_kernel = iterations / static_cast<double>(loop_nest->Plan().kernels.size());
+    const bool small = iterations < families::kSmallProgramIterations && per_kernel < families::kSmallKernelIterations;
+    const size_t heavy_drafts = !(contraction || row_blockable) ? 0 : small ? 2 : 1;
     EXPECT_EQ(match.tmpl->Drafts().size(), 3u + heavy_drafts) << name;
     const auto space = match.tmpl->Space().Canonical(nlohmann::json::object());
     EXPECT_EQ(space.contains("main_loop"), contraction) << name;
@@ -686,8 +687,24 @@ TEST(LoopNestContraction, ReshapeIndexChainsCancelToAffineOffsets) {
   EXPECT_EQ(std::make_tuple(shifted->constant, shifted->Coeff(0), shifted->Coeff(1)), std::make_tuple(0, 1, 0));
 }
 
+TEST(LoopNestContraction, OneProductOfMillionsOfMultiplyAddsGetsAllThreadsFirst) {
+  // 128^3 = 2M iterations: fewer than kSmallProgramIterations in all, but one kernel of
+  // more than kSmallKernelIterations, so the fork and join are a small share.
+  GraphBuilder g({128, 128});
+  const auto a = g.Input("a"), b = g.Input("b");
+  g.Call("mm", "aten.mm.default", {Ref("self", a), Ref("mat2", b)});
+  const core::Problem problem = g.Finish("mm", 2);
+  const auto match = families::MatchLoopNest(problem.graph, /*multithread=*/true);
+  ASSERT_TRUE(match.tmpl != nullptr) << match.unsupported;
+  const auto drafts = match.tmpl->Drafts();
+  ASSERT_EQ(drafts.size(), 4u);  // baseline, tiled on all threads, all threads, fast
+  EXPECT_EQ(drafts[1].at("main_loop"), "tiled");
+  EXPECT_EQ(drafts[1].at("threads"), "all");
+}
+
 TEST(LoopNestContraction, TiledDraftsPrintTheGemmAndOthersDoNot) {
-  const auto match = families::MatchLoopNest(CaseGraph("mm_odd_transposed_relu"), /*multithread=*/true);
+  // [13, 40] @ [40, 19]: a small program, so its tiled draft comes on one thread first.
+  const auto match = families::MatchLoopNest(CaseGraph("addmm_sigmoid"), /*multithread=*/true);
   ASSERT_TRUE(match.tmpl != nullptr) << match.unsupported;
   const auto drafts = match.tmpl->Drafts();
   ASSERT_EQ(drafts.size(), 5u);

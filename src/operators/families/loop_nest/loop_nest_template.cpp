@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 
 #include "core/error.h"
@@ -110,7 +111,8 @@ std::vector<nlohmann::json> LoopNestTemplate::Drafts() const {
     nlohmann::json heavy = fast;
     if (has_contraction_) heavy["main_loop"] = "tiled";
     if (has_row_blockable_) heavy["reduce_loop"] = "outer";
-    if (multithread_ && iterations_ < kSmallProgramIterations) {
+    const double per_kernel = iterations_ / static_cast<double>(std::max<size_t>(1, plan_.kernels.size()));
+    if (multithread_ && iterations_ < kSmallProgramIterations && per_kernel < kSmallKernelIterations) {
       nlohmann::json one_thread = heavy;
       one_thread["threads"] = "1";
       drafts.push_back(space_.Canonical(one_thread));

@@ -11,13 +11,18 @@
 namespace kernelevolve::operators::families {
 
 /// A program whose kernels run fewer loop iterations in all (ir::Iterations summed)
-/// gets its heavy draft on one thread first: at ~1 ns per iteration that is about 4 ms
-/// of scalar work and well under 1 ms in the tiled main loops, so a whole-layer graph of
-/// tens of kernels spends a large share in the fork and join of their parallel regions,
-/// and on a machine whose cores are busy each region waits for a descheduled thread
-/// (measured on the 2-vCPU development VM under load, 2026-12-05: a 28-kernel
-/// transformer encoder layer at 8.6 ms on one thread against 100 ms on two).
+/// than kSmallProgramIterations, and fewer than kSmallKernelIterations per kernel on
+/// average, gets its heavy draft on one thread first: at ~1 ns per iteration the
+/// program is about 4 ms of scalar work and well under 1 ms in the tiled main loops,
+/// and each kernel (one parallel region) a few microseconds of GEMM work, so a
+/// whole-layer graph of tens of kernels spends a large share in the fork and join of
+/// their parallel regions, and on a machine whose cores are busy each region waits for
+/// a descheduled thread (measured on the 2-vCPU development VM under load, 2026-12-05:
+/// a 28-kernel transformer encoder layer, ~90K iterations per kernel, at 8.6 ms on one
+/// thread against 100 ms on two). A program of few larger kernels (one batched product
+/// of 4M multiply-adds) gets all threads first.
 inline constexpr double kSmallProgramIterations = 1 << 22;
+inline constexpr double kSmallKernelIterations = 1 << 18;
 
 class LoopNestTemplate : public templates::KernelTemplate {
  public:
@@ -30,7 +35,8 @@ class LoopNestTemplate : public templates::KernelTemplate {
   /// Baseline (1 thread, libm, no simd, double accumulators) first; with a matrix
   /// product, a convolution or a row-blockable reduction, then the vectorized prelude,
   /// `omp simd`, main_loop "tiled" and / or reduce_loop "outer" on all threads (on one
-  /// thread first, then on all, for a program of fewer than kSmallProgramIterations);
+  /// thread first, then on all, for a program of fewer than kSmallProgramIterations and
+/// kSmallKernelIterations per kernel);
   /// then all threads; then all threads with the vectorized prelude and `omp simd`
   /// inner loops.
   std::vector<nlohmann::json> Drafts() const override;
