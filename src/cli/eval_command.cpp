@@ -5,6 +5,7 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -62,6 +63,15 @@ nlohmann::json EvalConfig(const OptimizeOptions& o, const std::map<std::string, 
   config["kernel_path"] = kernel_path.string();
   config["kernel_path_abs"] = fs::absolute(kernel_path).lexically_normal().string();
   return config;
+}
+
+/// The compiler saw the kernel as a file of the build cache named by its hash
+/// (".../0123456789abcdef.cpp:2:95: error: ..."); in what `eval` prints, that name is
+/// replaced by the user's file, so that the messages point at the file they edit.
+void NameTheUsersFile(core::Evaluation& e, const fs::path& kernel) {
+  static const std::regex cached(R"(([^\s:'"]*/)?[0-9a-f]{16}\.(cpp|cu|py)\b)");
+  e.message = std::regex_replace(e.message, cached, kernel.string());
+  e.log_excerpt = std::regex_replace(e.log_excerpt, cached, kernel.string());
 }
 
 }  // namespace
@@ -183,6 +193,7 @@ int RunEval(const EvalOptions& options) {
     core::ScopedPhase phase(s.phases, "evaluation");
     node.evaluation = evaluator.Evaluate(node.candidate);
   }
+  NameTheUsersFile(node.evaluation, options.kernel_path);
   store.CommitNode(run_id, node);
   s.nodes = {node};
   s.speedup_baseline = evaluator.FastestEager();

@@ -26,6 +26,18 @@
 
 namespace {
 
+/// For a message that says the disk is full (the OS's ENOSPC text, from the worker's
+/// Python or from C++, or SQLite's SQLITE_FULL text), what to do next; else "".
+std::string DiskFullHint(const std::string& what) {
+  if (what.find("No space left on device") == std::string::npos &&
+      what.find("database or disk is full") == std::string::npos) {
+    return "";
+  }
+  return "the disk is full: free some space (the run's fixtures and the compile cache, "
+         "~/.cache/kernelevolve, are the largest files), then `kernelevolve resume RUN_DIR` (or "
+         "`kernelevolve bench ... --out DIR --resume`) continues from the last stored candidate\n";
+}
+
 using kernelevolve::cli::AddSharedSearchFlags;
 using kernelevolve::cli::OptimizeOptions;
 
@@ -135,11 +147,17 @@ int main(int argc, char** argv) {
   } catch (const kernelevolve::core::InvalidInputError& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 2;
-  } catch (const kernelevolve::store::NotAStoreError& e) {
-    // A run folder whose kernelevolve.db is garbage: the user's input, not our bug.
-    std::cerr << "error: " << e.what() << "\n";
+  } catch (const kernelevolve::core::IoError& e) {
+    // The environment, not our bug: a full disk, an unwritable folder, a garbage
+    // kernelevolve.db (store::NotAStoreError), a database another tool locked.
+    std::cerr << "error: " << e.what() << "\n" << DiskFullHint(e.what());
     return 2;
   } catch (const std::exception& e) {
+    const std::string hint = DiskFullHint(e.what());  // a full disk seen by the worker
+    if (!hint.empty()) {
+      std::cerr << "error: " << e.what() << "\n" << hint;
+      return 2;
+    }
     std::cerr << "kernelevolve: internal error: " << e.what() << "\n";
     return 3;
   }

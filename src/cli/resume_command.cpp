@@ -28,6 +28,12 @@ int RunResume(const ResumeOptions& options) {
     if (fs::is_regular_file(options.run_dir / store::kRunLockFileName)) {
       store::RunDirectoryLock probe = store::RunDirectoryLock::Acquire(options.run_dir, "resume");
     }
+    if (fs::is_regular_file(options.run_dir / "bench.json")) {
+      throw core::InvalidInputError(fmt::format(
+          "{} is a bench directory: `kernelevolve bench PROBLEMS --out {} --resume` continues it "
+          "(`resume` takes one optimize run, such as {}/PROBLEM)",
+          options.run_dir.string(), options.run_dir.string(), options.run_dir.string()));
+    }
     throw core::InvalidInputError(fmt::format(
         "{}: no kernelevolve.db here; give the --out directory of a `kernelevolve optimize` run",
         options.run_dir.string()));

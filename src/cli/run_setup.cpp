@@ -141,6 +141,7 @@ store::RunDirectoryLock ValidateRunOptions(OptimizeOptions& o) {
   ValidateSearchFlags(o);  // issue 3: policy, jobs, stall, context... before any work
   ValidateLlmFlags(o);     // issue 7: models, keys, prices, prompts; no network yet
   ValidateQueueFlags(o);   // issue 22: --queue parses and Redis answers
+  ParseOverrides(o.sets);  // a malformed --set fails before the run directory exists
   if (o.out_dir.empty()) o.out_dir = fs::path("runs") / fmt::format("{}-{}", o.problem_path.stem().string(), UtcStamp());
   if (o.cache_dir.empty()) o.cache_dir = DefaultCacheDir();
   EnsureCacheDir(o.cache_dir);  // an unusable --cache-dir fails before the problem loads

@@ -85,6 +85,17 @@ RunForExport ReadRun(const fs::path& run_dir) {
     throw InvalidInputError(fmt::format("{}: no such run directory", run_dir.string()));
   const fs::path result_path = run_dir / "result.json";
   if (!fs::is_regular_file(result_path)) {
+    if (fs::is_regular_file(run_dir / "bench.json")) {
+      throw InvalidInputError(fmt::format(
+          "{} is a bench directory; export one of its problems' runs, {}/PROBLEM", run_dir.string(),
+          run_dir.string()));
+    }
+    if (fs::is_regular_file(run_dir / "kernelevolve.db")) {
+      throw InvalidInputError(fmt::format(
+          "{}: the run is unfinished (no result.json yet: it was interrupted, or is still running); "
+          "`kernelevolve resume {}` finishes it, then export",
+          run_dir.string(), run_dir.string()));
+    }
     throw InvalidInputError(
         fmt::format("{} is not a kernelevolve run (no result.json; `kernelevolve optimize --out "
                     "DIR` writes one)",

@@ -1,6 +1,8 @@
 #include "report/run_summary.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <map>
 
@@ -116,14 +118,24 @@ nlohmann::json ResultJson(const RunSummary& s) {
   return doc;
 }
 
+namespace {
+
+/// std::strerror(errno), or "unknown reason" when errno is 0.
+std::string ErrnoText() { return errno != 0 ? std::strerror(errno) : "unknown reason"; }
+
+}  // namespace
+
 void WriteTextAtomic(const std::filesystem::path& path, const std::string& text) {
   auto tmp = path;
   tmp += ".tmp";
   {
+    // errno after a failed open or write names the reason (permission, no space, no
+    // such folder); std::ofstream itself keeps none.
+    errno = 0;
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw core::IoError(fmt::format("cannot write {}", tmp.string()));
+    if (!out) throw core::IoError(fmt::format("cannot write {}: {}", tmp.string(), ErrnoText()));
     out << text;
-    if (!out.flush()) throw core::IoError(fmt::format("cannot write {}", tmp.string()));
+    if (!out.flush()) throw core::IoError(fmt::format("cannot write {}: {}", tmp.string(), ErrnoText()));
   }
   std::error_code ec;
   std::filesystem::rename(tmp, path, ec);

@@ -1,6 +1,9 @@
 #include "report/write_report.h"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
 
 #include "core/error.h"
 #include "report/bench_report_html.h"
@@ -63,6 +66,21 @@ WrittenReport WriteReport(const fs::path& dir, const fs::path& out) {
     written.nodes = static_cast<int>(data.nodes.size());
     WriteTextAtomic(written.path, RunReportHtml(data));
     return written;
+  }
+  if (fs::is_regular_file(dir / "result.json", ignored)) {
+    // A run that ended before it stored anything (its problem did not load).
+    std::string reason = "?";
+    try {
+      std::ifstream in(dir / "result.json");
+      const nlohmann::json result = nlohmann::json::parse(in);
+      reason = result.value("stop_reason", std::string("?"));
+      if (result.contains("error") && result["error"].is_object()) {
+        reason += ": " + result["error"].value("message", std::string());
+      }
+    } catch (const std::exception&) {  // unreadable: the generic message below
+    }
+    throw core::InvalidInputError(fmt::format(
+        "{}: the run stored no candidates, so there is nothing to report (result.json: {})", dir.string(), reason));
   }
   throw core::InvalidInputError(fmt::format("{}: neither a run directory (no kernelevolve.db) nor a bench directory "
                                             "(no bench.json)", dir.string()));

@@ -112,6 +112,30 @@ TEST_F(CliRefusalsTest, UnknownFixturesModeAndTooShortLoadTimeoutStopBeforeAnyWo
   EXPECT_NE(err.find("0.5 s is below the 1 s minimum"), std::string::npos) << err;
 }
 
+TEST_F(CliRefusalsTest, WrongFoldersAndUnwritablePathsSayWhatToDo) {
+  // resume on a bench folder points at `bench --resume`.
+  fs::create_directories(dir_ / "bench");
+  std::ofstream(dir_ / "bench" / "bench.json") << "{}";
+  auto [code, err] = Run("", fmt::format("resume '{}' --quiet", (dir_ / "bench").string()));
+  EXPECT_EQ(code, 2) << err;
+  EXPECT_NE(err.find("is a bench directory: `kernelevolve bench PROBLEMS --out"), std::string::npos) << err;
+  // report on a run that stored nothing (its problem did not load) names why.
+  fs::create_directories(dir_ / "failed");
+  std::ofstream(dir_ / "failed" / "result.json")
+      << R"({"status": "error", "stop_reason": "error", "error": {"message": "p.py: no class Model"}})";
+  std::tie(code, err) = Run("", fmt::format("report '{}'", (dir_ / "failed").string()));
+  EXPECT_EQ(code, 2) << err;
+  EXPECT_NE(err.find("the run stored no candidates, so there is nothing to report (result.json: error: p.py: no "
+                     "class Model)"),
+            std::string::npos)
+      << err;
+  // A malformed --set fails before the run folder exists.
+  std::tie(code, err) = Run("", fmt::format("optimize problems/level1/relu.py --set nonsense --out '{}'",
+                                            (dir_ / "run").string()));
+  EXPECT_EQ(code, 2) << err;
+  EXPECT_FALSE(fs::exists(dir_ / "run")) << err;
+}
+
 TEST_F(CliRefusalsTest, FixturesFlagIsCheckedAndDeviceFixturesWriteNoTensorFile) {
   auto [code, err] = Run("", fmt::format("optimize problems/level1/relu.py --fixtures device --budget 1 --out '{}'",
                                          (dir_ / "cpu").string()));

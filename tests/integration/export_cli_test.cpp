@@ -165,7 +165,19 @@ TEST_F(ExportCliTest, RefusesWhatIsNotARunWithACorrectKernel) {
   EXPECT_NE(failed.out.find("the run found no correct kernel (status no_correct_candidate)"),
             std::string::npos)
       << failed.out;
-  for (const Outcome* o : {&missing, &not_run, &failed}) {
+  // An interrupted run (a store, no result.json) and a bench folder: say what to do.
+  fs::create_directories(dir_ / "unfinished");
+  std::ofstream(dir_ / "unfinished" / "kernelevolve.db") << "";
+  const Outcome unfinished = Export(dir_ / "unfinished");
+  EXPECT_EQ(unfinished.code, 2);
+  EXPECT_NE(unfinished.out.find("the run is unfinished"), std::string::npos) << unfinished.out;
+  EXPECT_NE(unfinished.out.find("`kernelevolve resume "), std::string::npos) << unfinished.out;
+  fs::create_directories(dir_ / "bench");
+  std::ofstream(dir_ / "bench" / "bench.json") << "{}";
+  const Outcome bench = Export(dir_ / "bench");
+  EXPECT_EQ(bench.code, 2);
+  EXPECT_NE(bench.out.find("is a bench directory; export one of its problems' runs"), std::string::npos) << bench.out;
+  for (const Outcome* o : {&missing, &not_run, &failed, &unfinished, &bench}) {
     EXPECT_EQ(std::count(o->out.begin(), o->out.end(), '\n'), 1) << o->out;  // one line
   }
 }

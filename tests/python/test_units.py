@@ -26,6 +26,11 @@ def test_apply_overrides_sets_names_and_rejects_unknown() -> None:
     assert (module.batch_size, module.dim) == (2.5, 16)
     with pytest.raises(ProblemError, match=r"p.py: --set nope=1: .*constants: batch_size=2.5, dim=16\)"):
         apply_overrides(module, {"nope": "1"}, "p.py")
+    # A numeric constant takes numbers only; an integral float for an int is an int.
+    with pytest.raises(ProblemError, match=r"p.py: --set dim=abc: 'dim' is a number in the file \(dim=16\); 'abc'"):
+        apply_overrides(module, {"dim": "abc"}, "p.py")
+    apply_overrides(module, {"dim": "1e3"}, "p.py")
+    assert module.dim == 1000 and isinstance(module.dim, int)
 
 
 @pytest.mark.parametrize("nbytes, text", [(0, "0 B"), (999, "999 B"), (1536, "1.5 KB"), (4.0e10, "40.0 GB"),

@@ -147,8 +147,10 @@ def apply_overrides(module: types.ModuleType, overrides: dict[str, Any], path: s
         overrides: NAME -> value string (see parse_override_value).
         path: the file as spelled by the caller, for messages.
     Raises:
-        ProblemError: a name the module does not define, or one naming a class,
-            function or module; the message lists the int/float constants.
+        ProblemError: a name the module does not define, one naming a class,
+            function or module (the message lists the int/float constants), or a
+            value that is not a number for a numeric constant. An integral float
+            for an int constant becomes an int ("1e6" -> 1000000).
     """
     for name, raw in overrides.items():
         if not hasattr(module, name):
@@ -159,7 +161,19 @@ def apply_overrides(module: types.ModuleType, overrides: dict[str, Any], path: s
             raise ProblemError(f"{path}: --set {name}={raw}: '{name}' is a "
                                f"{type(current).__name__}, not a constant "
                                f"({constants_hint(module)})")
-        setattr(module, name, parse_override_value(raw))
+        value = parse_override_value(raw)
+        if _is_number(current) and not _is_number(value):
+            raise ProblemError(f"{path}: --set {name}={raw}: '{name}' is a number in the file "
+                               f"({name}={current!r}); {raw!r} is not one")
+        if isinstance(current, int) and not isinstance(current, bool) and isinstance(value, float) \
+                and value.is_integer():
+            value = int(value)  # --set N=1e6 on an int constant: 1000000, not 1e6
+        setattr(module, name, value)
+
+
+def _is_number(value: Any) -> bool:
+    """int or float, not bool."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def problem_tolerance(module: types.ModuleType, path: str) -> dict[str, dict[str, float]]:
