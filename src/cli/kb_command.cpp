@@ -20,10 +20,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
+fs::path KbPath(const KbOptions& o) {
+  return o.kb_path.empty() ? knowledge::DefaultKnowledgeDbPath(DefaultCacheDir()) : o.kb_path;
+}
+
 knowledge::KnowledgeBase OpenKb(const KbOptions& o) {
-  const fs::path path =
-      o.kb_path.empty() ? knowledge::DefaultKnowledgeDbPath(DefaultCacheDir()) : o.kb_path;
-  return knowledge::KnowledgeBase::Open(path, knowledge::DefaultCorpusDirs());
+  return knowledge::KnowledgeBase::Open(KbPath(o), knowledge::DefaultCorpusDirs());
 }
 
 std::string Indent(const std::string& text, const std::string& prefix) {
@@ -107,6 +109,15 @@ std::string Date(double unix_s) {
 
 int Experiences(const KbOptions& o) {
   if (!o.platform.empty()) knowledge::CheckFacetValue("--platform", o.platform, knowledge::KnownPlatforms());
+  if (!fs::exists(KbPath(o))) {  // listing reads only: no knowledge base is created for it
+    if (o.json) {
+      std::cout << "[]\n";
+    } else {
+      std::cout << fmt::format("knowledge base {}: 0 experiences (it does not exist yet: `kernelevolve optimize` "
+                               "writes it)\n", KbPath(o).string());
+    }
+    return 0;
+  }
   auto kb = OpenKb(o);
   knowledge::ExperienceFilter filter;
   filter.platform = o.platform == "any" ? "" : o.platform;

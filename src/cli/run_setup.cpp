@@ -68,6 +68,26 @@ void ReportProblemError(const OptimizeOptions& o, report::RunSummary& s, const s
   std::cerr << "error: " << message << " (details: " << log.string() << ")\n";
 }
 
+/// After a refusal before any work (no GPU for --target triton/cuda): removes the run
+/// directory when it holds nothing but what this process just made there (the lock
+/// file and logs/ with at most an empty GPU runner log), so that a refused run leaves
+/// no folder behind, as the other refusals do. A resumed run's folder, and one holding
+/// anything else, is kept.
+void RemoveUnusedRunDirectory(const OptimizeOptions& o) {
+  if (o.resume) return;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(o.out_dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name == store::kRunLockFileName) continue;
+    if (name != "logs") return;
+    for (const auto& log : fs::directory_iterator(entry.path(), ec)) {
+      // A runner log with text may be what the error message points at: kept.
+      if (log.path().filename() != "gpu_runner.log" || fs::file_size(log.path(), ec) != 0) return;
+    }
+  }
+  if (!ec) fs::remove_all(o.out_dir, ec);
+}
+
 }  // namespace
 
 std::string FixturesModeFromEnv() {
@@ -257,7 +277,12 @@ std::optional<PreparedRun> PrepareRun(const OptimizeOptions& o) {
   PreparedRun r;
   CreateRunDirectory(o.out_dir);
   r.summary = BaseSummary(o);
-  r.gpu = MakeGpuPlatform(o);  // issue 6: no GPU fails before the problem loads
+  try {
+    r.gpu = MakeGpuPlatform(o);  // issue 6: no GPU fails before the problem loads
+  } catch (const core::Error&) {
+    RemoveUnusedRunDirectory(o);
+    throw;
+  }
   r.summary.database_path = o.out_dir / "kernelevolve.db";
   r.overrides = ParseOverrides(o.sets);
   r.summary.overrides = r.overrides;

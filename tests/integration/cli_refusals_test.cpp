@@ -85,6 +85,9 @@ TEST_F(CliRefusalsTest, CudaWithoutGpuDoesNotSuggestTritonInterpret) {
                                                                    (dir_ / "run2").string()));
   EXPECT_EQ(code, 2) << err;
   EXPECT_NE(err.find("set TRITON_INTERPRET=1 to check Triton candidates on the CPU"), std::string::npos) << err;
+  // Refused before any work: no run folder is left behind.
+  EXPECT_FALSE(fs::exists(dir_ / "run")) << err;
+  EXPECT_FALSE(fs::exists(dir_ / "run2")) << err;
 }
 
 TEST_F(CliRefusalsTest, UnknownFixturesModeAndTooShortLoadTimeoutStopBeforeAnyWork) {
@@ -112,7 +115,7 @@ TEST_F(CliRefusalsTest, UnknownFixturesModeAndTooShortLoadTimeoutStopBeforeAnyWo
   EXPECT_NE(err.find("0.5 s is below the 1 s minimum"), std::string::npos) << err;
 }
 
-TEST_F(CliRefusalsTest, WrongFoldersAndUnwritablePathsSayWhatToDo) {
+TEST_F(CliRefusalsTest, WrongFoldersAndAMalformedSetSayWhatToDo) {
   // resume on a bench folder points at `bench --resume`.
   fs::create_directories(dir_ / "bench");
   std::ofstream(dir_ / "bench" / "bench.json") << "{}";

@@ -124,7 +124,8 @@ TEST_F(KnowledgeCliTest, AddMakesAUserDocumentRetrievable) {
 TEST_F(KnowledgeCliTest, ExperiencesListsRecordsWithFilters) {
   auto r = Run("kb experiences " + Kb());
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("0 experiences"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("0 experiences (it does not exist yet"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(kb_)) << "listing created the knowledge base";
   {
     auto kb = knowledge::KnowledgeBase::Open(kb_, knowledge::DefaultCorpusDirs());
     knowledge::Experience x;
