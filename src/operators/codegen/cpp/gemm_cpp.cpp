@@ -57,9 +57,20 @@ static void ke_gemm_pack_a(const float* a, int64_t am, int64_t ak, int64_t mc, i
 }}
 
 // Depth [0, kc) x columns [0, cols) of B (element strides bk, bn) as one NR-column
-// sliver: for each p, NR consecutive values (zeros past cols).
+// sliver: for each p, NR consecutive values (zeros past cols). A B whose columns are
+// contiguous along the depth (bk = 1: the transposed weight of a Linear) is read one
+// column run at a time, so that each read is sequential (the sliver is in L1).
 static void ke_gemm_pack_b(const float* b, int64_t bk, int64_t bn, int64_t kc, int64_t cols,
                            float* __restrict dst) {{
+  if (bk == 1 && bn != 1) {{
+    for (int64_t j = 0; j < cols; ++j) {{
+      const float* column = b + j * bn;
+      for (int64_t p = 0; p < kc; ++p) dst[p * KE_NR + j] = column[p];
+    }}
+    for (int64_t j = cols; j < KE_NR; ++j)
+      for (int64_t p = 0; p < kc; ++p) dst[p * KE_NR + j] = 0.0f;
+    return;
+  }}
   for (int64_t p = 0; p < kc; ++p) {{
     const float* bp = b + p * bk;
     if (bn == 1 && cols == KE_NR) {{
