@@ -109,12 +109,12 @@ std::string Date(double unix_s) {
 
 int Experiences(const KbOptions& o) {
   if (!o.platform.empty()) knowledge::CheckFacetValue("--platform", o.platform, knowledge::KnownPlatforms());
-  if (!fs::exists(KbPath(o))) {  // listing reads only: no knowledge base is created for it
+  if (const fs::path path = KbPath(o); !fs::exists(path)) {  // listing reads only: nothing is created for it
     if (o.json) {
       std::cout << "[]\n";
     } else {
       std::cout << fmt::format("knowledge base {}: 0 experiences (it does not exist yet: `kernelevolve optimize` "
-                               "writes it)\n", KbPath(o).string());
+                               "writes it)\n", path.string());
     }
     return 0;
   }

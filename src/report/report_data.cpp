@@ -9,10 +9,7 @@
 
 namespace kernelevolve::report {
 namespace fs = std::filesystem;
-namespace {
 
-/// The file parsed as JSON; null when it does not exist. Throws InvalidInputError naming
-/// it when it cannot be parsed.
 nlohmann::json ReadJsonFile(const fs::path& path) {
   std::error_code ignored;
   if (!fs::is_regular_file(path, ignored)) return nullptr;
@@ -25,6 +22,8 @@ nlohmann::json ReadJsonFile(const fs::path& path) {
     throw core::InvalidInputError(fmt::format("{}: not valid JSON ({})", path.string(), e.what()));
   }
 }
+
+namespace {
 
 int64_t BestNodeId(const RunReportData& data) {
   const auto& best = data.result.is_object() ? data.result.value("best", nlohmann::json()) : nlohmann::json();

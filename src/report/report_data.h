@@ -35,6 +35,10 @@ struct RunReportData {
   const search::Node* Find(int64_t node_id) const;
 };
 
+/// The file parsed as JSON; null when it does not exist. Throws InvalidInputError naming
+/// it when it cannot be parsed.
+nlohmann::json ReadJsonFile(const std::filesystem::path& path);
+
 /// Reads RUN_DIR/kernelevolve.db through store::Store::OpenExisting and RUN_DIR/result.json.
 /// Throws core::InvalidInputError (one line naming the path) when the store has no run
 /// or result.json is not JSON, store::NotAStoreError when the db is not a kernelevolve

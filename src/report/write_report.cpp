@@ -3,8 +3,6 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include <fstream>
-
 #include "core/error.h"
 #include "report/bench_report_html.h"
 #include "report/report_data.h"
@@ -71,13 +69,12 @@ WrittenReport WriteReport(const fs::path& dir, const fs::path& out) {
     // A run that ended before it stored anything (its problem did not load).
     std::string reason = "?";
     try {
-      std::ifstream in(dir / "result.json");
-      const nlohmann::json result = nlohmann::json::parse(in);
+      const nlohmann::json result = ReadJsonFile(dir / "result.json");
       reason = result.value("stop_reason", std::string("?"));
       if (result.contains("error") && result["error"].is_object()) {
         reason += ": " + result["error"].value("message", std::string());
       }
-    } catch (const std::exception&) {  // unreadable: the generic message below
+    } catch (const std::exception&) {  // unreadable: the reason stays "?"
     }
     throw core::InvalidInputError(fmt::format(
         "{}: the run stored no candidates, so there is nothing to report (result.json: {})", dir.string(), reason));

@@ -112,12 +112,6 @@ std::string EpilogueLambda(const ir::Convolution& c, const std::string& in,
   return out;
 }
 
-int64_t Product(const std::vector<int64_t>& v) {
-  int64_t n = 1;
-  for (int64_t x : v) n *= x;
-  return n;
-}
-
 /// The direct form of a depthwise convolution (ConvRunsDirect). Per (image, output
 /// channel), the input channel is first copied into a zero-padded plane (one per
 /// thread; its border is zeroed once and never written), so that every output value is
@@ -155,7 +149,7 @@ std::string DirectCall(const ir::Convolution& c, int out_id, bool parallel, cons
   out += fmt::format("{}const int64_t ke_image = bi / {}, ke_channel = bi % {}, ke_group = ke_channel / {};\n", in,
                      c.cout, c.cout, c.CoutPerGroup());
   out += fmt::format("{}const float* __restrict ke_x = t{} + (ke_image * {} + ke_group) * {};\n", in, c.x, c.cin,
-                     Product(c.in));
+                     ir::Numel(c.in));
   out += fmt::format("{}const float* __restrict ke_w = t{} + ke_channel * {};\n", in, c.w, window);
   out += fmt::format("{}float* __restrict ke_y = t{} + bi * {};\n", in, out_id, c.OutPositions());
   if (copy3[0] > 0 && copy3[1] > 0 && copy3[2] > 0) {
@@ -230,7 +224,7 @@ std::string ConvCallCpp(const ir::Convolution& c, int out_id, bool parallel, con
   if (ConvRunsDirect(c)) return DirectCall(c, out_id, parallel, indent, epilogue);
   const int64_t batches = c.images * c.groups;
   const bool batch_parallel = parallel && batches >= min_parallel_batches;
-  const int64_t in_positions = Product(c.in);
+  const int64_t in_positions = ir::Numel(c.in);
   const int64_t m = c.CoutPerGroup(), n = c.OutPositions(), k = c.Depth();
   std::string out;
   std::string in = indent;
