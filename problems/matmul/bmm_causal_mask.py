@@ -24,7 +24,7 @@ class Model(nn.Module):
 
     def forward(self, q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
         s = torch.bmm(q, k.transpose(1, 2))
-        upper = torch.ones(S, S, dtype=torch.bool).triu(1)
+        upper = torch.ones(S, S, dtype=torch.bool, device=s.device).triu(1)
         return s.masked_fill(upper, 0.0)
 
 
