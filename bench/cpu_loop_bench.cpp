@@ -109,7 +109,7 @@ std::vector<json> BenchDrafts(const ke::operators::templates::KernelTemplate& tm
   std::vector<json> out;
   for (const json& d : tmpl.Drafts()) {
     if (d.value("threads", "1") != "1") continue;
-    if (tmpl.Name() == "pointwise" && d.value("variant", "") != "vectorized") continue;
+    if (tmpl.Name() == "pointwise" && d.value("simd", "") != "on") continue;
     if (d.contains("math") && d.at("math") != "vectorized") continue;
     if (prelude_case && d.value("unroll", 1) != 1) continue;
     if (std::find(out.begin(), out.end(), d) == out.end()) out.push_back(d);

@@ -66,7 +66,7 @@ std::vector<nlohmann::json> Settings(const operators::templates::KernelTemplate&
   for (const char* dim : {"block_r", "split_block", "block_i"}) {
     if (const auto* d = space.Find(dim)) small[dim] = d->values.front();
   }
-  if (space.Find("acc") != nullptr) small["acc"] = "float64";
+  if (space.Find("accumulator") != nullptr) small["accumulator"] = "float64";
   add(small);
   if (space.Find("programs_per_row") != nullptr) {
     nlohmann::json split = first;

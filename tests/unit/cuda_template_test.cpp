@@ -59,7 +59,7 @@ TEST(CudaTemplate, PointwiseSpellsTheFusedGraphInCuda) {
   std::set<std::string> sources;
   for (const auto& knobs : match.tmpl->Space().Enumerate()) sources.insert(match.tmpl->Generate(knobs));
   EXPECT_EQ(sources.size(), 4u * 2 * 3 * 2);
-  EXPECT_THROW(match.tmpl->Generate({{"block", 96}}), core::InvalidInputError);
+  EXPECT_THROW(match.tmpl->Generate({{"num_warps", 3}}), core::InvalidInputError);
 }
 
 TEST(CudaTemplate, SoftmaxGetsTheReductionTemplateWithOnlineVariant) {
@@ -67,12 +67,12 @@ TEST(CudaTemplate, SoftmaxGetsTheReductionTemplateWithOnlineVariant) {
   ASSERT_TRUE(match.tmpl) << match.unsupported;
   EXPECT_EQ(match.tmpl->Name(), "cuda_reduction");
   ASSERT_TRUE(match.tmpl->Space().Find("algorithm"));
-  const std::string two_pass = match.tmpl->Generate({{"mode", "block"}, {"block", 256}});
+  const std::string two_pass = match.tmpl->Generate({{"mode", "block"}, {"num_warps", 8}});
   EXPECT_NE(two_pass.find("constexpr int64_t O = 6, R = 50, I = 1;"), std::string::npos) << two_pass;
   EXPECT_NE(two_pass.find("ke_row_reduce<kThreadsPerRow>("), std::string::npos);
   EXPECT_NE(two_pass.find("KeMax()"), std::string::npos);
   EXPECT_NE(two_pass.find("KeSum()"), std::string::npos);
-  const std::string online = match.tmpl->Generate({{"mode", "warp"}, {"block", 128}, {"algorithm", "online"}});
+  const std::string online = match.tmpl->Generate({{"mode", "warp"}, {"num_warps", 4}, {"algorithm", "online"}});
   EXPECT_NE(online.find("ke_online_merge<kThreadsPerRow>(m, s);"), std::string::npos) << online;
   EXPECT_NE(online.find("(x[r] - m) - kecu::log(s)"), std::string::npos);
   EXPECT_NE(online.find("constexpr int kThreadsPerRow = 32;"), std::string::npos);
@@ -83,7 +83,7 @@ TEST(CudaTemplate, InnerDimsUseOneThreadPerRowAndTailsAreRefused) {
   auto sum = templates::MatchCudaTemplate(CapturedCaseWithInputs("sum_mid_dim"));
   ASSERT_TRUE(sum.tmpl) << sum.unsupported;
   for (const auto& knobs : sum.tmpl->Space().Enumerate()) EXPECT_EQ(knobs.at("mode"), "thread");
-  EXPECT_TRUE(sum.tmpl->Space().Find("acc"));
+  EXPECT_TRUE(sum.tmpl->Space().Find("accumulator"));
   const std::string src = sum.tmpl->Generate(sum.tmpl->Drafts().front());
   EXPECT_NE(src.find("constexpr int64_t O = 6, R = 37, I = 5;"), std::string::npos) << src;
   // A sum of everything is one row (O = I = 1) reduced by one block.

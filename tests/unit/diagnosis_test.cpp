@@ -113,7 +113,7 @@ TEST(Diagnosis, OrdersTheTemplateOperatorsChildrenAndFillsRationales) {
   const auto faster = op.Propose(context, 2);
   ASSERT_EQ(faster.size(), 2u);
   EXPECT_EQ(faster[0].knobs["threads"], "all");
-  EXPECT_EQ(faster[1].knobs["variant"], "vectorized");
+  EXPECT_EQ(faster[1].knobs["simd"], "on");
   EXPECT_NE(faster[0].rationale.find("memory-bound at 20% of copy bandwidth"), std::string::npos);
 }
 

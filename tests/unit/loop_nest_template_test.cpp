@@ -770,7 +770,7 @@ TEST(LoopNestContraction, EveryTileAndPanelDepthMatchesEager) {
     }
     std::vector<nlohmann::json> settings = {{{"main_loop", "tiled"}, {"threads", "1"}}};
     for (const char* tile : {"6x2", "4x3", "8x3"}) {
-      for (int kc : {256, 512}) settings.push_back({{"main_loop", "tiled"}, {"tile", tile}, {"kc", kc}, {"threads", "all"}});
+      for (int kc : {256, 512}) settings.push_back({{"main_loop", "tiled"}, {"tile", tile}, {"block_k", kc}, {"threads", "all"}});
     }
     for (const auto& k : settings) {
       batch.Add(name, k, match.tmpl->Generate(k));
@@ -809,12 +809,12 @@ TEST(LoopNestEpilogue, AccumulatorKnobOnlyWhereItActs) {
   const auto mm = families::MatchLoopNest(CaseGraph("mm"), /*multithread=*/true);
   ASSERT_TRUE(mm.tmpl != nullptr);
   EXPECT_FALSE(mm.tmpl->Space().Canonical({{"main_loop", "tiled"}}).contains("accumulator"));
-  EXPECT_EQ(mm.tmpl->Space().Canonical({{"main_loop", "loops"}}).at("accumulator"), "double");
+  EXPECT_EQ(mm.tmpl->Space().Canonical({{"main_loop", "loops"}}).at("accumulator"), "float64");
   // A program without a product keeps it unconditionally.
   const auto ln = families::MatchLoopNest(CaseGraph("layer_norm"), /*multithread=*/true);
   ASSERT_TRUE(ln.tmpl != nullptr);
   EXPECT_FALSE(ln.tmpl->Space().Canonical(nlohmann::json::object()).contains("main_loop"));
-  EXPECT_EQ(ln.tmpl->Space().Canonical(nlohmann::json::object()).at("accumulator"), "double");
+  EXPECT_EQ(ln.tmpl->Space().Canonical(nlohmann::json::object()).at("accumulator"), "float64");
 }
 
 // ---- convolutions as implicit GEMMs (ir/convolution.h, codegen/cpp/conv_cpp.h) ----
@@ -905,7 +905,7 @@ TEST(LoopNestConvolution, EveryTileVectorWidthAndThreadCountMatchesEager) {
       }
       std::vector<nlohmann::json> settings = {{{"main_loop", "tiled"}, {"threads", "1"}}};
       for (const char* tile : {"6x2", "4x3"}) {
-        settings.push_back({{"main_loop", "tiled"}, {"tile", tile}, {"kc", lanes == 8 ? 256 : 512}, {"threads", "all"}});
+        settings.push_back({{"main_loop", "tiled"}, {"tile", tile}, {"block_k", lanes == 8 ? 256 : 512}, {"threads", "all"}});
       }
       if (lanes == 16) settings.push_back({{"main_loop", "tiled"}, {"tile", "8x3"}, {"threads", "all"}});
       for (const auto& k : settings) {
@@ -1015,7 +1015,7 @@ TEST(LoopNestPooling, RowBlockedWindowsMatchEager) {
     const bool sums = match.tmpl->Space().Canonical(nlohmann::json::object()).contains("accumulator");
     for (nlohmann::json k : {nlohmann::json{{"reduce_loop", "outer"}, {"threads", "1"}},
                              nlohmann::json{{"reduce_loop", "outer"}, {"threads", "all"}, {"simd", "on"},
-                                            {"math", "vectorized"}, {"accumulator", "float"}}}) {
+                                            {"math", "vectorized"}, {"accumulator", "float32"}}}) {
       if (!sums) k.erase("accumulator");  // max pooling sums nothing
       const std::string& source = batch.Add(name, k, match.tmpl->Generate(k));
       // With threads, a sum of fewer than 64 outputs splits its reduced loops instead.
@@ -1118,7 +1118,7 @@ TEST(IndexAddFamily, TakesOnlyALoneAccumulationAndReadsSizesAtRunTime) {
   ASSERT_TRUE(match.has_value());
   std::vector<std::string> sources;
   for (const char* threads : {"1", "all"}) {
-    sources.push_back(match->tmpl->Generate({{"threads", threads}, {"accumulator", "float"}}));
+    sources.push_back(match->tmpl->Generate({{"threads", threads}, {"accumulator", "float32"}}));
   }
   const auto kernels = CompileAll(sources);
   for (size_t j = 0; j < kernels.size(); ++j) {

@@ -52,7 +52,7 @@ TEST(ScanTemplateMatch, CumsumLastDimIsARowScan) {
   const auto match = MatchTemplate(ScanProblem({4, 6}, 1, false, false), 2);
   ASSERT_TRUE(match.tmpl) << match.unsupported;
   EXPECT_EQ(match.tmpl->Name(), "scan");
-  EXPECT_NE(match.tmpl->Space().Find("row_scan"), nullptr);
+  EXPECT_NE(match.tmpl->Space().Find("algorithm"), nullptr);
   EXPECT_EQ(match.tmpl->Space().Find("math"), nullptr);  // identity prologue/epilogue
 }
 
@@ -130,12 +130,12 @@ TEST(ScanTemplateMatch, SafeValuesAndBaselineDraft) {
   const auto match = MatchTemplate(MaskedProblem({4, 6}, 1), 2);
   ASSERT_TRUE(match.tmpl);
   const auto& space = match.tmpl->Space();
-  EXPECT_EQ(space.Find("accum")->safe_value, "double");
+  EXPECT_EQ(space.Find("accumulator")->safe_value, "float64");
   EXPECT_EQ(space.Find("threads")->safe_value, "1");
   EXPECT_EQ(space.Find("math")->safe_value, "libm");
-  EXPECT_EQ(space.Find("row_scan")->safe_value, "sequential");
+  EXPECT_EQ(space.Find("algorithm")->safe_value, "sequential");
   const nlohmann::json baseline = {
-      {"accum", "double"}, {"math", "libm"}, {"threads", "1"}, {"row_scan", "sequential"}};
+      {"accumulator", "float64"}, {"math", "libm"}, {"threads", "1"}, {"algorithm", "sequential"}};
   EXPECT_EQ(match.tmpl->Drafts().front(), baseline);
 }
 
@@ -201,10 +201,10 @@ std::vector<std::unique_ptr<LoadedKernel>> CheckCandidates(
       ADD_FAILURE() << kernels[k]->log;
       continue;
     }
-    const bool simd = candidates[k].knobs.value("row_scan", "") == "simd" ||
-                      candidates[k].knobs.value("order", "") == "row";
+    const bool simd = candidates[k].knobs.value("algorithm", "") == "simd" ||
+                      candidates[k].knobs.value("loop_order", "") == "row";
     if (simd && !c.masked) ExpectSimdLoopsVectorized(candidates[k].source, kernels[k]->log);
-    const double tol = candidates[k].knobs["accum"] == "float" ? 1e-3 : 1e-4;
+    const double tol = candidates[k].knobs["accumulator"] == "float32" ? 1e-3 : 1e-4;
     for (const auto& shape : c.shapes) {
       int64_t numel = 1;
       for (int64_t d : shape) numel *= d;
@@ -264,9 +264,9 @@ TEST(ScanTemplateKernel, ReverseBlockedRowCumsum) {
   ASSERT_TRUE(match.tmpl) << match.unsupported;
   std::vector<core::Candidate> candidates;
   for (const nlohmann::json knobs : {
-           nlohmann::json{{"row_scan", "blocked"}, {"block", 1024}, {"threads", "all"}},
-           nlohmann::json{{"row_scan", "simd"}, {"threads", "1"}},
-           nlohmann::json{{"row_scan", "sequential"}, {"accum", "float"}}}) {
+           nlohmann::json{{"algorithm", "blocked"}, {"block", 1024}, {"threads", "all"}},
+           nlohmann::json{{"algorithm", "simd"}, {"threads", "1"}},
+           nlohmann::json{{"algorithm", "sequential"}, {"accumulator", "float32"}}}) {
     core::Candidate cand;
     cand.knobs = match.tmpl->Space().Canonical(knobs);
     cand.source = match.tmpl->Generate(cand.knobs);

@@ -13,10 +13,10 @@ using nlohmann::json;
 
 TEST(KnobSpace, CanonicalFillsDefaultsAndDropsKnobsThatDoNotMatter) {
   const KnobSpace space = PointwiseKnobSpace(true);
-  EXPECT_EQ(space.Canonical({{"variant", "vectorized"}, {"threads", "1"}, {"block", 4096}}),
-            json({{"variant", "vectorized"}, {"threads", "1"}, {"unroll", 1}}));
+  EXPECT_EQ(space.Canonical({{"simd", "on"}, {"threads", "1"}, {"block", 4096}}),
+            json({{"simd", "on"}, {"threads", "1"}, {"unroll", 1}}));
   EXPECT_EQ(space.Canonical({{"threads", "all"}}),
-            json({{"variant", "scalar"}, {"threads", "all"}, {"block", 16384}, {"unroll", 1}}));
+            json({{"simd", "off"}, {"threads", "all"}, {"block", 16384}, {"unroll", 1}}));
 }
 
 TEST(KnobSpace, RejectsUnknownKnobsAndValuesWithTheirNames) {
@@ -53,17 +53,17 @@ TEST(KnobSpace, EnumeratesEveryCanonicalSettingOnce) {
 
 TEST(KnobSpace, NeighboursChangeOneKnobAndRefillDependents) {
   const KnobSpace space = PointwiseKnobSpace(true);
-  const json base = {{"variant", "scalar"}, {"threads", "1"}, {"unroll", 1}};
+  const json base = {{"simd", "off"}, {"threads", "1"}, {"unroll", 1}};
   const auto moves = space.Neighbours(base);
-  ASSERT_EQ(moves.size(), 4u);  // variant, threads, unroll x2
-  EXPECT_EQ(moves[0].dim, "variant");
+  ASSERT_EQ(moves.size(), 4u);  // simd, threads, unroll x2
+  EXPECT_EQ(moves[0].dim, "simd");
   EXPECT_EQ(moves[1].knobs,
-            json({{"variant", "scalar"}, {"threads", "all"}, {"block", 16384}, {"unroll", 1}}));
+            json({{"simd", "off"}, {"threads", "all"}, {"block", 16384}, {"unroll", 1}}));
   for (const auto& m : moves) EXPECT_EQ(space.Distance(base, m.knobs), m.dim == "threads" ? 2 : 1);
 
   const json threaded = space.Canonical({{"threads", "all"}, {"block", 4096}});
   const auto more = space.Neighbours(threaded);
-  EXPECT_EQ(more.size(), 6u);  // variant, threads -> 1, block x2, unroll x2
+  EXPECT_EQ(more.size(), 6u);  // simd, threads -> 1, block x2, unroll x2
   for (const auto& m : more) {
     if (m.dim == "threads") EXPECT_FALSE(m.knobs.contains("block"));
   }
@@ -73,8 +73,8 @@ TEST(KnobSpace, DescribesSettingsWithPhrases) {
   const KnobSpace space = PointwiseKnobSpace(true);
   EXPECT_EQ(space.Phrase("unroll", 4), "4x unroll");
   EXPECT_EQ(space.Phrase("block", 65536), "65536-element blocks");
-  EXPECT_EQ(space.Describe(space.Canonical({{"variant", "vectorized"}, {"threads", "all"}})),
-            "vectorized variant, threads=all, 16384-element blocks, 1x unroll");
+  EXPECT_EQ(space.Describe(space.Canonical({{"simd", "on"}, {"threads", "all"}})),
+            "omp simd on, threads=all, 16384-element blocks, 1x unroll");
 }
 
 TEST(KnobSpace, InconsistentDescriptionIsAnInternalError) {

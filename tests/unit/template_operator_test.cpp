@@ -140,9 +140,9 @@ TEST(TemplateOperator, DraftsStartWithTheScalarBaselineThenVectorizedThreaded) {
   const auto drafts = Propose(UnaryProblem("aten.silu.default"), 3);
   ASSERT_EQ(drafts.size(), 3u);
   EXPECT_EQ(drafts[0].knobs,
-            nlohmann::json({{"variant", "scalar"}, {"threads", "1"}, {"unroll", 1}}));
+            nlohmann::json({{"simd", "off"}, {"threads", "1"}, {"unroll", 1}}));
   EXPECT_EQ(drafts[0].rationale, "draft (baseline): scalar std:: math, 1 thread");
-  EXPECT_EQ(drafts[1].knobs["variant"], "vectorized");
+  EXPECT_EQ(drafts[1].knobs["simd"], "on");
   EXPECT_EQ(drafts[1].knobs["threads"], "all");
   EXPECT_EQ(drafts[1].rationale,
             "draft: vectorized math prelude, all threads, 16384-element blocks");
@@ -172,7 +172,7 @@ TEST(TemplateOperator, DraftsCoverTheWholeSpaceWithoutRepeats) {
   EXPECT_EQ(hashes.size(), 24u);
   EXPECT_EQ(knobs.size(), 24u);
   EXPECT_EQ(all[0].knobs,
-            nlohmann::json({{"math", "libm"}, {"threads", "1"}, {"variant", "three_pass"}}));
+            nlohmann::json({{"math", "libm"}, {"threads", "1"}, {"algorithm", "three_pass"}}));
 }
 
 TEST(TemplateOperator, SingleThreadRunnerGetsNoParallelSettings) {
@@ -215,11 +215,11 @@ TEST(TemplateOperator, AfterAFailureMovesTowardTheSaferSettingFirst) {
   const std::unordered_set<std::string> seen = {parent.source_hash};
   const auto next = Propose(p, 100, &parent, &seen);
   ASSERT_GE(next.size(), 3u);
-  EXPECT_EQ(next[0].knobs["variant"], "scalar");
+  EXPECT_EQ(next[0].knobs["simd"], "off");
   EXPECT_EQ(
       next[0].rationale,
       "parent failed (incorrect: max abs error 0.25 at index 7): back to safe accumulation / "
-      "scalar math; move to safer scalar variant");
+      "scalar math; move to safer omp simd off");
   EXPECT_EQ(next[1].knobs["threads"], "1");
   EXPECT_EQ(next[2].knobs["unroll"], 1);
   EXPECT_NE(next[2].rationale.find("move to safer 1x unroll"), std::string::npos);
@@ -239,8 +239,8 @@ TEST(TemplateOperator, AfterASuccessTriesFasterSettingsFirst) {
   const search::Node parent = ParentNode(drafts[0], core::Status::kOk, true, 1.8);
   const auto next = Propose(p, 4, &parent);
   ASSERT_EQ(next.size(), 4u);
-  EXPECT_EQ(next[0].knobs["variant"], "vectorized");
-  EXPECT_EQ(next[0].rationale, "parent correct at 1.80x; try vectorized variant");
+  EXPECT_EQ(next[0].knobs["simd"], "on");
+  EXPECT_EQ(next[0].rationale, "parent correct at 1.80x; try omp simd on");
   EXPECT_EQ(next[1].knobs["threads"], "all");
   EXPECT_EQ(next[2].rationale, "parent correct at 1.80x; try 2x unroll");
   EXPECT_EQ(next[3].rationale, "parent correct at 1.80x; try 4x unroll");
@@ -254,13 +254,13 @@ TEST(TemplateOperator, AfterASuccessFallbackSettingsComeLast) {
   const core::Problem p = UnaryProblem("aten.tanh.default");
   const auto drafts = Propose(p, 3);
   const search::Node parent = ParentNode(drafts[2], core::Status::kOk, true, 1.5);  // vectorized, all, unroll 2
-  ASSERT_EQ(parent.candidate.knobs["variant"], "vectorized");
+  ASSERT_EQ(parent.candidate.knobs["simd"], "on");
   ASSERT_EQ(parent.candidate.knobs["threads"], "all");
   const std::unordered_set<std::string> seen = {parent.source_hash};
   const auto next = Propose(p, 100, &parent, &seen);
   ASSERT_EQ(next.size(), 23u);  // everything but the parent
   auto fallback = [&](const core::Candidate& c) {
-    return c.knobs["variant"] == "scalar" || c.knobs["threads"] == "1";
+    return c.knobs["simd"] == "off" || c.knobs["threads"] == "1";
   };
   size_t first_fallback = next.size();
   for (size_t i = 0; i < next.size(); ++i) {
@@ -284,7 +284,7 @@ TEST(TemplateOperator, SoftmaxNeighboursPreferVectorizedMathAndThreads) {
   ASSERT_EQ(next.size(), 3u);
   EXPECT_EQ(next[0].knobs["math"], "vectorized");
   EXPECT_EQ(next[1].knobs["threads"], "all");
-  EXPECT_EQ(next[2].knobs["variant"], "online");
+  EXPECT_EQ(next[2].knobs["algorithm"], "online");
   EXPECT_NE(next[0].source.find("log_softmax over the last dim"), std::string::npos);
 }
 

@@ -122,7 +122,7 @@ void CheckCandidates(const std::vector<core::Candidate>& candidates,
   for (size_t k = 0; k < kernels.size(); ++k) {
     SCOPED_TRACE(cases[k]->name + " " + candidates[k].knobs.dump());
     ASSERT_NE(kernels[k]->entry, nullptr) << kernels[k]->log;
-    if (check_vectorized && candidates[k].knobs["variant"] == "vectorized") {
+    if (check_vectorized && candidates[k].knobs["simd"] == "on") {
       ExpectSimdLoopsVectorized(candidates[k].source, kernels[k]->log);
     }
     for (uint32_t seed : {1u, 2u}) {
@@ -153,26 +153,26 @@ std::vector<core::Candidate> Drafts(const core::Problem& problem, int n) {
 /// Draft `index` of every activation (0: the scalar std:: baseline, 1: vectorized
 /// prelude with all threads), compiled and checked; vectorized drafts must also
 /// really vectorize (the reason the prelude exists).
-void CheckDraftOfEveryActivation(size_t index, const std::string& variant) {
+void CheckDraftOfEveryActivation(size_t index, const std::string& simd) {
   std::vector<core::Candidate> candidates;
   std::vector<const ActivationCase*> cases;
   for (const auto& a : Activations()) {
     const core::Problem p = BuildProblem(a);
     const auto drafts = Drafts(p, static_cast<int>(index) + 1);
     ASSERT_EQ(drafts.size(), index + 1) << a.name;
-    EXPECT_EQ(drafts[index].knobs["variant"], variant) << a.name;
+    EXPECT_EQ(drafts[index].knobs["simd"], simd) << a.name;
     candidates.push_back(drafts[index]);
     cases.push_back(&a);
   }
-  CheckCandidates(candidates, cases, variant == "vectorized");
+  CheckCandidates(candidates, cases, simd == "on");
 }
 
 TEST(TemplatePointwiseKernel, ScalarBaselineMatchesReferenceForEveryActivation) {
-  CheckDraftOfEveryActivation(0, "scalar");
+  CheckDraftOfEveryActivation(0, "off");
 }
 
 TEST(TemplatePointwiseKernel, VectorizedDraftMatchesReferenceForEveryActivation) {
-  CheckDraftOfEveryActivation(1, "vectorized");
+  CheckDraftOfEveryActivation(1, "on");
 }
 
 // Every curated draft (unroll 2/4, 4096/65536 blocks, scalar threaded, ...) plus the
@@ -277,13 +277,13 @@ TEST(TemplatePointwiseKernel, SimdMathKnobSpellsTheLogOfLogGraphsOnSixteenLanes)
   const std::string a = g.Call("a", "aten.abs.default", {Ref("self", x)});
   const core::Problem log_problem = g.Finish(g.Call("y", "aten.log.default", {Ref("self", a)}));
   const core::Problem relu_problem = BuildProblem(Activations()[0]);
-  EXPECT_EQ(operators::templates::MatchTemplate(log_problem, 2, 8).tmpl->Space().Find("simd_math"), nullptr);
-  EXPECT_EQ(operators::templates::MatchTemplate(relu_problem, 2, 16).tmpl->Space().Find("simd_math"), nullptr);
+  EXPECT_EQ(operators::templates::MatchTemplate(log_problem, 2, 8).tmpl->Space().Find("math"), nullptr);
+  EXPECT_EQ(operators::templates::MatchTemplate(relu_problem, 2, 16).tmpl->Space().Find("math"), nullptr);
   const auto match = operators::templates::MatchTemplate(log_problem, 2, 16);
-  ASSERT_NE(match.tmpl->Space().Find("simd_math"), nullptr);
-  const nlohmann::json base = {{"variant", "vectorized"}, {"vector_width", 16}, {"threads", "1"}};
+  ASSERT_NE(match.tmpl->Space().Find("math"), nullptr);
+  const nlohmann::json base = {{"simd", "on"}, {"vector_width", 16}, {"threads", "1"}};
   nlohmann::json avx512 = base;
-  avx512["simd_math"] = "avx512";
+  avx512["math"] = "avx512";
   const std::string portable_src = match.tmpl->Generate(match.tmpl->Space().Canonical(base));
   const std::string avx512_src = match.tmpl->Generate(match.tmpl->Space().Canonical(avx512));
   const auto kernel_of = [](const std::string& s) { return s.substr(s.find("// ---- kernel ---")); };

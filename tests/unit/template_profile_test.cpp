@@ -27,7 +27,7 @@ search::Node TritonParent(const core::Problem& problem) {
   context.problem = &problem;
   search::Node parent;
   for (core::Candidate& c : op.Propose(context, 64)) {
-    if (c.knobs.value("variant", "") == "row" && c.knobs.value("num_warps", 0) == 4 &&
+    if (c.knobs.value("algorithm", "") == "row" && c.knobs.value("num_warps", 0) == 4 &&
         c.knobs.value("persistent", "") == "no") {
       parent.candidate = std::move(c);
     }
@@ -64,7 +64,7 @@ TEST(TemplateProfile, HighRegistersMoveToMoreWarpsAndSayWhy) {
   EXPECT_EQ(steered[0].knobs.at("num_warps"), 8) << steered[0].knobs.dump();
   EXPECT_EQ(steered[1].knobs.at("num_warps"), 16) << steered[1].knobs.dump();
   for (const auto& c : steered) {
-    EXPECT_EQ(c.knobs.at("variant"), "row");
+    EXPECT_EQ(c.knobs.at("algorithm"), "row");
     EXPECT_NE(c.rationale.find("200 registers/thread"), std::string::npos) << c.rationale;  // the ncu line
     EXPECT_NE(c.rationale.find("200 registers per thread cap occupancy: more warps per block"),
               std::string::npos)

@@ -100,7 +100,7 @@ void CheckDrafts(bool log, int n) {
   std::set<std::string> variants, maths, threads;
   for (const auto& d : drafts) {
     EXPECT_EQ(d.template_name, "softmax_lastdim");
-    variants.insert(d.knobs["variant"]);
+    variants.insert(d.knobs["algorithm"]);
     maths.insert(d.knobs["math"]);
     threads.insert(d.knobs["threads"]);
   }

@@ -68,7 +68,7 @@ TEST(TritonRowwise, MiddleDimReductionUsesColumnBlocks) {
   EXPECT_EQ(Values(space, "layout"), std::vector<nlohmann::json>{"columns"});
   EXPECT_EQ(Values(space, "pass"), (std::vector<nlohmann::json>{"single", "looped"}));
   EXPECT_EQ(Values(space, "block_i"), std::vector<nlohmann::json>{16});  // I = 5: one block
-  EXPECT_EQ(space.Find("acc")->safe_value, "float64");
+  EXPECT_EQ(space.Find("accumulator")->safe_value, "float64");
   const std::string src = match.tmpl->Generate({{"pass", "looped"}, {"block_r", 8}});
   EXPECT_TRUE(Has(src, "i = (pid % 1) * BI + tl.arange(0, BI)[None, :]"));
   EXPECT_TRUE(Has(src, "for r0 in tl.range(0, 37, BR, num_stages=NS):"));
@@ -99,10 +99,10 @@ TEST(TritonRowwise, FullReductionIsSplitIntoDeterministicPartials) {
   EXPECT_EQ(match.tmpl->Space().Find("pass"), nullptr);
   const auto drafts = match.tmpl->Drafts();
   ASSERT_GE(drafts.size(), 2u);
-  EXPECT_EQ(drafts.front().at("acc"), "float32");
+  EXPECT_EQ(drafts.front().at("accumulator"), "float32");
   // The float64 twin of the first draft comes second (the `large` edge set needs it).
   nlohmann::json twin = drafts.front();
-  twin["acc"] = "float64";
+  twin["accumulator"] = "float64";
   EXPECT_EQ(drafts.at(1), twin);
   const std::string src = match.tmpl->Generate(drafts.at(1));
   EXPECT_TRUE(Has(src, "part = torch.empty(4, dtype=torch.float64, device=dev)"));
@@ -114,14 +114,14 @@ TEST(TritonRowwise, FullReductionIsSplitIntoDeterministicPartials) {
 TEST(TritonRowwise, ArgminWritesInt64AndShortRowsShareAProgram) {
   const auto match = MatchTritonTemplate(CaseProblem("argmin_last"));  // [7, 45]
   ASSERT_TRUE(match.tmpl);
-  EXPECT_EQ(match.tmpl->Space().Find("acc"), nullptr);  // max / min only
-  const nlohmann::json knobs = {{"pass", "single"}, {"rows_per_program", 4}};
+  EXPECT_EQ(match.tmpl->Space().Find("accumulator"), nullptr);  // max / min only
+  const nlohmann::json knobs = {{"pass", "single"}, {"block_rows", 4}};
   const std::string src = match.tmpl->Generate(knobs);
   EXPECT_TRUE(Has(src, ".to(tl.int64)"));
   EXPECT_TRUE(Has(src, "tl.min("));
   EXPECT_TRUE(Has(src, "_rowwise[(2,)](inputs[0], outputs[0], BQ=4, BR=64"));
   // Rows per program stop where the padded rows outgrow the tile or the row count.
-  EXPECT_EQ(Values(match.tmpl->Space(), "rows_per_program").back(), 8);
+  EXPECT_EQ(Values(match.tmpl->Space(), "block_rows").back(), 8);
 }
 
 TEST(TritonRowwise, GroupNormWeightsAreBroadcastLoads) {
@@ -221,9 +221,9 @@ TEST(TritonScan, ReverseRowScanCarriesAPrefixAcrossBlocks) {
   EXPECT_EQ(match.tmpl->Name(), "triton_scan");
   EXPECT_EQ(Values(match.tmpl->Space(), "block"),
             (std::vector<nlohmann::json>{256, 512, 1024, 2048, 4096}));
-  EXPECT_EQ(match.tmpl->Space().Find("acc")->safe_value, "float64");
-  EXPECT_EQ(match.tmpl->Drafts().front().at("acc"), "float64");
-  const std::string src = match.tmpl->Generate({{"block", 1024}, {"acc", "float32"}});
+  EXPECT_EQ(match.tmpl->Space().Find("accumulator")->safe_value, "float64");
+  EXPECT_EQ(match.tmpl->Drafts().front().at("accumulator"), "float64");
+  const std::string src = match.tmpl->Generate({{"block", 1024}, {"accumulator", "float32"}});
   EXPECT_TRUE(Has(src, "tl.cumsum(v, axis=0, reverse=True)"));
   EXPECT_TRUE(Has(src, "start = (NB - 1 - t) * BLOCK"));
   EXPECT_TRUE(Has(src, "carry = carry + tl.sum(v, axis=0, keep_dims=KD)"));

@@ -96,7 +96,7 @@ TEST(TritonTemplate, SoftmaxRowVariantKnobs) {
 TEST(TritonTemplate, WideRowsOnlyGetTheOnlineVariant) {
   auto match = MatchTemplateForTarget("triton", SoftmaxProblem(true, {4, 65536}), 1);
   ASSERT_TRUE(match.tmpl);
-  for (const auto& knobs : match.tmpl->Space().Enumerate()) EXPECT_EQ(knobs.at("variant"), "online");
+  for (const auto& knobs : match.tmpl->Space().Enumerate()) EXPECT_EQ(knobs.at("algorithm"), "online");
   const std::string src = match.tmpl->Generate(match.tmpl->Drafts().front());
   EXPECT_NE(src.find("_softmax_online[(n_rows,)](x, y, n_cols, BLOCK=4096, LOG=True, num_warps=8)"),
             std::string::npos) << src;

@@ -9,6 +9,10 @@
 
 namespace kernelevolve::operators::templates {
 
+/// Threads per warp on NVIDIA GPUs (CUDA C++ Programming Guide, "SIMT Architecture"):
+/// the unit of the num_warps knob, a block being kWarpSize x num_warps threads.
+inline constexpr int kWarpSize = 32;
+
 /// "// " comment block of a generated .cu file: what it computes (`what`, several
 /// lines allowed), the template and knobs, the ABI, the stream rule, the return codes
 /// and the build line.

@@ -24,10 +24,10 @@ std::string FusedCall(size_t inputs, const std::string& arg_of) {
 
 KnobSpace CudaPointwiseKnobSpace() {
   return KnobSpace({
-      {"block", {128, 256, 512, 1024}, 256, 256, nullptr, "", nullptr, "{} threads per block"},
-      {"vec", {1, 4}, 4, 1, 4, "", nullptr, "{}-float loads"},
-      {"items", {1, 2, 4}, 1, 1, nullptr, "", nullptr, "{} vectors per thread per step"},
-      {"fast_math", {"off", "on"}, "off", "off", nullptr, "", nullptr, "fast math {}"},
+      {"num_warps", {4, 8, 16, 32}, 8, 8, nullptr, "", nullptr, "{} warps per block"},
+      {"vector_width", {1, 4}, 4, 1, 4, "", nullptr, "{}-float loads"},
+      {"unroll", {1, 2, 4}, 1, 1, nullptr, "", nullptr, "{} vectors per thread per step"},
+      {"math", {"libm", "fast"}, "libm", "libm", nullptr, "", nullptr, "{} math"},
   });
 }
 
@@ -35,9 +35,9 @@ CudaPointwiseTemplate::CudaPointwiseTemplate(PointwiseExpr expr)
     : expr_(std::move(expr)), space_(CudaPointwiseKnobSpace()) {}
 
 std::vector<nlohmann::json> CudaPointwiseTemplate::Drafts() const {
-  return {space_.Canonical({{"block", 256}, {"vec", 4}, {"items", 1}}),
-          space_.Canonical({{"block", 512}, {"vec", 4}, {"items", 2}}),
-          space_.Canonical({{"block", 128}, {"vec", 1}, {"items", 1}})};
+  return {space_.Canonical({{"num_warps", 8}, {"vector_width", 4}, {"unroll", 1}}),
+          space_.Canonical({{"num_warps", 16}, {"vector_width", 4}, {"unroll", 2}}),
+          space_.Canonical({{"num_warps", 4}, {"vector_width", 1}, {"unroll", 1}})};
 }
 
 std::string CudaPointwiseTemplate::Summary(const nlohmann::json& knobs) const {
@@ -46,10 +46,10 @@ std::string CudaPointwiseTemplate::Summary(const nlohmann::json& knobs) const {
 
 std::string CudaPointwiseTemplate::Generate(const nlohmann::json& knobs_in) const {
   const nlohmann::json knobs = space_.Canonical(knobs_in);
-  const int block = knobs.at("block").get<int>();
-  const int vec = knobs.at("vec").get<int>();
-  const int items = knobs.at("items").get<int>();
-  const bool fast = knobs.at("fast_math") == "on";
+  const int block = kWarpSize * knobs.at("num_warps").get<int>();
+  const int vec = knobs.at("vector_width").get<int>();
+  const int items = knobs.at("unroll").get<int>();
+  const bool fast = knobs.at("math") == "fast";
   const size_t k = expr_.input_vars.size();
 
   std::string fused = "// One element of the fused graph.\n__device__ __forceinline__ float ke_fused(";

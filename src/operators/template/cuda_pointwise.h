@@ -10,10 +10,11 @@
 
 namespace kernelevolve::operators::templates {
 
-/// Knobs: block {128, 256, 512, 1024} threads; vec {1, 4} floats per load (4:
-/// float4 when every pointer is 16-byte aligned, else the scalar path at run time);
-/// items {1, 2, 4} vectors per thread per grid-stride step; fast_math {"off", "on"}
-/// (__expf / __logf; "off" is the safe value).
+/// Knobs: num_warps {4, 8, 16, 32} per block (blocks of 32 x num_warps threads);
+/// vector_width {1, 4} floats per load (4: float4 when every pointer is 16-byte
+/// aligned, else the scalar path at run time); unroll {1, 2, 4} vectors per thread per
+/// grid-stride step; math {"libm", "fast"} (fast: __expf / __logf; "libm" is the safe
+/// value).
 KnobSpace CudaPointwiseKnobSpace();
 
 class CudaPointwiseTemplate : public KernelTemplate {
@@ -22,7 +23,7 @@ class CudaPointwiseTemplate : public KernelTemplate {
   explicit CudaPointwiseTemplate(PointwiseExpr expr);
   std::string Name() const override { return "cuda_pointwise"; }
   const KnobSpace& Space() const override { return space_; }
-  /// {256, vec 4, 1 item}, {512, vec 4, 2 items}, {128, vec 1, 1 item}: fast math off.
+  /// {8 warps, vector_width 4, unroll 1}, {16 warps, 4, 2}, {4 warps, 1, 1}: libm math.
   std::vector<nlohmann::json> Drafts() const override;
   std::string Summary(const nlohmann::json& knobs) const override;
   /// A .cu translation unit: the fused __device__ function, the kernel and

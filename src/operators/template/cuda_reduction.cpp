@@ -196,9 +196,9 @@ class BodyWriter {
 Settings Decode(const nlohmann::json& knobs) {
   Settings s;
   s.mode = knobs.at("mode").get<std::string>();
-  s.block = knobs.at("block").get<int>();
-  s.acc_double = knobs.value("acc", "float") == "double";
-  s.fast_math = knobs.at("fast_math") == "on";
+  s.block = kWarpSize * knobs.at("num_warps").get<int>();
+  s.acc_double = knobs.value("accumulator", "float32") == "float64";
+  s.fast_math = knobs.at("math") == "fast";
   s.online = knobs.value("algorithm", "two_pass") == "online";
   return s;
 }
@@ -215,11 +215,11 @@ KnobSpace CudaReductionKnobSpace(const ir::Region& region, bool softmax) {
   } else {
     dims.push_back({"mode", {"block", "warp"}, "block", nullptr, nullptr, "", nullptr, "one {} per row"});
   }
-  dims.push_back({"block", {128, 256, 512, 1024}, 256, 256, nullptr, "", nullptr, "{} threads per block"});
+  dims.push_back({"num_warps", {4, 8, 16, 32}, 8, 8, nullptr, "", nullptr, "{} warps per block"});
   if (HasSumOrProd(region)) {
-    dims.push_back({"acc", {"float", "double"}, "float", "double", "float", "", nullptr, "{} accumulators"});
+    dims.push_back({"accumulator", {"float32", "float64"}, "float32", "float64", "float32", "", nullptr, "{} accumulators"});
   }
-  dims.push_back({"fast_math", {"off", "on"}, "off", "off", nullptr, "", nullptr, "fast math {}"});
+  dims.push_back({"math", {"libm", "fast"}, "libm", "libm", nullptr, "", nullptr, "{} math"});
   if (softmax && region.inner == 1) {
     dims.push_back({"algorithm", {"two_pass", "online"}, "two_pass", "two_pass", "online", "", nullptr,
                     "{} softmax"});
@@ -237,13 +237,13 @@ CudaReductionTemplate::CudaReductionTemplate(ir::Region region, size_t num_input
 std::vector<nlohmann::json> CudaReductionTemplate::Drafts() const {
   std::vector<nlohmann::json> out;
   if (region_.inner > 1) {
-    for (int block : {256, 128}) out.push_back(space_.Canonical({{"mode", "thread"}, {"block", block}}));
+    for (int warps : {8, 4}) out.push_back(space_.Canonical({{"mode", "thread"}, {"num_warps", warps}}));
     return out;
   }
-  out.push_back(space_.Canonical({{"mode", "block"}, {"block", 256}}));
-  out.push_back(space_.Canonical({{"mode", "warp"}, {"block", 256}}));
-  if (softmax_) out.push_back(space_.Canonical({{"mode", "block"}, {"block", 256}, {"algorithm", "online"}}));
-  out.push_back(space_.Canonical({{"mode", "block"}, {"block", 1024}}));
+  out.push_back(space_.Canonical({{"mode", "block"}, {"num_warps", 8}}));
+  out.push_back(space_.Canonical({{"mode", "warp"}, {"num_warps", 8}}));
+  if (softmax_) out.push_back(space_.Canonical({{"mode", "block"}, {"num_warps", 8}, {"algorithm", "online"}}));
+  out.push_back(space_.Canonical({{"mode", "block"}, {"num_warps", 32}}));
   return out;
 }
 

@@ -14,11 +14,11 @@
 
 namespace kernelevolve::operators::templates {
 
-/// Knobs. I == 1 (reduced dims last): mode {"block" (one block of `block` threads
-/// per row: warp shuffles then shared memory), "warp" (one warp per row, block/32
-/// rows per block)}; I > 1: mode {"thread"} (one thread per (o, i), coalesced over
-/// i). block {128, 256, 512, 1024}; acc {"float", "double"} when the region sums or
-/// multiplies; fast_math {"off", "on"}; for a lone last-dim softmax / log_softmax,
+/// Knobs. I == 1 (reduced dims last): mode {"block" (one block of 32 x num_warps
+/// threads per row: warp shuffles then shared memory), "warp" (one warp per row,
+/// num_warps rows per block)}; I > 1: mode {"thread"} (one thread per (o, i), coalesced
+/// over i). num_warps {4, 8, 16, 32}; accumulator {"float32", "float64"} when the region
+/// sums or multiplies; math {"libm", "fast"}; for a lone last-dim softmax / log_softmax,
 /// algorithm {"two_pass" (max, then sum of exp, then write: the region's three
 /// sweeps), "online" (running max and rescaled sum in one sweep, Milakov &
 /// Gimelshein 2018, then write)} with mode block or warp.

@@ -55,17 +55,17 @@ Diagnosis Diagnose(const core::Evaluation& ev) {
   if (ev.status == core::Status::kCompileError) {
     return Make(Bottleneck::kBuildFailed,
                 FailedOutcome(ev) + ": back to the settings that built: scalar math, no unroll",
-                {{"variant", "scalar"}, {"math", "libm"}, {"unroll", 1}}, true);
+                {{"simd", "off"}, {"math", "libm"}, {"unroll", 1}}, true);
   }
   const bool incorrect = ev.status == core::Status::kIncorrect || (ev.status == core::Status::kOk && !ev.correct);
   if (ev.status != core::Status::kOk && !incorrect) {
     return Make(Bottleneck::kRunFailed,
                 FailedOutcome(ev) + ": back to safe settings: one thread, scalar math, no unroll",
-                {{"threads", "1"}, {"variant", "scalar"}, {"math", "libm"}, {"unroll", 1}}, true);
+                {{"threads", "1"}, {"simd", "off"}, {"math", "libm"}, {"unroll", 1}}, true);
   }
   if (incorrect) {
     return Make(Bottleneck::kIncorrect, FailedOutcome(ev) + ": back to safe accumulation / scalar math",
-                {{"variant", "scalar"}, {"math", "libm"}, {"variant", "three_pass"}, {"threads", "1"}, {"unroll", 1}},
+                {{"simd", "off"}, {"math", "libm"}, {"algorithm", "three_pass"}, {"threads", "1"}, {"unroll", 1}},
                 true);
   }
   const core::RooflineFigures& r = ev.roofline;
@@ -75,10 +75,10 @@ Diagnosis Diagnose(const core::Evaluation& ev) {
                 fmt::format("{}, memory-bound at {:.0f}% of copy bandwidth: vectorize / parallelize / fuse passes",
                             outcome, 100 * r.fraction),
                 {{"threads", "all"},
-                 {"variant", "vectorized"},
+                 {"simd", "on"},
                  {"math", "vectorized"},
-                 {"variant", "online"},
-                 {"variant", "two_pass_store"},
+                 {"algorithm", "online"},
+                 {"algorithm", "two_pass_store"},
                  {"unroll", 4}},
                 false);
   }
@@ -88,24 +88,24 @@ Diagnosis Diagnose(const core::Evaluation& ev) {
                             "vectorize / parallelize, then block tuning",
                             outcome, 100 * r.fraction),
                 {{"threads", "all"},
-                 {"variant", "vectorized"},
+                 {"simd", "on"},
                  {"math", "vectorized"},
                  {"block", json()},
-                 {"rows_per_chunk", json()},
-                 {"i_block", json()}},
+                 {"block_rows", json()},
+                 {"block_i", json()}},
                 false);
   }
   if (r.bound == "memory" && r.fraction >= kNearRooflineFraction) {
     return Make(Bottleneck::kNearRoofline,
                 fmt::format("{}, within 10% of copy bandwidth ({:.0f}%): only thread/block tuning left", outcome,
                             100 * r.fraction),
-                {{"block", json()}, {"rows_per_chunk", json()}, {"i_block", json()}, {"unroll", json()}}, false);
+                {{"block", json()}, {"block_rows", json()}, {"block_i", json()}, {"unroll", json()}}, false);
   }
   if (r.bound == "compute") {
     const std::string where =
         r.fraction > 0 ? fmt::format("compute-bound at {:.0f}% of FMA peak", 100 * r.fraction) : "compute-bound";
     return Make(Bottleneck::kComputeBound, outcome + ", " + where + ": vectorize the math, unroll, use every thread",
-                {{"math", "vectorized"}, {"variant", "vectorized"}, {"unroll", 4}, {"unroll", 2}, {"threads", "all"}},
+                {{"math", "vectorized"}, {"simd", "on"}, {"unroll", 4}, {"unroll", 2}, {"threads", "all"}},
                 false);
   }
   return Make(Bottleneck::kUnmeasured, outcome, {}, false);

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/error.h"
+#include "operators/template/knob_vocabulary.h"
 
 namespace kernelevolve::operators::templates {
 namespace {
@@ -21,6 +22,10 @@ std::string KnobText(const nlohmann::json& value) {
 KnobSpace::KnobSpace(std::vector<KnobDim> dims) : dims_(std::move(dims)) {
   for (size_t i = 0; i < dims_.size(); ++i) {
     const KnobDim& d = dims_[i];
+    if (FindKnobWord(d.name) == nullptr) {
+      throw core::InternalError("knob '" + d.name +
+                                "' is not in the knob vocabulary (operators/template/knob_vocabulary.cpp)");
+    }
     if (d.values.empty() || !Contains(d.values, d.default_value)) {
       throw core::InternalError("knob '" + d.name + "': default " + d.default_value.dump() +
                                 " is not one of its values");
@@ -168,14 +173,9 @@ KnobDim ThreadsDim(bool multithread) {
 
 KnobSpace PointwiseKnobSpace(bool multithread, int vector_lanes, bool explicit_simd_math) {
   std::vector<KnobDim> dims = {
-      {"variant",
-       {"scalar", "vectorized"},
-       "scalar",
-       "scalar",
-       "vectorized",
-       "",
-       nullptr,
-       "{} variant"},
+      // "on": `#pragma omp simd` loops calling the vectorizable math prelude; "off":
+      // plain loops calling std:: math (a libm call keeps a loop scalar).
+      {"simd", {"off", "on"}, "off", "off", "on", "", nullptr, "omp simd {}"},
       ThreadsDim(multithread),
       {"block",
        {4096, 16384, 65536},
@@ -191,11 +191,11 @@ KnobSpace PointwiseKnobSpace(bool multithread, int vector_lanes, bool explicit_s
     // AVX-512: 512-bit vectors, or 256-bit ones (what GCC's Intel tunings prefer, and
     // on parts that lower their clock for 512-bit instructions the faster choice).
     dims.push_back({"vector_width", {vector_lanes, vector_lanes / 2}, vector_lanes, vector_lanes / 2, nullptr,
-                    "variant", "vectorized", "{}-float vectors"});
+                    "simd", "on", "{}-float vectors"});
     if (explicit_simd_math) {
       // 512-bit loops only: the intrinsics variants (ke_log_v16) take 16 lanes.
-      dims.push_back({"simd_math", {"portable", "avx512"}, "portable", "portable", nullptr, "vector_width",
-                      vector_lanes, "{} vector math"});
+      dims.push_back({"math", {"vectorized", "avx512"}, "vectorized", "vectorized", nullptr, "vector_width",
+                      vector_lanes, "{} math"});
     }
   }
   return KnobSpace(std::move(dims));
@@ -203,23 +203,27 @@ KnobSpace PointwiseKnobSpace(bool multithread, int vector_lanes, bool explicit_s
 
 KnobSpace SoftmaxKnobSpace(bool multithread) {
   return KnobSpace({
-      {"variant",
+      {"algorithm",
        {"three_pass", "online", "two_pass_store"},
        "three_pass",
        "three_pass",
        nullptr,
        "",
        nullptr,
-       "{} variant"},
+       "{} softmax"},
       {"math", {"libm", "vectorized"}, "libm", "libm", "vectorized", "", nullptr, "{} math"},
       ThreadsDim(multithread),
-      {"rows_per_chunk", {1, 4, 16}, 4, nullptr, nullptr, "threads", "all", "{}-row chunks"},
+      {"block_rows", {1, 4, 16}, 4, nullptr, nullptr, "threads", "all", "{}-row chunks"},
   });
 }
 
 KnobDim ThreadsKnob(bool multithread) {
   return {"threads", multithread ? std::vector<nlohmann::json>{"1", "all"} : std::vector<nlohmann::json>{"1"},
           "1", "1", multithread ? nlohmann::json("all") : nlohmann::json(), "", nullptr, "{} threads"};
+}
+
+KnobDim InputPrecisionKnob() {
+  return {"input_precision", {"ieee", "tf32x3"}, "ieee", "ieee", "tf32x3", "", nullptr, "{} dot products"};
 }
 
 std::vector<nlohmann::json> KnobValuesUpTo(const std::vector<int64_t>& all, int64_t cap) {

@@ -42,7 +42,8 @@ class KnobSpace {
  public:
   /// Dims are kept in the given order (it orders enumeration and moves). A dim
   /// may require only a dim listed before it. Throws InternalError on an
-  /// inconsistent description (default not among the values, unknown requirement).
+  /// inconsistent description (default not among the values, unknown requirement, a
+  /// name outside the knob vocabulary of knob_vocabulary.h).
   explicit KnobSpace(std::vector<KnobDim> dims);
 
   const std::vector<KnobDim>& Dims() const { return dims_; }
@@ -79,30 +80,39 @@ class KnobSpace {
   std::vector<KnobDim> dims_;
 };
 
-/// Knobs of the "pointwise" template: variant {"scalar" (std:: math, plain loop),
-/// "vectorized" (math prelude, `omp simd` loops)}, threads {"1", "all"} ("1" only
+/// Knobs of the "pointwise" template: simd {"off" (std:: math, plain loop),
+/// "on" (math prelude, `omp simd` loops)}, threads {"1", "all"} ("1" only
 /// when !multithread), block {4096, 16384, 65536} elements per chunk handed to a
 /// thread (only with threads "all"), unroll {1, 2, 4} vectors (or elements, scalar)
 /// per loop step. `vector_lanes` is the float32 lanes of the machine's widest vector
 /// (core::CpuIsa::FloatLanes): at 16 (AVX-512) a knob vector_width {16, 8} floats
-/// (`#pragma omp simd simdlen(W)`, only with variant "vectorized") is added; below, the
+/// (`#pragma omp simd simdlen(W)`, only with simd "on") is added; below, the
 /// compiler's own choice is the only setting.
 /// `explicit_simd_math` (only with vector_lanes >= 16): the graph calls a prelude function
 /// that has an explicit AVX-512 variant (ke_log -> ke_log_v16), which adds the knob
-/// simd_math {portable, avx512} to the 16-lane settings.
+/// math {vectorized (the portable prelude), avx512} to the 16-lane settings.
 KnobSpace PointwiseKnobSpace(bool multithread, int vector_lanes = 8, bool explicit_simd_math = false);
 
-/// Knobs of the "softmax_lastdim" template: variant {"three_pass" (max; sum of exp;
+/// Knobs of the "softmax_lastdim" template: algorithm {"three_pass" (max; sum of exp;
 /// normalize), "online" (one sweep keeping a running max and rescaled sum, merged per
 /// L1-resident block, Milakov & Gimelshein 2018; normalize), "two_pass_store" (max;
 /// exp stored to the output and summed; scale)},
 /// math {"libm", "vectorized"} (exp from <cmath> or from the math prelude), threads
-/// {"1", "all"} over rows, rows_per_chunk {1, 4, 16} (only with threads "all").
+/// {"1", "all"} over rows, block_rows {1, 4, 16} (only with threads "all").
 KnobSpace SoftmaxKnobSpace(bool multithread);
 
 /// The "threads" knob every CPU family has: {"1", "all"} ("1" alone when `multithread`
 /// is false), "1" by default and after a failure, "all" first after a success.
 KnobDim ThreadsKnob(bool multithread);
+
+/// The "input_precision" knob of a Triton tl.dot over float32 operands: {"ieee",
+/// "tf32x3"}, "ieee" by default and after a failure, "tf32x3" first after a success.
+/// "tf32x3" splits each operand x into hi = tf32(x) and lo = tf32(x - hi) and sums
+/// hi*hi + hi*lo + lo*hi on tensor cores (the 3xTF32 trick of NVIDIA CUTLASS,
+/// github.com/NVIDIA/cutlass/discussions/385; Triton's tl.dot input_precision="tf32x3"),
+/// which keeps about 22 of float32's 24 mantissa bits of each operand, where plain TF32
+/// keeps 11: its candidates pass the same float32 tolerances as any other.
+KnobDim InputPrecisionKnob();
 
 /// A JSON scalar as plain text: strings without quotes, numbers as written.
 std::string KnobText(const nlohmann::json& value);

@@ -16,7 +16,7 @@ enum class MathFlavor {
   kLibm,     // std::exp, std::tanh, std::erf, ... from <cmath> (not vectorized by GCC)
   kPrelude,  // ke_exp, ke_tanh, ke_erf, ... from the math prelude (math_prelude.h)
   /// kPrelude with the explicit AVX-512 variants where the prelude has one (log:
-  /// ke_log_v16, for 16-lane loops; knob simd_math=avx512 of the pointwise template).
+  /// ke_log_v16, for 16-lane loops; knob math=avx512 of the pointwise template).
   kPreludeAvx512,
 };
 

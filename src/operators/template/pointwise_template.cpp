@@ -49,14 +49,14 @@ PointwiseTemplate::PointwiseTemplate(PointwiseExpr libm, PointwiseExpr prelude, 
 
 std::vector<nlohmann::json> PointwiseTemplate::Drafts() const {
   const std::vector<nlohmann::json> curated = {
-      {{"variant", "scalar"}, {"threads", "1"}, {"unroll", 1}},
-      {{"variant", "vectorized"}, {"threads", "all"}, {"block", 16384}, {"unroll", 1}},
-      {{"variant", "vectorized"}, {"threads", "all"}, {"block", 65536}, {"unroll", 2}},
-      {{"variant", "vectorized"}, {"threads", "1"}, {"unroll", 1}},
-      {{"variant", "vectorized"}, {"threads", "all"}, {"block", 4096}, {"unroll", 4}},
-      {{"variant", "scalar"}, {"threads", "all"}, {"block", 16384}, {"unroll", 1}},
-      {{"variant", "vectorized"}, {"threads", "1"}, {"unroll", 2}},
-      {{"variant", "vectorized"}, {"threads", "1"}, {"unroll", 4}},
+      {{"simd", "off"}, {"threads", "1"}, {"unroll", 1}},
+      {{"simd", "on"}, {"threads", "all"}, {"block", 16384}, {"unroll", 1}},
+      {{"simd", "on"}, {"threads", "all"}, {"block", 65536}, {"unroll", 2}},
+      {{"simd", "on"}, {"threads", "1"}, {"unroll", 1}},
+      {{"simd", "on"}, {"threads", "all"}, {"block", 4096}, {"unroll", 4}},
+      {{"simd", "off"}, {"threads", "all"}, {"block", 16384}, {"unroll", 1}},
+      {{"simd", "on"}, {"threads", "1"}, {"unroll", 2}},
+      {{"simd", "on"}, {"threads", "1"}, {"unroll", 4}},
   };
   const bool multithread = space_.Find("threads")->values.size() > 1;
   std::vector<nlohmann::json> out;
@@ -64,18 +64,18 @@ std::vector<nlohmann::json> PointwiseTemplate::Drafts() const {
     if (!multithread) knobs["threads"] = "1";  // Canonical then drops the block knob
     out.push_back(space_.Canonical(knobs));
   }
-  if (space_.Find("simd_math") != nullptr) {  // AVX-512 and a log: the intrinsics variant too
-    out.push_back(space_.Canonical({{"variant", "vectorized"},
+  if (space_.Find("math") != nullptr) {  // AVX-512 and a log: the intrinsics variant too
+    out.push_back(space_.Canonical({{"simd", "on"},
                                     {"threads", multithread ? "all" : "1"},
                                     {"unroll", 1},
-                                    {"simd_math", "avx512"}}));
+                                    {"math", "avx512"}}));
   }
   return out;
 }
 
 std::string PointwiseTemplate::Summary(const nlohmann::json& knobs) const {
   std::string out =
-      knobs.at("variant") == "vectorized" ? "vectorized math prelude" : "scalar std:: math";
+      knobs.at("simd") == "on" ? "vectorized math prelude" : "scalar std:: math";
   if (knobs.at("threads") == "all") {
     out += fmt::format(", all threads, {}-element blocks", knobs.at("block").get<int64_t>());
   } else {
@@ -170,14 +170,14 @@ std::string PointwiseTemplate::EntryFunction(const PointwiseExpr& expr, bool thr
 
 std::string PointwiseTemplate::Generate(const nlohmann::json& knobs_in) const {
   const nlohmann::json knobs = space_.Canonical(knobs_in);
-  const bool vectorized = knobs.at("variant") == "vectorized";
+  const bool vectorized = knobs.at("simd") == "on";
   const bool threaded = knobs.at("threads") == "all";
   const int64_t block = threaded ? knobs.at("block").get<int64_t>() : 0;
   const int unroll = knobs.at("unroll").get<int>();
   // Without the vector_width knob the compiler picks the width (the machine's widest).
   const int simdlen = knobs.contains("vector_width") ? knobs.at("vector_width").get<int>() : 0;
   const int lanes = simdlen > 0 ? simdlen : vector_lanes_;
-  const bool simd_math = knobs.contains("simd_math") && knobs.at("simd_math") == "avx512";
+  const bool simd_math = knobs.contains("math") && knobs.at("math") == "avx512";
   const PointwiseExpr& expr = !vectorized ? libm_ : simd_math ? prelude_avx512_ : prelude_;
 
   std::string what = fmt::format("Fused elementwise map over float32 tensors of shape {}:\n",

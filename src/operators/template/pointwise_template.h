@@ -7,14 +7,14 @@
 namespace kernelevolve::operators::templates {
 
 /// Generates fused elementwise kernels over the knobs of PointwiseKnobSpace():
-/// variant scalar (std:: math, plain loop, `#pragma GCC unroll`) or vectorized
+/// simd "off" (std:: math, plain loop, `#pragma GCC unroll`) or "on"
 /// (math prelude, `#pragma omp simd` loops, unroll as several machine vectors per
 /// step, on AVX-512 a vector width of 16 or 8 floats); one thread or an
 /// `omp parallel for` over fixed-size blocks.
 class PointwiseTemplate : public KernelTemplate {
  public:
   /// `libm`, `prelude` and `prelude_avx512` are the same graph built with
-  /// MathFlavor::kLibm, kPrelude and kPreludeAvx512 (the knob simd_math exists when the
+  /// MathFlavor::kLibm, kPrelude and kPreludeAvx512 (the knob math exists when the
   /// last two differ, on 16-lane machines). `multithread` false drops the threads="all" settings. `vector_lanes`:
   /// float32 lanes of the machine's widest vector (core::CpuIsa::FloatLanes: 4 SSE,
   /// 8 AVX2, 16 AVX-512), the unit of the unroll; 16 adds the vector_width knob.

@@ -45,7 +45,7 @@ std::optional<Advice> Rule(const core::KernelMetrics& t) {
   }
   if (AtLeast(t.sm_throughput_pct, kHighSmPct) && Below(t.dram_throughput_pct, kLowDramPct)) {
     return Advice{"SM pipes busy, DRAM not: fewer instructions per element",
-                  {{"variant", json()}, {"num_warps", json()}},
+                  {{"algorithm", json()}, {"num_warps", json()}},
                   Bottleneck::kComputeBound};
   }
   if (!t.top_stalls.empty() && t.top_stalls.front().reason == "long_scoreboard" &&

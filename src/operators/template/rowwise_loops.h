@@ -17,8 +17,8 @@ struct LoopSettings {
   MathFlavor flavor = MathFlavor::kLibm;
   bool threaded = false;
   bool acc_double = true;
-  int64_t rows_per_chunk = 1;  // rows handed to a thread at a time
-  int64_t r_chunk = 16384;     // one-row kernels: elements per partial
+  int64_t rows_per_chunk = 1;  // knob block_rows: rows handed to a thread at a time
+  int64_t r_chunk = 16384;     // knob split_block: one-row kernels, elements per partial
   bool r_outer = true;         // I > 1: accumulate a block of i per r step
   int64_t i_block = 64;
   /// Rows form (I == 1): element values computed in several loops over r are stored

@@ -62,20 +62,20 @@ KnobSpace RowwiseKnobSpace(const ir::Region& region, bool multithread) {
   dims.push_back({"threads", threads, "1", "1", multithread ? nlohmann::json("all") : nullptr, "",
                   nullptr, "{} threads"});
   if (HasSumOrProd(region)) {
-    dims.push_back({"acc", {"double", "float"}, "double", "double", "float", "", nullptr,
+    dims.push_back({"accumulator", {"float64", "float32"}, "float64", "float64", "float32", "", nullptr,
                     "{} accumulators"});
   }
   if (region.SplitR()) {
-    dims.push_back({"r_chunk", {4096, 16384, 65536}, 16384, nullptr, nullptr, "", nullptr,
+    dims.push_back({"split_block", {4096, 16384, 65536}, 16384, nullptr, nullptr, "", nullptr,
                     "{}-element partials"});
   } else if (multithread) {
-    dims.push_back({"rows_per_chunk", {1, 4, 16}, 4, nullptr, nullptr, "threads", "all",
+    dims.push_back({"block_rows", {1, 4, 16}, 4, nullptr, nullptr, "threads", "all",
                     "{} rows per chunk"});
   }
   if (!region.SplitR() && region.inner > 1) {
     dims.push_back({"loop_order", {"r_outer", "i_outer"}, "r_outer", "i_outer", "r_outer", "",
                     nullptr, "{} loop order"});
-    dims.push_back({"i_block", {16, 32, 64, 256}, 64, nullptr, nullptr, "loop_order", "r_outer",
+    dims.push_back({"block_i", {16, 32, 64, 256}, 64, nullptr, nullptr, "loop_order", "r_outer",
                     "{}-wide i blocks"});
   }
   if (!RowBufferValues(region).empty()) {
@@ -89,15 +89,15 @@ RowwiseTemplate::RowwiseTemplate(ir::Region region, bool multithread)
 
 std::vector<nlohmann::json> RowwiseTemplate::Drafts() const {
   const std::vector<nlohmann::json> curated = {
-      {{"math", "libm"}, {"threads", "1"}, {"acc", "double"}, {"loop_order", "r_outer"}},
-      {{"math", "vectorized"}, {"threads", "all"}, {"acc", "float"}, {"rows_per_chunk", 4},
-       {"loop_order", "r_outer"}, {"i_block", 64}, {"row_buffer", "on"}},
-      {{"math", "vectorized"}, {"threads", "all"}, {"acc", "double"}, {"rows_per_chunk", 1},
-       {"i_block", 256}, {"r_chunk", 65536}},
-      {{"math", "vectorized"}, {"threads", "all"}, {"acc", "float"}, {"rows_per_chunk", 16},
-       {"i_block", 16}, {"r_chunk", 4096}, {"row_buffer", "on"}},
-      {{"math", "vectorized"}, {"threads", "1"}, {"acc", "float"}},
-      {{"math", "vectorized"}, {"threads", "all"}, {"acc", "float"}, {"loop_order", "i_outer"}},
+      {{"math", "libm"}, {"threads", "1"}, {"accumulator", "float64"}, {"loop_order", "r_outer"}},
+      {{"math", "vectorized"}, {"threads", "all"}, {"accumulator", "float32"}, {"block_rows", 4},
+       {"loop_order", "r_outer"}, {"block_i", 64}, {"row_buffer", "on"}},
+      {{"math", "vectorized"}, {"threads", "all"}, {"accumulator", "float64"}, {"block_rows", 1},
+       {"block_i", 256}, {"split_block", 65536}},
+      {{"math", "vectorized"}, {"threads", "all"}, {"accumulator", "float32"}, {"block_rows", 16},
+       {"block_i", 16}, {"split_block", 4096}, {"row_buffer", "on"}},
+      {{"math", "vectorized"}, {"threads", "1"}, {"accumulator", "float32"}},
+      {{"math", "vectorized"}, {"threads", "all"}, {"accumulator", "float32"}, {"loop_order", "i_outer"}},
   };
   std::vector<nlohmann::json> out;
   std::set<std::string> seen;
@@ -119,11 +119,11 @@ std::string RowwiseTemplate::Generate(const nlohmann::json& knobs_in) const {
   LoopSettings s;
   s.flavor = knobs.at("math") == "vectorized" ? MathFlavor::kPrelude : MathFlavor::kLibm;
   s.threaded = knobs.at("threads") == "all";
-  s.acc_double = !knobs.contains("acc") || knobs.at("acc") == "double";
-  if (knobs.contains("rows_per_chunk")) s.rows_per_chunk = knobs.at("rows_per_chunk").get<int64_t>();
-  if (knobs.contains("r_chunk")) s.r_chunk = knobs.at("r_chunk").get<int64_t>();
+  s.acc_double = !knobs.contains("accumulator") || knobs.at("accumulator") == "float64";
+  if (knobs.contains("block_rows")) s.rows_per_chunk = knobs.at("block_rows").get<int64_t>();
+  if (knobs.contains("split_block")) s.r_chunk = knobs.at("split_block").get<int64_t>();
   if (knobs.contains("loop_order")) s.r_outer = knobs.at("loop_order") == "r_outer";
-  if (knobs.contains("i_block")) s.i_block = knobs.at("i_block").get<int64_t>();
+  if (knobs.contains("block_i")) s.i_block = knobs.at("block_i").get<int64_t>();
   if (knobs.contains("row_buffer")) s.row_buffer = knobs.at("row_buffer") == "on";
 
   const ir::Graph& g = region_.graph;

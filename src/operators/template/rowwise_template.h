@@ -23,13 +23,13 @@ struct RowwiseMatch {
 RowwiseMatch MatchRowwise(const core::OpGraph& graph);
 
 /// Knobs of "rowwise" for a region: math {"libm", "vectorized"} (std:: math or the
-/// prelude); threads {"1", "all"} ("1" only when !multithread); acc {"double",
-/// "float"} accumulator of sums/products (only when the graph has one; "double" is
-/// the safe value); with one row (O*I == 1): r_chunk {4096, 16384, 65536} elements
+/// prelude); threads {"1", "all"} ("1" only when !multithread); accumulator
+/// {"float64", "float32"} of sums/products (only when the graph has one; "float64" is
+/// the safe value); with one row (O*I == 1): split_block {4096, 16384, 65536} elements
 /// per partial (fixed chunks combined in order: deterministic for any thread count);
-/// else rows_per_chunk {1, 4, 16} (threads "all" only); with I > 1: loop_order
+/// else block_rows {1, 4, 16} (threads "all" only); with I > 1: loop_order
 /// {"r_outer" (vector accumulators over a block of i), "i_outer" (one strided row at
-/// a time)} and i_block {16, 64, 256} (r_outer only); row_buffer {"off", "on"} when
+/// a time)} and block_i {16, 32, 64, 256} (r_outer only); row_buffer {"off", "on"} when
 /// RowBufferValues(region) is not empty (rows form: values recomputed in several
 /// loops over r stored once per row instead).
 KnobSpace RowwiseKnobSpace(const ir::Region& region, bool multithread);

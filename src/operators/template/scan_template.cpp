@@ -95,7 +95,7 @@ KnobDim Dim(std::string name, std::vector<nlohmann::json> values, nlohmann::json
 
 KnobSpace ScanKnobSpace(bool multithread, bool rows, bool has_math) {
   std::vector<KnobDim> dims;
-  dims.push_back(Dim("accum", {"double", "float"}, "double", "float", "{} accumulation"));
+  dims.push_back(Dim("accumulator", {"float64", "float32"}, "float64", "float32", "{} accumulation"));
   if (has_math) dims.push_back(Dim("math", {"libm", "vectorized"}, "libm", "vectorized", "{} math"));
   std::vector<nlohmann::json> threads = {"1"};
   if (multithread) threads.push_back("all");
@@ -103,12 +103,12 @@ KnobSpace ScanKnobSpace(bool multithread, bool rows, bool has_math) {
                      "threads={}"));
   if (rows) {
     dims.push_back(
-        Dim("row_scan", {"sequential", "simd", "blocked"}, "sequential", "simd", "{} row scan"));
+        Dim("algorithm", {"sequential", "simd", "blocked"}, "sequential", "simd", "{} row scan"));
     dims.push_back(Dim("block", {1024, 8192, 65536}, nullptr, nullptr, "{}-element blocks",
-                       "row_scan", "blocked"));
+                       "algorithm", "blocked"));
   } else {
-    dims.push_back(Dim("order", {"column", "row"}, "column", "row", "{} order"));
-    dims.push_back(Dim("tile", {64, 512, 4096}, nullptr, nullptr, "{}-column tiles", "order", "row"));
+    dims.push_back(Dim("loop_order", {"column", "row"}, "column", "row", "{} order"));
+    dims.push_back(Dim("block_i", {64, 512, 4096}, nullptr, nullptr, "{}-column tiles", "loop_order", "row"));
   }
   return KnobSpace(std::move(dims));
 }
@@ -120,23 +120,23 @@ std::vector<nlohmann::json> ScanTemplate::Drafts() const {
   using J = nlohmann::json;
   const J v = "vectorized";
   const std::vector<J> rows = {
-      {{"accum", "double"}, {"math", "libm"}, {"threads", "1"}, {"row_scan", "sequential"}},
-      {{"accum", "double"}, {"math", v}, {"threads", "all"}, {"row_scan", "simd"}},
-      {{"accum", "float"}, {"math", v}, {"threads", "all"}, {"row_scan", "simd"}},
-      {{"accum", "double"}, {"math", v}, {"threads", "all"}, {"row_scan", "blocked"}, {"block", 8192}},
-      {{"accum", "double"}, {"math", v}, {"threads", "1"}, {"row_scan", "simd"}},
-      {{"accum", "float"}, {"math", v}, {"threads", "all"}, {"row_scan", "blocked"}, {"block", 8192}},
-      {{"accum", "double"}, {"math", v}, {"threads", "all"}, {"row_scan", "blocked"}, {"block", 65536}},
-      {{"accum", "double"}, {"math", "libm"}, {"threads", "all"}, {"row_scan", "sequential"}},
+      {{"accumulator", "float64"}, {"math", "libm"}, {"threads", "1"}, {"algorithm", "sequential"}},
+      {{"accumulator", "float64"}, {"math", v}, {"threads", "all"}, {"algorithm", "simd"}},
+      {{"accumulator", "float32"}, {"math", v}, {"threads", "all"}, {"algorithm", "simd"}},
+      {{"accumulator", "float64"}, {"math", v}, {"threads", "all"}, {"algorithm", "blocked"}, {"block", 8192}},
+      {{"accumulator", "float64"}, {"math", v}, {"threads", "1"}, {"algorithm", "simd"}},
+      {{"accumulator", "float32"}, {"math", v}, {"threads", "all"}, {"algorithm", "blocked"}, {"block", 8192}},
+      {{"accumulator", "float64"}, {"math", v}, {"threads", "all"}, {"algorithm", "blocked"}, {"block", 65536}},
+      {{"accumulator", "float64"}, {"math", "libm"}, {"threads", "all"}, {"algorithm", "sequential"}},
   };
   const std::vector<J> columns = {
-      {{"accum", "double"}, {"math", "libm"}, {"threads", "1"}, {"order", "column"}},
-      {{"accum", "double"}, {"math", v}, {"threads", "all"}, {"order", "row"}, {"tile", 512}},
-      {{"accum", "float"}, {"math", v}, {"threads", "all"}, {"order", "row"}, {"tile", 512}},
-      {{"accum", "double"}, {"math", v}, {"threads", "all"}, {"order", "row"}, {"tile", 4096}},
-      {{"accum", "double"}, {"math", v}, {"threads", "1"}, {"order", "row"}, {"tile", 512}},
-      {{"accum", "double"}, {"math", v}, {"threads", "all"}, {"order", "row"}, {"tile", 64}},
-      {{"accum", "double"}, {"math", "libm"}, {"threads", "all"}, {"order", "column"}},
+      {{"accumulator", "float64"}, {"math", "libm"}, {"threads", "1"}, {"loop_order", "column"}},
+      {{"accumulator", "float64"}, {"math", v}, {"threads", "all"}, {"loop_order", "row"}, {"block_i", 512}},
+      {{"accumulator", "float32"}, {"math", v}, {"threads", "all"}, {"loop_order", "row"}, {"block_i", 512}},
+      {{"accumulator", "float64"}, {"math", v}, {"threads", "all"}, {"loop_order", "row"}, {"block_i", 4096}},
+      {{"accumulator", "float64"}, {"math", v}, {"threads", "1"}, {"loop_order", "row"}, {"block_i", 512}},
+      {{"accumulator", "float64"}, {"math", v}, {"threads", "all"}, {"loop_order", "row"}, {"block_i", 64}},
+      {{"accumulator", "float64"}, {"math", "libm"}, {"threads", "all"}, {"loop_order", "column"}},
   };
   const bool multithread = space_.Find("threads")->values.size() > 1;
   std::vector<J> out;
@@ -250,14 +250,14 @@ std::string ScanTemplate::Generate(const nlohmann::json& knobs_in) const {
   };
   const ScanLoops loops =
       Rows(spec_)
-          ? RowScanLoops(code, knobs.at("row_scan").get<std::string>(),
+          ? RowScanLoops(code, knobs.at("algorithm").get<std::string>(),
                          knobs.contains("block") ? knobs.at("block").get<int64_t>() : 0, threaded)
-          : ColumnScanLoops(code, knobs.at("order").get<std::string>(),
-                            knobs.contains("tile") ? knobs.at("tile").get<int64_t>() : 0, threaded);
+          : ColumnScanLoops(code, knobs.at("loop_order").get<std::string>(),
+                            knobs.contains("block_i") ? knobs.at("block_i").get<int64_t>() : 0, threaded);
   const std::string kernel =
       "// ---- kernel --------------------------------------------------------------------\n" +
-      fmt::format("typedef {} ke_acc_t;  // accumulator type (knob accum)\n\n",
-                  KnobText(knobs.at("accum"))) +
+      fmt::format("typedef {} ke_acc_t;  // accumulator type (knob accumulator)\n\n",
+                  knobs.at("accumulator") == "float64" ? "double" : "float") +
       ElementFunctions(prelude) + "\n" + loops.functions + "\n" + EntryFunction(loops.dispatch);
   std::string abi;
   for (size_t t = 0; t < spec_.inputs.size(); ++t) {

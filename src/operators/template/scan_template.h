@@ -11,16 +11,16 @@
 namespace kernelevolve::operators::templates {
 
 /// Knobs of the "scan" template:
-///   accum {"double", "float"}: the accumulator type (PyTorch's CPU cumsum/cumprod
+///   accumulator {"float64", "float32"}: the accumulator type (PyTorch's CPU cumsum/cumprod
 ///     accumulate float32 in double, at::acc_type; float is faster but drifts on
 ///     long rows);
 ///   math {"libm", "vectorized"} (only when `has_math`: the prologue/epilogue
 ///     call transcendental functions): <cmath> or the math prelude;
 ///   threads {"1", "all"} ("all" only when `multithread`);
-///   with `rows` (scanned dim last, inner == 1): row_scan {"sequential", "simd",
+///   with `rows` (scanned dim last, inner == 1): algorithm {"sequential", "simd",
 ///     "blocked"} and block {1024, 8192, 65536} elements (only with "blocked");
-///   else: order {"column", "row"} and tile {64, 512, 4096} columns (only with "row").
-/// Safe values (moves after a failure): double, libm, 1 thread, sequential / column.
+///   else: loop_order {"column", "row"} and block_i {64, 512, 4096} columns (only with "row").
+/// Safe values (moves after a failure): float64, libm, 1 thread, sequential / column.
 KnobSpace ScanKnobSpace(bool multithread, bool rows, bool has_math);
 
 /// Generates scan kernels over ScanKnobSpace(). The generated entry reads outer, n

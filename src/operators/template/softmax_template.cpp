@@ -138,19 +138,19 @@ SoftmaxTemplate::SoftmaxTemplate(SoftmaxSpec spec, bool multithread)
 
 std::vector<nlohmann::json> SoftmaxTemplate::Drafts() const {
   const std::vector<nlohmann::json> curated = {
-      {{"variant", "three_pass"}, {"math", "libm"}, {"threads", "1"}},
-      {{"variant", "three_pass"},
+      {{"algorithm", "three_pass"}, {"math", "libm"}, {"threads", "1"}},
+      {{"algorithm", "three_pass"},
        {"math", "vectorized"},
        {"threads", "all"},
-       {"rows_per_chunk", 1}},
-      {{"variant", "two_pass_store"},
+       {"block_rows", 1}},
+      {{"algorithm", "two_pass_store"},
        {"math", "vectorized"},
        {"threads", "all"},
-       {"rows_per_chunk", 4}},
-      {{"variant", "online"}, {"math", "vectorized"}, {"threads", "all"}, {"rows_per_chunk", 4}},
-      {{"variant", "three_pass"}, {"math", "vectorized"}, {"threads", "1"}},
-      {{"variant", "two_pass_store"}, {"math", "libm"}, {"threads", "all"}, {"rows_per_chunk", 16}},
-      {{"variant", "online"}, {"math", "vectorized"}, {"threads", "1"}},
+       {"block_rows", 4}},
+      {{"algorithm", "online"}, {"math", "vectorized"}, {"threads", "all"}, {"block_rows", 4}},
+      {{"algorithm", "three_pass"}, {"math", "vectorized"}, {"threads", "1"}},
+      {{"algorithm", "two_pass_store"}, {"math", "libm"}, {"threads", "all"}, {"block_rows", 16}},
+      {{"algorithm", "online"}, {"math", "vectorized"}, {"threads", "1"}},
   };
   const bool multithread = space_.Find("threads")->values.size() > 1;
   std::vector<nlohmann::json> out;
@@ -162,11 +162,11 @@ std::vector<nlohmann::json> SoftmaxTemplate::Drafts() const {
 }
 
 std::string SoftmaxTemplate::Summary(const nlohmann::json& knobs) const {
-  std::string out = KnobText(knobs.at("variant")) + ", " +
+  std::string out = KnobText(knobs.at("algorithm")) + ", " +
                     (knobs.at("math") == "vectorized" ? "vectorized exp prelude" : "libm exp");
   if (knobs.at("threads") == "all") {
     out += fmt::format(", all threads over rows, chunks of {} rows",
-                       knobs.at("rows_per_chunk").get<int64_t>());
+                       knobs.at("block_rows").get<int64_t>());
   } else {
     out += ", 1 thread";
   }
@@ -250,10 +250,10 @@ std::string SoftmaxTemplate::EntryFunction(bool threaded, int64_t rows_per_chunk
 
 std::string SoftmaxTemplate::Generate(const nlohmann::json& knobs_in) const {
   const nlohmann::json knobs = space_.Canonical(knobs_in);
-  const std::string variant = knobs.at("variant").get<std::string>();
+  const std::string variant = knobs.at("algorithm").get<std::string>();
   const bool vectorized = knobs.at("math") == "vectorized";
   const bool threaded = knobs.at("threads") == "all";
-  const int64_t rows_per_chunk = threaded ? knobs.at("rows_per_chunk").get<int64_t>() : 0;
+  const int64_t rows_per_chunk = threaded ? knobs.at("block_rows").get<int64_t>() : 0;
 
   std::string what = fmt::format(
       "{} over the last dim of a float32 tensor of shape {}\n"

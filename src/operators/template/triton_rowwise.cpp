@@ -54,7 +54,7 @@ KnobSpace TritonRowwiseKnobSpace(const ir::Region& region) {
         if (p == 1 || (p * pr <= kTritonMaxTile && p <= PowerOfTwoAtLeast(region.outer)))
           rpp.push_back(p);
       }
-      dims.push_back({"rows_per_program", rpp, NearestKnobValue(rpp, std::max<int64_t>(1, 2048 / pr)), 1,
+      dims.push_back({"block_rows", rpp, NearestKnobValue(rpp, std::max<int64_t>(1, 2048 / pr)), 1,
                       nullptr, "pass", "single", "{} rows per program"});
       const auto br = KnobValuesUpTo({512, 1024, 2048, 4096}, pr);
       dims.push_back({"block_r", br, NearestKnobValue(br, 2048), nullptr, nullptr, "pass", "looped",
@@ -84,7 +84,7 @@ KnobSpace TritonRowwiseKnobSpace(const ir::Region& region) {
         {"num_stages", {1, 2, 3}, 2, 1, nullptr, "pass", "looped", "{} pipeline stages"});
   }
   if (HasSumOrProd(region)) {
-    dims.push_back({"acc",
+    dims.push_back({"accumulator",
                     {"float32", "float64"},
                     "float32",
                     "float64",
@@ -139,7 +139,7 @@ std::vector<nlohmann::json> TritonRowwiseTemplate::Drafts() const {
     const int64_t rpp = std::max<int64_t>(1, 2048 / pr);
     curated.push_back({{"layout", "rows"},
                        {"pass", "single"},
-                       {"rows_per_program", rpp},
+                       {"block_rows", rpp},
                        {"num_warps", pr * rpp >= 4096 ? 8 : 4}});
     curated.push_back({{"layout", "rows"},
                        {"pass", "looped"},
@@ -148,7 +148,7 @@ std::vector<nlohmann::json> TritonRowwiseTemplate::Drafts() const {
                        {"num_stages", 2}});
     curated.push_back({{"layout", "rows"},
                        {"pass", "single"},
-                       {"rows_per_program", rpp},
+                       {"block_rows", rpp},
                        {"num_warps", pr * rpp >= 4096 ? 16 : 8}});
   }
   // The float64 twin of the first draft second: float32 tree sums are accurate on the
@@ -156,15 +156,15 @@ std::vector<nlohmann::json> TritonRowwiseTemplate::Drafts() const {
   // rows that cancel (measured on the H200: sum_dim over 512 at [128, 512, 512] had no
   // correct float32 draft), and on this GPU float64 costs little in a memory-bound
   // kernel. It is also the safe value after a failure.
-  if (space_.Find("acc") != nullptr) {
+  if (space_.Find("accumulator") != nullptr) {
     nlohmann::json safe = curated.front();
-    safe["acc"] = "float64";
+    safe["accumulator"] = "float64";
     curated.insert(curated.begin() + 1, safe);
   }
   std::vector<nlohmann::json> out;
   std::set<std::string> seen;
   for (auto knobs : curated) {
-    if (!knobs.contains("acc")) knobs["acc"] = "float32";
+    if (!knobs.contains("accumulator")) knobs["accumulator"] = "float32";
     nlohmann::json fit = space_.Fit(knobs);
     if (seen.insert(fit.dump()).second) out.push_back(fit);
   }
@@ -187,14 +187,14 @@ TritonRowwiseSettings TritonRowwiseTemplate::Settings(const nlohmann::json& knob
   s.single_pass = knobs.value("pass", "") == "single";
   s.num_warps = static_cast<int>(knobs.at("num_warps").get<int64_t>());
   s.num_stages = static_cast<int>(Int(knobs, "num_stages", 2));
-  s.acc64 = knobs.value("acc", "float32") == "float64";
+  s.acc64 = knobs.value("accumulator", "float32") == "float64";
   const int64_t pr = PowerOfTwoAtLeast(region_.reduce);
   if (s.layout == TritonLayout::kSplit) {
     s.block_r = Int(knobs, "split_block", 2048);
     s.programs_per_row = Int(knobs, "programs_per_row", 64);
   } else {
     s.block_r = s.single_pass ? pr : Int(knobs, "block_r", 1024);
-    s.rows_per_program = s.single_pass ? Int(knobs, "rows_per_program", 1) : 1;
+    s.rows_per_program = s.single_pass ? Int(knobs, "block_rows", 1) : 1;
     s.block_i = Int(knobs, "block_i", 1);
     // A single pass keeps [BLOCK_R, BLOCK_I] in registers: narrow the i block to fit.
     if (s.single_pass && s.layout == TritonLayout::kColumns) {

@@ -18,14 +18,14 @@ namespace kernelevolve::operators::templates {
 ///   pass {"single" (all of r in one block, the input read once), "looped" (sweeps
 ///     over r in blocks of block_r, one per stage)} (rows / columns; "single" only
 ///     when the padded r fits kTritonMaxTile);
-///   rows_per_program {1, 2, ..., 64} (rows + single);
+///   block_rows {1, 2, ..., 64} rows per program (rows + single);
 ///   block_i {16, 32, 64, 128} (columns);
 ///   block_r {512, 1024, 2048, 4096} (rows + looped) or {4, 8, 16, 32, 64}
 ///     (columns + looped);
 ///   programs_per_row {4, 16, 64, 256, 1024} and split_block {1024, 2048, 4096} (split);
 ///   num_warps {1, 2, 4, 8, 16}; num_stages {1, 2, 3} (looped: tl.range pipelining);
-///   acc {"float32", "float64"} (only when a sum or product is reduced; float64 is
-///     the safe value, as the CPU template's double).
+///   accumulator {"float32", "float64"} (only when a sum or product is reduced; float64
+///     is the safe value, as the CPU template's).
 KnobSpace TritonRowwiseKnobSpace(const ir::Region& region);
 
 class TritonRowwiseTemplate : public KernelTemplate {

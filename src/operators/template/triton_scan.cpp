@@ -129,7 +129,7 @@ KnobSpace TritonScanKnobSpace(const ScanSpec& spec) {
   // float64 first: a float32 running prefix drifts past the checker's tolerance where
   // the prefix crosses zero after large values (the runner's 'large' edge set), as
   // PyTorch's CPU reference accumulates in double.
-  dims.push_back({"acc",
+  dims.push_back({"accumulator",
                   {"float64", "float32"},
                   "float64",
                   "float64",
@@ -146,22 +146,22 @@ TritonScanTemplate::TritonScanTemplate(ScanSpec spec, TritonScanBody body)
 std::vector<nlohmann::json> TritonScanTemplate::Drafts() const {
   std::vector<nlohmann::json> curated;
   if (Rows(spec_)) {
-    curated = {{{"block", 1024}, {"num_warps", 4}, {"num_stages", 2}, {"acc", "float64"}},
-               {{"block", 4096}, {"num_warps", 8}, {"num_stages", 2}, {"acc", "float64"}},
-               {{"block", 1024}, {"num_warps", 4}, {"num_stages", 2}, {"acc", "float32"}}};
+    curated = {{{"block", 1024}, {"num_warps", 4}, {"num_stages", 2}, {"accumulator", "float64"}},
+               {{"block", 4096}, {"num_warps", 8}, {"num_stages", 2}, {"accumulator", "float64"}},
+               {{"block", 1024}, {"num_warps", 4}, {"num_stages", 2}, {"accumulator", "float32"}}};
   } else {
     curated = {
-        {{"block_i", 64}, {"block_n", 16}, {"num_warps", 4}, {"num_stages", 2}, {"acc", "float64"}},
+        {{"block_i", 64}, {"block_n", 16}, {"num_warps", 4}, {"num_stages", 2}, {"accumulator", "float64"}},
         {{"block_i", 128},
          {"block_n", 32},
          {"num_warps", 8},
          {"num_stages", 2},
-         {"acc", "float64"}},
+         {"accumulator", "float64"}},
         {{"block_i", 64},
          {"block_n", 16},
          {"num_warps", 4},
          {"num_stages", 2},
-         {"acc", "float32"}}};
+         {"accumulator", "float32"}}};
   }
   std::vector<nlohmann::json> out;
   std::set<std::string> seen;
@@ -191,7 +191,7 @@ std::string TritonScanTemplate::Summary(const nlohmann::json& knobs) const {
 std::string TritonScanTemplate::Generate(const nlohmann::json& knobs_in) const {
   const nlohmann::json knobs = space_.Canonical(knobs_in);
   const bool rows = Rows(spec_), prod = spec_.op == ScanOp::kProd;
-  const std::string acc = knobs.at("acc") == "float64" ? "tl.float64" : "tl.float32";
+  const std::string acc = knobs.at("accumulator") == "float64" ? "tl.float64" : "tl.float32";
   const std::string ident = prod ? "1.0" : "0.0";
   const int64_t n = spec_.n, inner = spec_.inner, outer = spec_.outer;
   const bool big = outer * n * inner >= (int64_t{1} << 31);

@@ -27,7 +27,7 @@ struct TritonScanBody {
 /// step along the row (up to the padded row length). Columns (inner > 1): block_i
 /// {16, 32, 64, 128} columns per program and block_n {8, 16, 32, 64} steps per
 /// block. Both: num_warps {1, 2, 4, 8}, num_stages {1, 2, 3} (tl.range pipelining of
-/// the block loop), acc {"float32", "float64"} (the running prefix and the in-block
+/// the block loop), accumulator {"float32", "float64"} (the running prefix and the in-block
 /// scan; float64 is the safe value, as PyTorch's CPU cumsum accumulates in double).
 KnobSpace TritonScanKnobSpace(const ScanSpec& spec);
 

@@ -14,12 +14,12 @@ namespace kernelevolve::operators::templates {
 /// wider rows use the "online" variant only.
 inline constexpr int64_t kTritonMaxRowBlock = 16384;
 
-/// Knobs: variant {"row" (the whole row in one block, one program per row),
-/// "online" (running max and rescaled sum over BLOCK-wide chunks, Milakov &
+/// Knobs: algorithm {"row" (the whole row in one block, one program per row),
+/// "online" (running max and rescaled sum over block_r-wide chunks, Milakov &
 /// Gimelshein 2018, then a normalize pass)} ("row" only when cols <=
 /// kTritonMaxRowBlock); num_warps {4, 8, 16}; persistent {"no", "yes"} (row only:
 /// a grid of a few programs per SM looping over rows); num_stages {1, 2, 3}
-/// (persistent only: software pipelining of the row loop); block {1024, 2048,
+/// (persistent only: software pipelining of the row loop); block_r {1024, 2048,
 /// 4096} (online only).
 KnobSpace TritonSoftmaxKnobSpace(bool row_fits);
 

@@ -13,7 +13,7 @@ constexpr const char* kAttentionKernel = R"PY(
 @triton.jit
 def _ke_attention(q, k, v, y, mask, H, L, S, E, scale, ms0, ms1, ms2, ms3,
                   BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_E: tl.constexpr,
-                  CAUSAL: tl.constexpr, MASK: tl.constexpr):
+                  CAUSAL: tl.constexpr, MASK: tl.constexpr, PRECISION: tl.constexpr):
     pid_m = tl.program_id(0)
     bh = tl.program_id(1).to(tl.int64)
     b = bh // H
@@ -33,7 +33,7 @@ def _ke_attention(q, k, v, y, mask, H, L, S, E, scale, ms0, ms1, ms2, ms3,
         cols = start + tl.arange(0, BLOCK_N)
         col_ok = cols < end
         kt = tl.load(k + bh * S * E + cols[None, :] * E + dims[:, None], mask=col_ok[None, :] & dim_ok[:, None], other=0.0)
-        s = tl.dot(qt, kt, input_precision="ieee") * scale
+        s = tl.dot(qt, kt, input_precision=PRECISION) * scale
         if MASK == 1:
             s += tl.load(mask + b * ms0 + h * ms1 + rows[:, None] * ms2 + cols[None, :] * ms3,
                          mask=row_ok[:, None] & col_ok[None, :], other=0.0)
@@ -54,7 +54,7 @@ def _ke_attention(q, k, v, y, mask, H, L, S, E, scale, ms0, ms1, ms2, ms3,
         p = tl.exp(s - m_safe[:, None])
         l_i = l_i * alpha + tl.sum(p, 1)
         vt = tl.load(v + bh * S * E + cols[:, None] * E + dims[None, :], mask=col_ok[:, None] & dim_ok[None, :], other=0.0)
-        acc = acc * alpha[:, None] + tl.dot(p, vt, input_precision="ieee")
+        acc = acc * alpha[:, None] + tl.dot(p, vt, input_precision=PRECISION)
         m_i = m_new
     out = tl.where(l_i[:, None] > 0, acc / tl.where(l_i > 0, l_i, 1.0)[:, None], 0.0)
     tl.store(y + bh * L * E + rows[:, None] * E + dims[None, :], out, mask=row_ok[:, None] & dim_ok[None, :])
@@ -100,7 +100,8 @@ def kernelevolve_entry(inputs, outputs):
     grid = (triton.cdiv(L, {bm}), B * H)
     _ke_attention[grid](q, k, v, y, mask, H, L, S, E, scale, ms[0], ms[1], ms[2], ms[3],
                         BLOCK_M={bm}, BLOCK_N={bn}, BLOCK_E=max(16, triton.next_power_of_2(E)),
-                        CAUSAL={causal}, MASK={mask_kind}, num_warps={warps}, num_stages={stages})
+                        CAUSAL={causal}, MASK={mask_kind}, PRECISION="{precision}", num_warps={warps},
+                        num_stages={stages})
 )PY",
                      fmt::arg("num_inputs", s.num_inputs), fmt::arg("q", s.q), fmt::arg("k", s.k), fmt::arg("v", s.v),
                      fmt::arg("mask_setup", mask_setup), fmt::arg("rank", s.rank),
@@ -110,7 +111,7 @@ def kernelevolve_entry(inputs, outputs):
                      fmt::arg("scale", s.scale ? fmt::format("{:.17g}", *s.scale) : "1.0 / math.sqrt(E)"),
                      fmt::arg("bm", k.block_m), fmt::arg("bn", k.block_n), fmt::arg("causal", s.causal ? "True" : "False"),
                      fmt::arg("mask_kind", s.mask < 0 ? 0 : (!s.mask_bool ? 1 : (s.mask_inverted ? 3 : 2))), fmt::arg("warps", k.num_warps),
-                     fmt::arg("stages", k.num_stages));
+                     fmt::arg("stages", k.num_stages), fmt::arg("precision", k.input_precision));
   return out;
 }
 

@@ -3,8 +3,9 @@
 // (Milakov and Gimelshein, arXiv:1805.02867, 2018; the tiling of Dao et al.,
 // "FlashAttention", NeurIPS 2022). One program per (block of query rows, batch x head):
 // the q block stays in registers, key blocks are walked with a running max, a running
-// sum and the output accumulator; both products are tl.dot in IEEE float32
-// (input_precision="ieee": no TF32, as the reference). Sizes are read at run time.
+// sum and the output accumulator; both products are tl.dot with float32 operands, in
+// IEEE float32 or as 3xTF32 (input_precision "ieee" or "tf32x3": never plain TF32; the
+// knob of templates::InputPrecisionKnob). Sizes are read at run time.
 #pragma once
 
 #include <string>
@@ -18,6 +19,7 @@ struct AttentionTritonSchedule {
   int block_n = 64;   // keys a step ("BLOCK_N", >= 16)
   int num_warps = 4;  // "num_warps"
   int num_stages = 2; // "num_stages" (software pipelining of the key loop)
+  std::string input_precision = "ieee";  // "input_precision" of both tl.dot: "ieee" or "tf32x3"
 };
 
 /// The whole module after `header`: kernelevolve_entry(inputs, outputs) raises ValueError

@@ -17,7 +17,7 @@ namespace kernelevolve::operators::codegen {
 struct EmbeddingBagTritonSchedule {
   int block = 128;    // "block": embedding columns per program (a power of two)
   int gather = 8;     // "gather": indices gathered per step (a power of two)
-  int bags = 1;       // "bags": bags per program
+  int bags = 1;       // "block_rows": bags per program
   int num_warps = 4;  // "num_warps"
 };
 

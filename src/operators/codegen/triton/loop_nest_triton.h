@@ -15,7 +15,7 @@ namespace kernelevolve::operators::codegen {
 /// Schedule knobs of a Triton loop-nest program (the knob vocabulary's names).
 struct TritonLoopNestSchedule {
   int block = 1024;   // "block": output elements per program of an element kernel
-  int rblock = 64;    // "rblock": reduced elements per step of a reduction or scan tile
+  int rblock = 64;    // "block_r": reduced elements per step of a reduction or scan tile
   int num_warps = 4;  // "num_warps"
   /// "accumulator": float32 sums, products and their scans accumulate in float64 and
   /// round once when stored (ir::AccumulatesFloat32).

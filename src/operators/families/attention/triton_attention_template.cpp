@@ -13,12 +13,14 @@ TritonAttentionTemplate::TritonAttentionTemplate(ir::AttentionSpec spec)
           {"block_n", {64, 32, 128, 16}, 64, nullptr, nullptr, "", nullptr, "{} keys a step"},
           {"num_warps", {4, 8, 2}, 4, nullptr, nullptr, "", nullptr, "{} warps"},
           {"num_stages", {2, 3, 1}, 2, nullptr, nullptr, "", nullptr, "{} stages"},
+          templates::InputPrecisionKnob(),
       }) {}
 
 std::vector<nlohmann::json> TritonAttentionTemplate::Drafts() const {
-  return {space_.Canonical(nlohmann::json::object()),
-          space_.Canonical({{"block_m", 128}, {"num_warps", 8}}),
-          space_.Canonical({{"block_n", 32}})};
+  // 3xTF32 first: its two products on tensor cores (float32 operands only: the family
+  // takes float32 attention), then the IEEE defaults.
+  return {space_.Canonical({{"input_precision", "tf32x3"}}), space_.Canonical(nlohmann::json::object()),
+          space_.Canonical({{"block_m", 128}, {"num_warps", 8}}), space_.Canonical({{"block_n", 32}})};
 }
 
 std::string TritonAttentionTemplate::Summary(const nlohmann::json& knobs) const {
@@ -32,6 +34,7 @@ std::string TritonAttentionTemplate::Generate(const nlohmann::json& knobs) const
   s.block_n = k.at("block_n").get<int>();
   s.num_warps = k.at("num_warps").get<int>();
   s.num_stages = k.at("num_stages").get<int>();
+  s.input_precision = k.at("input_precision").get<std::string>();
   const std::string mask = spec_.mask < 0     ? ""
                            : !spec_.mask_bool  ? ", additive mask"
                            : spec_.mask_inverted ? ", bool mask (true = masked out)"

@@ -13,7 +13,7 @@ using templates::KnobSpace;
 KnobSpace EmbeddingBagKnobSpace(bool multithread) {
   std::vector<KnobDim> dims;
   dims.push_back(templates::ThreadsKnob(multithread));
-  dims.push_back({"chunk", {16, 64, 4}, 16, nullptr, nullptr, "threads", "all", "{} bags a chunk"});
+  dims.push_back({"block_rows", {16, 64, 4}, 16, nullptr, nullptr, "threads", "all", "{} bags a chunk"});
   dims.push_back({"prefetch", {0, 8, 2, 32}, 0, 0, 8, "", nullptr, "prefetch distance {}"});
   return KnobSpace(std::move(dims));
 }
@@ -37,7 +37,7 @@ std::vector<nlohmann::json> EmbeddingBagTemplate::Drafts() const {
 
 std::string EmbeddingBagTemplate::Summary(const nlohmann::json& knobs) const {
   const nlohmann::json k = space_.Canonical(knobs);
-  std::string text = k.at("threads") == "all" ? fmt::format("all threads, {} bags a chunk", k.at("chunk").get<int>())
+  std::string text = k.at("threads") == "all" ? fmt::format("all threads, {} bags a chunk", k.at("block_rows").get<int>())
                                               : std::string("1 thread");
   const int prefetch = k.at("prefetch").get<int>();
   return text + (prefetch > 0 ? fmt::format(", prefetch {} indices ahead", prefetch) : ", no prefetch");
@@ -47,7 +47,7 @@ std::string EmbeddingBagTemplate::Generate(const nlohmann::json& knobs) const {
   const nlohmann::json k = space_.Canonical(knobs);
   codegen::EmbeddingBagSchedule schedule;
   schedule.threads_all = k.at("threads") == "all";
-  if (schedule.threads_all) schedule.chunk = k.at("chunk").get<int>();
+  if (schedule.threads_all) schedule.chunk = k.at("block_rows").get<int>();
   schedule.prefetch = k.at("prefetch").get<int>();
   const std::string what = fmt::format(
       "embedding_bag, mode {}{}{}: out[b] = pooled weight rows of indices[offsets[b] : end of bag b];\n"

@@ -15,8 +15,8 @@ KnobSpace IndexAddKnobSpace(const ir::IndexAddSpec& s, bool multithread) {
   if (!s.segments) {
     dims.push_back({"algorithm", {"direct", "bucket"}, "direct", nullptr, nullptr, "", nullptr, "{}"});
   }
-  dims.push_back({"chunk", {16, 64, 4}, 16, nullptr, nullptr, "threads", "all", "{} rows a chunk"});
-  dims.push_back({"accumulator", {"double", "float"}, "double", "double", nullptr, "", nullptr, "{} accumulator"});
+  dims.push_back({"block_rows", {16, 64, 4}, 16, nullptr, nullptr, "threads", "all", "{} rows a chunk"});
+  dims.push_back({"accumulator", {"float64", "float32"}, "float64", "float64", nullptr, "", nullptr, "{} accumulator"});
   return KnobSpace(std::move(dims));
 }
 
@@ -30,7 +30,7 @@ std::vector<nlohmann::json> IndexAddTemplate::Drafts() const {
   if (!spec_.segments) drafts.push_back({{"threads", "1"}, {"algorithm", "bucket"}});
   if (multithread_) {
     drafts.push_back({{"threads", "all"}});
-    drafts.push_back({{"threads", "all"}, {"chunk", 64}});
+    drafts.push_back({{"threads", "all"}, {"block_rows", 64}});
     if (!spec_.segments) drafts.back()["algorithm"] = "bucket";
   }
   for (auto& d : drafts) d = space_.Canonical(d);
@@ -43,7 +43,7 @@ std::string IndexAddTemplate::Summary(const nlohmann::json& knobs) const {
   const std::string how = spec_.segments ? "" : bucket ? "rows bucketed by a counting sort, " : "direct, ";
   const std::string acc = fmt::format(", {} accumulator", k.at("accumulator").get<std::string>());
   if (k.at("threads") != "all") return how + "1 thread" + acc;
-  return how + (spec_.segments || bucket ? fmt::format("all threads, {} rows a chunk", k.at("chunk").get<int>())
+  return how + (spec_.segments || bucket ? fmt::format("all threads, {} rows a chunk", k.at("block_rows").get<int>())
                                          : std::string("all threads, each owning a range of output rows")) + acc;
 }
 
@@ -52,8 +52,8 @@ std::string IndexAddTemplate::Generate(const nlohmann::json& knobs) const {
   codegen::IndexAddSchedule schedule;
   schedule.threads_all = k.at("threads") == "all";
   schedule.bucket = !spec_.segments && k.at("algorithm") == "bucket";
-  if (schedule.threads_all) schedule.chunk = k.at("chunk").get<int>();
-  schedule.double_accumulator = k.at("accumulator") == "double";
+  if (schedule.threads_all) schedule.chunk = k.at("block_rows").get<int>();
+  schedule.double_accumulator = k.at("accumulator") == "float64";
   const std::string self = spec_.self_is_input ? "self" : fmt::format("full({})", spec_.fill);
   const std::string scale = spec_.scaled ? fmt::format("{} * ", spec_.alpha) : "";
   const std::string what =

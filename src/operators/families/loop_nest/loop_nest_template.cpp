@@ -69,21 +69,21 @@ KnobSpace LoopNestKnobSpace(bool multithread, bool float_accumulation, bool cont
   dims.push_back({"simd", {"off", "on"}, "off", "off", "on", "", nullptr, "omp simd {}"});
   const bool accumulator_under_loops = float_accumulation && contraction && accumulation_only_in_main_loops;
   if (float_accumulation && !accumulator_under_loops) {
-    dims.push_back({"accumulator", {"double", "float"}, "double", "double", nullptr, "", nullptr, "{} accumulators"});
+    dims.push_back({"accumulator", {"float64", "float32"}, "float64", "float64", nullptr, "", nullptr, "{} accumulators"});
   }
   if (contraction) {
     dims.push_back({"main_loop", {"loops", "tiled"}, "loops", "loops", "tiled", "", nullptr, "{} main loop"});
     std::vector<nlohmann::json> tiles = {"6x2", "4x3"};
     if (vector_lanes >= 16) tiles.push_back("8x3");
     dims.push_back({"tile", tiles, "6x2", nullptr, nullptr, "main_loop", "tiled", "{} register tile"});
-    dims.push_back({"kc", {256, 512}, 256, nullptr, nullptr, "main_loop", "tiled", "K panels of {}"});
+    dims.push_back({"block_k", {256, 512}, 256, nullptr, nullptr, "main_loop", "tiled", "K panels of {}"});
   }
   if (row_blockable) {
     dims.push_back({"reduce_loop", {"inner", "outer"}, "inner", "inner", "outer", "", nullptr, "reduced loops {}"});
   }
   if (accumulator_under_loops) {  // no effect on the tiled main loops (float32, as BLAS)
     dims.push_back(
-        {"accumulator", {"double", "float"}, "double", "double", nullptr, "main_loop", "loops", "{} accumulators"});
+        {"accumulator", {"float64", "float32"}, "float64", "float64", nullptr, "main_loop", "loops", "{} accumulators"});
   }
   return KnobSpace(std::move(dims));
 }
@@ -135,7 +135,7 @@ std::string LoopNestTemplate::Generate(const nlohmann::json& knobs) const {
   s.parallel = k.at("threads") == "all";
   s.vector_math = k.at("math") == "vectorized";
   s.simd = k.at("simd") == "on";
-  s.double_accumulator = !k.contains("accumulator") || k.at("accumulator") == "double";
+  s.double_accumulator = !k.contains("accumulator") || k.at("accumulator") == "float64";
   s.reduce_outer = k.contains("reduce_loop") && k.at("reduce_loop") == "outer";
   if (k.contains("main_loop") && k.at("main_loop") == "tiled") {
     codegen::GemmTile tile;
@@ -143,7 +143,7 @@ std::string LoopNestTemplate::Generate(const nlohmann::json& knobs) const {
     tile.mr = std::stoi(shape.substr(0, shape.find('x')));
     tile.nr_vectors = std::stoi(shape.substr(shape.find('x') + 1));
     tile.lanes = vector_lanes_;
-    tile.kc = k.at("kc").get<int>();
+    tile.kc = k.at("block_k").get<int>();
     s.gemm = tile;
   }
   std::string what = fmt::format("A program of {} loop-nest kernel(s), run in order:", plan_.kernels.size());

@@ -64,11 +64,11 @@ templates::TemplateMatch MatchLoopNest(const core::OpGraph& graph, bool multithr
 
 /// Knobs of "loop_nest": threads {"1", "all"}, math {"libm", "vectorized"}, simd
 /// {"off", "on"}; when the program sums or scans float32 values, accumulator
-/// {"double", "float"}; when it has a matrix product (ir/contraction.h) or a
+/// {"float64", "float32"}; when it has a matrix product (ir/contraction.h) or a
 /// convolution (ir/convolution.h), main_loop {"loops", "tiled"} (the packed GEMM of
 /// codegen/cpp/gemm_cpp.h, implicit for convolutions: conv_cpp.h) with its register
 /// tile {"6x2", "4x3"} (rows x vectors; "8x3" too with 16-lane vectors, where the
-/// 32 registers hold 24 accumulators) and panel depth kc {256, 512}. With
+/// 32 registers hold 24 accumulators) and K panel depth block_k {256, 512}. With
 /// `accumulation_only_in_main_loops` (every float32 sum is such a product), the
 /// accumulator knob exists only under main_loop "loops": the tiled main loops
 /// accumulate in float32 (as BLAS) whatever it says. With `row_blockable` (a reduction

@@ -30,9 +30,9 @@ templates::TemplateMatch MatchTritonLoopNest(const core::OpGraph& graph,
                                              const std::vector<core::OpGraph>& shape_graphs = {});
 
 /// Knobs of "triton_loop_nest": block {256, 1024} output elements per program of an
-/// element kernel, rblock {32, 128} reduced elements per tile step, num_warps {4, 8};
+/// element kernel, block_r {32, 128} reduced elements per tile step, num_warps {4, 8};
 /// with `float_accumulation` (a kernel sums or multiplies float32), accumulator
-/// {double, float}: the partial results' type.
+/// {float64, float32}: the partial results' type.
 templates::KnobSpace TritonLoopNestKnobSpace(bool float_accumulation);
 
 }  // namespace kernelevolve::operators::families

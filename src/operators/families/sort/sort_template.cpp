@@ -25,7 +25,7 @@ KnobSpace SortKnobSpace(const ir::SortSpec& s, bool multithread) {
   std::vector<KnobDim> dims;
   dims.push_back({"algorithm", names, names.front(), names.front(), nullptr, "", nullptr, "{}"});
   dims.push_back(templates::ThreadsKnob(multithread));
-  dims.push_back({"chunk", {4, 1, 16}, 4, nullptr, nullptr, "threads", "all", "{} rows a chunk"});
+  dims.push_back({"block_rows", {4, 1, 16}, 4, nullptr, nullptr, "threads", "all", "{} rows a chunk"});
   return KnobSpace(std::move(dims));
 }
 
@@ -56,7 +56,7 @@ std::vector<nlohmann::json> SortTemplate::Drafts() const {
 std::string SortTemplate::Summary(const nlohmann::json& knobs) const {
   const nlohmann::json k = space_.Canonical(knobs);
   const std::string threads =
-      k.at("threads") == "all" ? fmt::format("all threads, {} rows a chunk", k.at("chunk").get<int>()) : "1 thread";
+      k.at("threads") == "all" ? fmt::format("all threads, {} rows a chunk", k.at("block_rows").get<int>()) : "1 thread";
   return fmt::format("{}, {}", k.at("algorithm").get<std::string>(), threads);
 }
 
@@ -65,7 +65,7 @@ std::string SortTemplate::Generate(const nlohmann::json& knobs) const {
   codegen::SortSchedule schedule;
   schedule.algorithm = AlgorithmNamed(k.at("algorithm").get<std::string>());
   schedule.threads_all = k.at("threads") == "all";
-  if (schedule.threads_all) schedule.chunk = k.at("chunk").get<int>();
+  if (schedule.threads_all) schedule.chunk = k.at("block_rows").get<int>();
   const std::string order = spec_.descending ? "descending (NaN first)" : "ascending (NaN last)";
   const std::string what =
       (IsTopK(spec_) ? fmt::format("topk, k = {}, along dim {}, {}", spec_.k, spec_.dim, order)
