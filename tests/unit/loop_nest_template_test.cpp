@@ -66,6 +66,10 @@ const std::vector<std::string>& CaseNames() {
       // fused epilogues, convolutions as implicit GEMMs (the tiled draft runs them)
       "linear_gelu_residual_clamp", "addmm_sigmoid", "conv2d_3x3_bias_relu", "conv2d_1x1_nobias",
       "conv2d_grouped_strided_padded", "conv2d_depthwise_unbatched", "conv1d_strided_silu", "conv3d_padded",
+      // depthwise convolutions in the direct form; epilogues reading a residual at the
+      // convolution's own element (one flat index, ke_own)
+      "conv2d_depthwise_strided_dilated_relu", "conv1d_depthwise_wide_pad", "conv3d_depthwise_bias_add",
+      "conv2d_swish_residual", "conv1d_unbatched_residual",
       // operands materialized for the main loop; rows of 40 as vectorized inner sums
       "linear_permuted_rows", "conv2d_channels_last_input", "layer_norm_rows",
       // triangular masks over products (tiles outside the triangle not multiplied)
@@ -801,6 +805,21 @@ TEST(LoopNestEpilogue, ElementWiseConsumersRunInTheMainLoopsStore) {
   const std::string plain = mm.tmpl->Generate({{"main_loop", "tiled"}});
   EXPECT_NE(plain.find("ke_gemm_identity{}"), std::string::npos);
   EXPECT_EQ(plain.find("ke_epi"), std::string::npos);
+}
+
+TEST(LoopNestEpilogue, AConvolutionEpilogueReadsItsResidualAtOneFlatIndex) {
+  // x + s * sigmoid(s), s = conv2d(x): the residual x has the convolution's shape, so
+  // the epilogue reads it at the element's flat position, computed once from the image,
+  // the channel and the GEMM column, not through a division per spatial dim. Both
+  // forms: the implicit GEMM and the direct depthwise one (conv3d_depthwise_bias_add).
+  for (const std::string& name : {"conv2d_swish_residual", "conv3d_depthwise_bias_add", "conv1d_unbatched_residual"}) {
+    SCOPED_TRACE(name);
+    const auto match = families::MatchLoopNest(CaseGraph(name), /*multithread=*/true);
+    ASSERT_TRUE(match.tmpl != nullptr) << match.unsupported;
+    const std::string tiled = match.tmpl->Generate({{"main_loop", "tiled"}});
+    EXPECT_NE(tiled.find("const int64_t ke_own = "), std::string::npos) << tiled;
+    EXPECT_NE(tiled.find("[ke_own];"), std::string::npos) << tiled;
+  }
 }
 
 TEST(LoopNestEpilogue, AccumulatorKnobOnlyWhereItActs) {

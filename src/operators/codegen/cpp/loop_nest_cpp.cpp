@@ -48,6 +48,15 @@ class ExprPrinter {
     replaced_name_ = std::move(name);
   }
 
+  /// Unmasked reads of `tensor` at the loop's own element (ir::ReadsOwnElement over
+  /// `own_shape`) print as t<tensor>[offset], where `offset` names that flat position
+  /// already computed: a convolution epilogue has it as image, channel and column
+  /// without the per-dim division and remainder of the column that the indices cost.
+  void ReadOwnElementAt(int tensor, std::vector<int64_t> own_shape, std::string offset) {
+    own_shape_ = std::move(own_shape);
+    own_offset_[tensor] = std::move(offset);
+  }
+
   /// Emits the statements computing `e` at `indent`; returns its name or literal.
   std::string Print(const Expr& e, const std::string& indent) {
     if (auto it = names_.find(e.get()); it != names_.end()) return it->second;
@@ -60,6 +69,11 @@ class ExprPrinter {
       case ExprKind::kLoad: {
         if (e->tensor == replaced_tensor_) return replaced_name_;
         const TensorDef& src = program_.defs.at(static_cast<size_t>(e->tensor));
+        if (auto it = own_offset_.find(e->tensor);
+            it != own_offset_.end() && src.symbolic_shape.empty() && ir::ReadsOwnElement(*e, src.shape, own_shape_)) {
+          text = fmt::format("t{}[{}]", e->tensor, it->second);
+          break;
+        }
         const std::string offset = Print(ir::FlatOffset(e->args, ir::Extents(src)), indent);
         const std::string read = fmt::format("t{}[{}]", e->tensor, offset);
         if (e->mask) {
@@ -94,6 +108,8 @@ class ExprPrinter {
   int next_ = 0;
   int replaced_tensor_ = -1;
   std::string replaced_name_;
+  std::vector<int64_t> own_shape_;
+  std::unordered_map<int, std::string> own_offset_;
 };
 
 std::string CType(DType d) { return SpellType(Language::kCppScalar, d); }
@@ -304,10 +320,24 @@ class Emitter {
     auto it = epilogue_of_.find(heavy);
     if (it == epilogue_of_.end()) return nullptr;
     const Expr& epilogue = epilogue_body_.at(heavy);
-    return [this, &epilogue, heavy](const std::string& indent) {
+    const TensorDef& d = plan_.program.defs[static_cast<size_t>(heavy)];
+    std::optional<ir::Convolution> conv;
+    if (!ir::MatchContraction(plan_.program, d)) conv = ir::MatchConvolution(plan_.program, d);
+    return [this, &epilogue, heavy, &d, conv](const std::string& indent) {
       std::string body;
       ExprPrinter printer(Lang(), plan_.program, body);
       printer.Replace(heavy, "ke_acc");
+      if (conv) {
+        // The lambda's i0 [, i1] are the image and the channel, ke_col the output
+        // position (conv_cpp.h): the flat position of the element, with no division.
+        body += conv->batched ? fmt::format("{}[[maybe_unused]] const int64_t ke_own = (i0 * {} + i1) * {} + ke_col;\n", indent,
+                                            conv->cout, conv->OutPositions())
+                              : fmt::format("{}[[maybe_unused]] const int64_t ke_own = i0 * {} + ke_col;\n", indent,
+                                            conv->OutPositions());
+        ir::VisitPostOrder(epilogue, [&](const ExprNode& n) {
+          if (n.kind == ExprKind::kLoad && n.tensor != heavy) printer.ReadOwnElementAt(n.tensor, d.shape, "ke_own");
+        });
+      }
       const std::string v = printer.Print(epilogue, indent);
       return body + fmt::format("{}return static_cast<float>({});\n", indent, v);
     };

@@ -306,6 +306,23 @@ def cases():
             [r(2, 4, 5)]),
         "conv_transpose1d_wide_pad": (Fn(lambda s, x: s.mods[0](x), nn.ConvTranspose1d(2, 3, 2, stride=2, padding=3)),
                                       [r(2, 2, 8)]),
+        # ---- depthwise convolutions in the direct form (conv_cpp.h, ConvRunsDirect) ----
+        "conv2d_depthwise_strided_dilated_relu": (
+            Fn(lambda s, x: torch.relu(s.mods[0](x)), nn.Conv2d(6, 6, 3, stride=2, padding=2, dilation=2, groups=6)),
+            [r(2, 6, 9, 11)]),
+        # padding wider than the window: output columns inside the padding alone; multiplier 3
+        "conv1d_depthwise_wide_pad": (Fn(lambda s, x: s.mods[0](x), nn.Conv1d(3, 9, 3, stride=3, padding=5, groups=3)),
+                                      [r(2, 3, 4)]),
+        "conv3d_depthwise_bias_add": (
+            Fn(lambda s, x, y: s.mods[0](x) + y, nn.Conv3d(4, 4, (2, 3, 3), padding=(0, 1, 1), groups=4)),
+            [r(2, 4, 3, 5, 6), r(2, 4, 2, 5, 6)]),
+        # ---- epilogues reading a same-shaped tensor at the convolution's own element: one
+        # flat index (ke_own) instead of a division per spatial dim (loop_nest_cpp.cpp) ----
+        "conv2d_swish_residual": (
+            Fn(lambda s, x: (lambda c: x + c * torch.sigmoid(c))(s.mods[0](x)), nn.Conv2d(5, 5, 3, padding=1)),
+            [r(2, 5, 7, 9)]),
+        "conv1d_unbatched_residual": (Fn(lambda s, x, y: torch.relu(s.mods[0](x)) - y, nn.Conv1d(4, 6, 3, padding=1)),
+                                      [r(4, 11), r(6, 11)]),
     }
 
 
