@@ -26,8 +26,4 @@ const std::vector<KnobWord>& KnobVocabulary();
 /// The word named `name`, or nullptr when the vocabulary lacks it.
 const KnobWord* FindKnobWord(std::string_view name);
 
-/// The accumulator values every family spells the same: "float32" and "float64".
-inline constexpr std::string_view kFloat32Accumulator = "float32";
-inline constexpr std::string_view kFloat64Accumulator = "float64";
-
 }  // namespace kernelevolve::operators::templates

@@ -102,6 +102,11 @@ std::string EpilogueLambda(const ir::Convolution& c, const std::string& in,
   if (c.batched) out += fmt::format("{}[[maybe_unused]] const int64_t i{} = ke_image;\n", body_in, var++);
   out += fmt::format("{}[[maybe_unused]] const int64_t i{} = ke_group * {} + ke_row;\n", body_in, var++,
                      c.CoutPerGroup());
+  // The element's flat position in the output, without dividing the column.
+  out += c.batched ? fmt::format("{}[[maybe_unused]] const int64_t ke_own = (i0 * {} + i1) * {} + ke_col;\n", body_in,
+                                 c.cout, c.OutPositions())
+                   : fmt::format("{}[[maybe_unused]] const int64_t ke_own = i0 * {} + ke_col;\n", body_in,
+                                 c.OutPositions());
   int64_t inner = c.OutPositions();
   for (size_t d = 0; d < c.out.size(); ++d) {
     inner /= c.out[d];

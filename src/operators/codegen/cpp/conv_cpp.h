@@ -37,8 +37,8 @@ bool ConvRunsDirect(const ir::Convolution& c);
 /// Statements writing `c` into t<out_id> (dense row-major [N, cout, out...]) from
 /// t<c.x> and t<c.w> at `indent`. `epilogue`, when set, prints the statements of the
 /// fused epilogue lambda's body (it sees `ke_acc`, the output's index variables
-/// i0 .. i<rank-1> and `ke_col`, the output position flattened over the spatial dims,
-/// as int64_t) ending in `return VALUE;`; without it the product is
+/// i0 .. i<rank-1> and `ke_own`, the element's flat position in the output, as
+/// int64_t) ending in `return VALUE;`; without it the product is
 /// stored as is. Threads share the (image, group) loop when it has at least
 /// `min_parallel_batches` entries, else each GEMM's tiles. A depthwise convolution
 /// (ConvRunsDirect) is printed in the direct form instead, threads sharing the (image,

@@ -316,26 +316,20 @@ class Emitter {
   }
 
   /// The body printer of the epilogue lambda fused into heavy kernel `heavy`, or null.
-  std::function<std::string(const std::string&)> Epilogue(int heavy) {
+  /// With `own_flat_index` (a convolution's lambda, which defines `ke_own`: conv_cpp.h),
+  /// tensors read at the element's own position are read at ke_own.
+  std::function<std::string(const std::string&)> Epilogue(int heavy, bool own_flat_index = false) {
     auto it = epilogue_of_.find(heavy);
     if (it == epilogue_of_.end()) return nullptr;
     const Expr& epilogue = epilogue_body_.at(heavy);
-    const TensorDef& d = plan_.program.defs[static_cast<size_t>(heavy)];
-    std::optional<ir::Convolution> conv;
-    if (!ir::MatchContraction(plan_.program, d)) conv = ir::MatchConvolution(plan_.program, d);
-    return [this, &epilogue, heavy, &d, conv](const std::string& indent) {
+    const std::vector<int64_t>& shape = plan_.program.defs[static_cast<size_t>(heavy)].shape;
+    return [this, &epilogue, heavy, &shape, own_flat_index](const std::string& indent) {
       std::string body;
       ExprPrinter printer(Lang(), plan_.program, body);
       printer.Replace(heavy, "ke_acc");
-      if (conv) {
-        // The lambda's i0 [, i1] are the image and the channel, ke_col the output
-        // position (conv_cpp.h): the flat position of the element, with no division.
-        body += conv->batched ? fmt::format("{}[[maybe_unused]] const int64_t ke_own = (i0 * {} + i1) * {} + ke_col;\n", indent,
-                                            conv->cout, conv->OutPositions())
-                              : fmt::format("{}[[maybe_unused]] const int64_t ke_own = i0 * {} + ke_col;\n", indent,
-                                            conv->OutPositions());
+      if (own_flat_index) {
         ir::VisitPostOrder(epilogue, [&](const ExprNode& n) {
-          if (n.kind == ExprKind::kLoad && n.tensor != heavy) printer.ReadOwnElementAt(n.tensor, d.shape, "ke_own");
+          if (n.kind == ExprKind::kLoad && n.tensor != heavy) printer.ReadOwnElementAt(n.tensor, shape, "ke_own");
         });
       }
       const std::string v = printer.Print(epilogue, indent);
@@ -451,11 +445,11 @@ class Emitter {
     if (ConvRunsDirect(c)) {
       return fmt::format("{}// main loop: depthwise convolution, direct form, {} x {} channels{}\n", indent, c.images,
                          c.cout, fused) +
-             ConvCallCpp(c, Target(d), s_.parallel, indent, Epilogue(d.id));
+             ConvCallCpp(c, Target(d), s_.parallel, indent, Epilogue(d.id, /*own_flat_index=*/true));
     }
     return fmt::format("{}// main loop: convolution as implicit GEMM, {} x {} x {} per (image, group), {} x {}{}\n",
                        indent, c.CoutPerGroup(), c.OutPositions(), c.Depth(), c.images, c.groups, fused) +
-           ConvCallCpp(c, Target(d), s_.parallel, indent, Epilogue(d.id));
+           ConvCallCpp(c, Target(d), s_.parallel, indent, Epilogue(d.id, /*own_flat_index=*/true));
   }
 
   std::string Store(const TensorDef& d, const std::string& value) {
