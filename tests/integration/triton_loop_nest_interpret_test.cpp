@@ -1,10 +1,12 @@
 // The Triton loop-nest printer under TRITON_INTERPRET=1 (no GPU): every captured
 // loop-nest case (tests/unit/data/loop_nest, written by make_cases.py) through each
 // draft of families::TritonLoopNestTemplate against the recorded eager outputs, in
-// one Python process (tests/integration/triton_case_check.py).
+// one Python process (tests/integration/triton_case_check.py). With KE_KEEP set, the
+// generated modules stay in the temporary folder for reading.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -49,7 +51,7 @@ TEST(TritonLoopNestInterpret, EveryCaseMatchesEagerOnEveryDraft) {
   }
   ASSERT_GE(manifest.size(), 100u);  // 50+ cases, 3 drafts each
   testing_util::RunInterpretChecker("triton_case_check.py", dir, manifest);
-  if (!::testing::Test::HasFailure()) fs::remove_all(dir);
+  if (!::testing::Test::HasFailure() && !std::getenv("KE_KEEP")) fs::remove_all(dir);
 }
 
 }  // namespace

@@ -69,7 +69,8 @@ const std::vector<std::string>& CaseNames() {
       // depthwise convolutions in the direct form; epilogues reading a residual at the
       // convolution's own element (one flat index, ke_own)
       "conv2d_depthwise_strided_dilated_relu", "conv1d_depthwise_wide_pad", "conv3d_depthwise_bias_add",
-      "conv2d_swish_residual", "conv1d_unbatched_residual",
+      "conv2d_swish_residual", "conv1d_unbatched_residual", "conv2d_grouped_wide", "conv1d_unbatched_wide",
+      "conv3d_dilated_wide",
       // operands materialized for the main loop; rows of 40 as vectorized inner sums
       "linear_permuted_rows", "conv2d_channels_last_input", "layer_norm_rows",
       // triangular masks over products (tiles outside the triangle not multiplied)

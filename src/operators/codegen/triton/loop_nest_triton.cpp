@@ -4,11 +4,13 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <optional>
 #include <set>
 #include <unordered_map>
 
 #include "core/error.h"
 #include "operators/codegen/prim_spelling.h"
+#include "operators/codegen/triton/main_loop_triton.h"
 #include "operators/ir/index_simplify.h"
 #include "operators/ir/loop_ir.h"
 
@@ -273,12 +275,19 @@ class Emitter {
   /// consumers compute in float64 and round once when they store (index_add is
   /// table + sum, a segment mean sum / count; rounding the sum first cost an ulp of the
   /// largest term, which cancellation makes visible).
+  /// A tl.dot main loop accumulates in float32 whatever the knob: its buffer is float32.
   DType Storage(const TensorDef& d) const {
     const bool intermediate = plan_.output_slot[static_cast<size_t>(d.id)] < 0;
-    return s_.double_accumulator && intermediate && ir::AccumulatesFloat32(d) ? DType::kFloat64 : d.dtype;
+    const bool wide = s_.double_accumulator && intermediate && ir::AccumulatesFloat32(d) &&
+                      !TritonRunsMainLoop(plan_.program, d);
+    return wide ? DType::kFloat64 : d.dtype;
   }
 
   std::string Kernel(const TensorDef& d, std::string& launch) {
+    if (std::optional<TritonKernelText> main = PrintMainLoopTriton(plan_.program, d, s_.main_loop)) {
+      launch = main->launch;
+      return main->kernel;
+    }
     const std::vector<int> loads = LoadedTensors(d.body);
     std::vector<std::string> params;
     for (int t : loads) params.push_back(fmt::format("t{}", t));

@@ -8,6 +8,7 @@
 
 #include <string>
 
+#include "operators/codegen/triton/main_loop_triton.h"
 #include "operators/ir/kernel_plan.h"
 
 namespace kernelevolve::operators::codegen {
@@ -20,6 +21,8 @@ struct TritonLoopNestSchedule {
   /// "accumulator": float32 sums, products and their scans accumulate in float64 and
   /// round once when stored (ir::AccumulatesFloat32).
   bool double_accumulator = true;
+  /// Tiles of the tl.dot main loops (matrix products, convolutions).
+  TritonMainLoopSchedule main_loop;
   /// The entry's name: another module that embeds this program (the mask of a
   /// masked_select) calls it by this name.
   std::string entry_name = "kernelevolve_entry";

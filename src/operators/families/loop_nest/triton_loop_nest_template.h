@@ -32,7 +32,10 @@ templates::TemplateMatch MatchTritonLoopNest(const core::OpGraph& graph,
 /// Knobs of "triton_loop_nest": block {256, 1024} output elements per program of an
 /// element kernel, block_r {32, 128} reduced elements per tile step, num_warps {4, 8};
 /// with `float_accumulation` (a kernel sums or multiplies float32), accumulator
-/// {float64, float32}: the partial results' type.
-templates::KnobSpace TritonLoopNestKnobSpace(bool float_accumulation);
+/// {float64, float32}: the partial results' type. With `main_loop` (a kernel is a
+/// tl.dot matrix product or convolution, codegen/triton/main_loop_triton.h): its tile
+/// block_m, block_n {32, 64, 128}, block_k {16, 32, 64}, num_stages {2, 3, 4} and
+/// input_precision {ieee, tf32x3} (templates::InputPrecisionKnob).
+templates::KnobSpace TritonLoopNestKnobSpace(bool float_accumulation, bool main_loop = false);
 
 }  // namespace kernelevolve::operators::families

@@ -323,6 +323,16 @@ def cases():
             [r(2, 5, 7, 9)]),
         "conv1d_unbatched_residual": (Fn(lambda s, x, y: torch.relu(s.mods[0](x)) - y, nn.Conv1d(4, 6, 3, padding=1)),
                                       [r(4, 11), r(6, 11)]),
+        # Convolutions with enough output channels per group for the Triton tl.dot main
+        # loop (main_loop_triton.h): groups, stride, padding, dilation, 1d unbatched, 3d.
+        "conv2d_grouped_wide": (Fn(lambda s, x: torch.relu(s.mods[0](x)),
+                                   nn.Conv2d(8, 32, 3, stride=2, padding=1, groups=2)),
+                                [r(2, 8, 9, 13)]),
+        "conv1d_unbatched_wide": (Fn(lambda s, x: s.mods[0](x), nn.Conv1d(6, 17, 5, stride=2, padding=3)),
+                                  [r(6, 40)]),
+        "conv3d_dilated_wide": (Fn(lambda s, x: s.mods[0](x),
+                                   nn.Conv3d(3, 16, (2, 3, 3), padding=(1, 0, 1), dilation=(1, 2, 1), bias=False)),
+                                [r(2, 3, 5, 8, 6)]),
     }
 
 

@@ -1,0 +1,208 @@
+#include "operators/codegen/triton/main_loop_triton.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "operators/codegen/prim_spelling.h"
+
+namespace kernelevolve::operators::codegen {
+namespace {
+
+/// tl.dot's smallest tile edge (Triton requires M, N, K >= 16 for a dot).
+constexpr int64_t kMinDotTile = 16;
+/// Output channels per group below which a convolution keeps the plain reduction: a
+/// 16-row tl.dot tile of 8 channels still does half useful work, one of a depthwise
+/// convolution's single channel 1/16.
+constexpr int64_t kMinConvChannels = 8;
+/// Row tiles that sweep the column tiles together, so that the B panels they share
+/// stay in L2 (the grouped ordering of Triton's matrix-multiplication tutorial).
+constexpr int kGroupM = 8;
+constexpr int64_t kInt32Limit = int64_t{1} << 31;
+
+int64_t NextPow2(int64_t n) {
+  int64_t p = 1;
+  while (p < n) p *= 2;
+  return p;
+}
+
+/// The block for an extent: the knob, down to the extent's next power of two, at
+/// least tl.dot's 16.
+int64_t BlockFor(int64_t extent, int knob) {
+  return std::max<int64_t>(kMinDotTile, std::min<int64_t>(knob, NextPow2(extent)));
+}
+
+int64_t Product(const std::vector<int64_t>& v, size_t from = 0) {
+  int64_t p = 1;
+  for (size_t k = from; k < v.size(); ++k) p *= v[k];
+  return p;
+}
+
+/// `, input_precision="..."` for float32 operands.
+std::string Precision(const TritonMainLoopSchedule& s) {
+  return fmt::format(", input_precision=\"{}\"", s.input_precision);
+}
+
+std::string Launch(int out, const std::string& args, const std::string& grid, int64_t bm, int64_t bn, int64_t bk,
+                   const TritonMainLoopSchedule& s) {
+  return fmt::format("    _k{}[({},)]({}, BLOCK_M={}, BLOCK_N={}, BLOCK_K={}, num_warps={}, num_stages={})\n", out,
+                     grid, args, bm, bn, bk, s.num_warps, s.num_stages);
+}
+
+}  // namespace
+
+bool TritonRunsContraction(const ir::Contraction& c) { return !ir::IsMatrixVector(c) && c.k > 0; }
+
+bool TritonRunsConvolution(const ir::Convolution& c) {
+  return c.CoutPerGroup() >= kMinConvChannels && c.Depth() >= kMinDotTile;
+}
+
+bool TritonRunsMainLoop(const ir::TensorProgram& program, const ir::TensorDef& def) {
+  if (def.kind != ir::DefKind::kReduce || !program.symbols.empty()) return false;
+  if (const auto c = ir::MatchContraction(program, def)) return TritonRunsContraction(*c);
+  if (const auto c = ir::MatchConvolution(program, def)) return TritonRunsConvolution(*c);
+  return false;
+}
+
+std::optional<TritonKernelText> PrintMainLoopTriton(const ir::TensorProgram& program, const ir::TensorDef& def,
+                                                    const TritonMainLoopSchedule& s) {
+  if (!TritonRunsMainLoop(program, def)) return std::nullopt;
+  if (const auto c = ir::MatchContraction(program, def)) return PrintContractionTriton(*c, def.id, def.dtype, s);
+  return PrintConvolutionTriton(*ir::MatchConvolution(program, def), def.id, def.dtype, s);
+}
+
+TritonKernelText PrintContractionTriton(const ir::Contraction& c, int out, core::DType store,
+                                        const TritonMainLoopSchedule& s) {
+  const int64_t bm = BlockFor(c.m, s.block_m), bn = BlockFor(c.n, s.block_n), bk = BlockFor(c.k, s.block_k);
+  const int64_t batches = Product(c.batch);
+  // Batch offsets: the flat batch index split into its dims, last dim fastest.
+  std::string batch_lines, a_base = std::to_string(c.a_offset), b_base = std::to_string(c.b_offset);
+  if (!c.batch.empty()) batch_lines += "    rest = batch.to(tl.int64)\n";
+  for (size_t d = c.batch.size(); d-- > 0;) {
+    if (c.a_batch[d] == 0 && c.b_batch[d] == 0) {
+      batch_lines += fmt::format("    rest = rest // {}\n", c.batch[d]);
+      continue;
+    }
+    batch_lines += fmt::format("    b{0} = rest % {1}\n    rest = rest // {1}\n", d, c.batch[d]);
+    if (c.a_batch[d] != 0) a_base += fmt::format(" + b{} * {}", d, c.a_batch[d]);
+    if (c.b_batch[d] != 0) b_base += fmt::format(" + b{} * {}", d, c.b_batch[d]);
+  }
+  // Rows and columns past the edge wrap around (% M, % N): the operand loads need no
+  // row or column mask, and the store drops them. Depth past the edge is masked to 0
+  // unless BLOCK_K divides K.
+  const bool k_mask = c.k % bk != 0;
+  const std::string a_mask = k_mask ? fmt::format(", mask=rk[None, :] < {} - k0, other=0.0", c.k) : "";
+  const std::string b_mask = k_mask ? fmt::format(", mask=rk[:, None] < {} - k0, other=0.0", c.k) : "";
+  TritonKernelText t;
+  t.kernel = fmt::format(
+      "# t{out}: main loop, matrix product {batchtext}{m} x {n} x {k} (tl.dot tiles)\n"
+      "@triton.jit\n"
+      "def _k{out}(t{a}, t{b}, t{out}, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):\n"
+      "    pid = tl.program_id(0)\n"
+      "    tiles_m = tl.cdiv({m}, BLOCK_M)\n"
+      "    tiles_n = tl.cdiv({n}, BLOCK_N)\n"
+      "    batch = pid // (tiles_m * tiles_n)\n"
+      "    tile = pid % (tiles_m * tiles_n)\n"
+      "    group = tile // ({g} * tiles_n)\n"
+      "    first_m = group * {g}\n"
+      "    group_rows = min(tiles_m - first_m, {g})\n"
+      "    pm = first_m + (tile % ({g} * tiles_n)) % group_rows\n"
+      "    pn = (tile % ({g} * tiles_n)) // group_rows\n"
+      "{batch_lines}"
+      "    om = pm * BLOCK_M + tl.arange(0, BLOCK_M)\n"
+      "    on = pn * BLOCK_N + tl.arange(0, BLOCK_N)\n"
+      "    rk = tl.arange(0, BLOCK_K)\n"
+      "    a_ptrs = t{a} + ({a_base}) + (om % {m}).to(tl.int64)[:, None] * {a_m} + rk[None, :] * {a_k}\n"
+      "    b_ptrs = t{b} + ({b_base}) + rk[:, None] * {b_k} + (on % {n}).to(tl.int64)[None, :] * {b_n}\n"
+      "    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)\n"
+      "    for k0 in range(0, {k}, BLOCK_K):\n"
+      "        a = tl.load(a_ptrs{a_mask})\n"
+      "        b = tl.load(b_ptrs{b_mask})\n"
+      "        acc = tl.dot(a, b, acc{precision})\n"
+      "        a_ptrs += BLOCK_K * {a_k}\n"
+      "        b_ptrs += BLOCK_K * {b_k}\n"
+      "    c_ptrs = t{out} + batch.to(tl.int64) * {mn} + om.to(tl.int64)[:, None] * {n} + on[None, :]\n"
+      "    tl.store(c_ptrs, acc.to({store}), mask=(om[:, None] < {m}) & (on[None, :] < {n}))\n",
+      fmt::arg("out", out), fmt::arg("a", c.a), fmt::arg("b", c.b), fmt::arg("m", c.m), fmt::arg("n", c.n),
+      fmt::arg("k", c.k), fmt::arg("mn", c.m * c.n), fmt::arg("g", kGroupM), fmt::arg("batch_lines", batch_lines),
+      fmt::arg("batchtext", c.batch.empty() ? "" : fmt::format("{} x ", batches)), fmt::arg("a_base", a_base),
+      fmt::arg("b_base", b_base), fmt::arg("a_m", c.a_m), fmt::arg("a_k", c.a_k), fmt::arg("b_k", c.b_k),
+      fmt::arg("b_n", c.b_n), fmt::arg("a_mask", a_mask), fmt::arg("b_mask", b_mask),
+      fmt::arg("precision", Precision(s)), fmt::arg("store", SpellType(Language::kTriton, store)));
+  const int64_t programs = batches * ((c.m + bm - 1) / bm) * ((c.n + bn - 1) / bn);
+  t.launch = Launch(out, fmt::format("t{}, t{}, t{}", c.a, c.b, out), std::to_string(programs), bm, bn, bk, s);
+  return t;
+}
+
+TritonKernelText PrintConvolutionTriton(const ir::Convolution& c, int out, core::DType store,
+                                        const TritonMainLoopSchedule& s) {
+  const int64_t cpg_out = c.CoutPerGroup(), cpg_in = c.CinPerGroup(), depth = c.Depth();
+  const int64_t positions = c.OutPositions(), columns = c.images * positions;
+  const int64_t window = Product(c.kernel), in_volume = Product(c.in);
+  const int64_t bm = BlockFor(cpg_out, s.block_m), bn = BlockFor(columns, s.block_n), bk = BlockFor(depth, s.block_k);
+  const size_t dims = c.in.size();
+  // Output position -> window origin per spatial dim, [BLOCK_N] (outside the loop).
+  std::string origin, window_lines, bounds, offset;
+  for (size_t d = 0; d < dims; ++d) {
+    origin += fmt::format("    h{0} = (pos // {1}) % {2} * {3} - {4}\n", d, Product(c.out, d + 1), c.out[d],
+                          c.stride[d], c.pad[d]);
+    window_lines += fmt::format("        i{0} = h{0}[None, :] + ((wk // {1}) % {2})[:, None] * {3}\n", d,
+                                Product(c.kernel, d + 1), c.kernel[d], c.dilation[d]);
+    if (c.pad[d] != 0 || c.stride[d] * (c.out[d] - 1) + c.dilation[d] * (c.kernel[d] - 1) >= c.in[d]) {
+      bounds += fmt::format(" & (i{0} >= 0) & (i{0} < {1})", d, c.in[d]);
+    }
+    offset += fmt::format(" + i{} * {}", d, Product(c.in, d + 1));
+  }
+  // Offsets within one image's group of channels fit int32 unless that slab is 2^31
+  // elements or more.
+  const std::string channel = cpg_in * in_volume >= kInt32Limit ? "(kk // {}).to(tl.int64)" : "(kk // {})";
+  const bool k_mask = depth % bk != 0;
+  TritonKernelText t;
+  t.kernel = fmt::format(
+      "# t{out}: main loop, convolution as implicit GEMM, {groups} group(s) of {cpg_out} x {columns} x {depth}\n"
+      "@triton.jit\n"
+      "def _k{out}(t{x}, t{w}, t{out}, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):\n"
+      "    pid = tl.program_id(0)\n"
+      "    tiles_m = tl.cdiv({cpg_out}, BLOCK_M)\n"
+      "    tiles_n = tl.cdiv({columns}, BLOCK_N)\n"
+      "    g = pid // (tiles_m * tiles_n)\n"
+      "    tile = pid % (tiles_m * tiles_n)\n"
+      "    pm = tile % tiles_m\n"
+      "    pn = tile // tiles_m\n"
+      "    om = pm * BLOCK_M + tl.arange(0, BLOCK_M)\n"
+      "    on = (pn * BLOCK_N + tl.arange(0, BLOCK_N)).to(tl.int64)\n"
+      "    col_ok = on < {columns}\n"
+      "    img = on // {positions}\n"
+      "    pos = on % {positions}\n"
+      "{origin}"
+      "    x_cols = t{x} + (img * {cin} + g * {cpg_in}) * {in_volume}\n"
+      "    w_rows = t{w} + (g * {cpg_out} + om % {cpg_out}).to(tl.int64) * {depth}\n"
+      "    rk = tl.arange(0, BLOCK_K)\n"
+      "    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)\n"
+      "    for k0 in range(0, {depth}, BLOCK_K):\n"
+      "        kk = k0 + rk\n"
+      "        wk = kk % {window}\n"
+      "{window_lines}"
+      "        x_ok = col_ok[None, :]{kx}{bounds}\n"
+      "        x = tl.load(x_cols[None, :] + {channel}[:, None] * {in_volume}{offset}, mask=x_ok, other=0.0)\n"
+      "        w = tl.load(w_rows[:, None] + kk[None, :]{w_mask})\n"
+      "        acc = tl.dot(w, x, acc{precision})\n"
+      "    c_ptrs = t{out} + (img[None, :] * {cout} + g * {cpg_out} + om[:, None]) * {positions} + pos[None, :]\n"
+      "    tl.store(c_ptrs, acc.to({store}), mask=(om[:, None] < {cpg_out}) & col_ok[None, :])\n",
+      fmt::arg("out", out), fmt::arg("x", c.x), fmt::arg("w", c.w), fmt::arg("groups", c.groups),
+      fmt::arg("cpg_out", cpg_out), fmt::arg("cpg_in", cpg_in), fmt::arg("cin", c.cin), fmt::arg("cout", c.cout),
+      fmt::arg("columns", columns), fmt::arg("depth", depth), fmt::arg("positions", positions),
+      fmt::arg("in_volume", in_volume), fmt::arg("window", window), fmt::arg("origin", origin),
+      fmt::arg("window_lines", window_lines), fmt::arg("bounds", bounds), fmt::arg("offset", offset),
+      fmt::arg("channel", fmt::format(fmt::runtime(channel), window)),
+      fmt::arg("kx", k_mask ? fmt::format(" & (kk < {})[:, None]", depth) : ""),
+      fmt::arg("w_mask", k_mask ? fmt::format(", mask=(kk < {})[None, :], other=0.0", depth) : ""),
+      fmt::arg("precision", Precision(s)), fmt::arg("store", SpellType(Language::kTriton, store)));
+  const int64_t programs = c.groups * ((cpg_out + bm - 1) / bm) * ((columns + bn - 1) / bn);
+  t.launch = Launch(out, fmt::format("t{}, t{}, t{}", c.x, c.w, out), std::to_string(programs), bm, bn, bk, s);
+  return t;
+}
+
+}  // namespace kernelevolve::operators::codegen

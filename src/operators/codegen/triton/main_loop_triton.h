@@ -1,0 +1,72 @@
+// Triton main loops of the loop-nest printer (issue 18): a reduction that is a matrix
+// product (ir/contraction.h) or a convolution (ir/convolution.h) runs as a tiled
+// tl.dot loop over BLOCK_M x BLOCK_K and BLOCK_K x BLOCK_N operand tiles with a
+// float32 accumulator tile, instead of the [XBLOCK, RBLOCK] reduction tile, which has
+// no tensor-core path and re-reads each operand element once per output element.
+// Convolutions run as an implicit GEMM (K. Chellapilla, S. Puri and P. Simard, "High
+// Performance Convolutional Neural Networks for Document Processing", IWFHR 2006): the
+// im2col tile of the input is gathered straight from the input in the loop, with the
+// padding as a load mask. The kernel writes the definition's dense row-major buffer;
+// epilogues stay the kernels that read it.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "core/dtype.h"
+#include "operators/ir/contraction.h"
+#include "operators/ir/convolution.h"
+#include "operators/ir/tensor_program.h"
+
+namespace kernelevolve::operators::codegen {
+
+/// Tile knobs of the main loops (the knob vocabulary's names). Each block is clamped
+/// to the next power of two of its extent and at least 16 (tl.dot's smallest tile).
+struct TritonMainLoopSchedule {
+  int block_m = 64;   // "block_m": output rows per program
+  int block_n = 64;   // "block_n": output columns per program
+  int block_k = 32;   // "block_k": depth per main-loop step
+  int num_warps = 4;  // "num_warps"
+  int num_stages = 3; // "num_stages": software-pipelined operand tiles in flight
+  /// "input_precision" of tl.dot over float32 operands: "ieee" or "tf32x3"
+  /// (templates::InputPrecisionKnob).
+  std::string input_precision = "ieee";
+};
+
+/// Whether the Triton loop nest runs `c` as a tl.dot main loop: not a matrix-vector
+/// product (ir::IsMatrixVector: no operand reuse for a tile to exploit).
+bool TritonRunsContraction(const ir::Contraction& c);
+
+/// Whether it runs `c` as an implicit GEMM: at least 8 output channels per group and a
+/// depth of at least 16 (a depthwise convolution's 1 x 9 products would waste 15/16 of
+/// every tl.dot tile; it keeps the plain reduction).
+bool TritonRunsConvolution(const ir::Convolution& c);
+
+/// Whether the Triton loop nest runs `def` as a tl.dot main loop: a contraction or a
+/// convolution as above, of sizes known when generating (the program reads no size at
+/// run time).
+bool TritonRunsMainLoop(const ir::TensorProgram& program, const ir::TensorDef& def);
+
+/// One printed kernel: its @triton.jit text (named `_k<out>`) and the entry's launch line.
+struct TritonKernelText {
+  std::string kernel;
+  std::string launch;  // one line, indented for the entry's body
+};
+
+/// The main-loop kernel of `def` (writing its buffer, float32), or nullopt when
+/// !TritonRunsMainLoop(program, def).
+std::optional<TritonKernelText> PrintMainLoopTriton(const ir::TensorProgram& program, const ir::TensorDef& def,
+                                                    const TritonMainLoopSchedule& s);
+
+/// The tl.dot kernel of contraction `c`, writing definition `out` (dense row-major
+/// batch..., M, N) in `store` (float32 or float64). Operand tensors are the entry's
+/// locals t<c.a> and t<c.b>.
+TritonKernelText PrintContractionTriton(const ir::Contraction& c, int out, core::DType store,
+                                        const TritonMainLoopSchedule& s);
+
+/// The implicit-GEMM kernel of convolution `c`, writing definition `out` (dense
+/// row-major [N, cout, out...], or [cout, out...] unbatched) in `store`.
+TritonKernelText PrintConvolutionTriton(const ir::Convolution& c, int out, core::DType store,
+                                        const TritonMainLoopSchedule& s);
+
+}  // namespace kernelevolve::operators::codegen

@@ -1,0 +1,72 @@
+// The Triton loop nest's tl.dot main loops (codegen/triton/main_loop_triton.h): which
+// reductions take them, and the knobs that reach the printed kernels. Their numerics
+// are checked under TRITON_INTERPRET by TritonLoopNestInterpret (integration).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "core/op_graph.h"
+#include "operators/families/loop_nest/triton_loop_nest_template.h"
+
+namespace kernelevolve {
+namespace {
+
+core::OpGraph CaseGraph(const std::string& name) {
+  std::ifstream in(std::filesystem::path(KE_TEST_DATA_DIR) / "unit" / "data" / "loop_nest" / (name + ".json"));
+  return core::OpGraphFromJson(nlohmann::json::parse(in));
+}
+
+std::unique_ptr<operators::templates::KernelTemplate> Match(const std::string& name) {
+  auto match = operators::families::MatchTritonLoopNest(CaseGraph(name));
+  EXPECT_TRUE(match.tmpl) << name << ": " << match.unsupported;
+  return std::move(match.tmpl);
+}
+
+size_t Count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+TEST(TritonMainLoop, BatchedProductsAndWideConvolutionsRunTlDotTiles) {
+  for (const std::string name : {"bmm", "bmm_transposed_a", "einsum_heads", "matmul_broadcast", "mm_relu_mm"}) {
+    auto t = Match(name);
+    const std::string code = t->Generate(t->Drafts().front());
+    EXPECT_GE(Count(code, "main loop, matrix product"), name == "mm_relu_mm" ? 2u : 1u) << name;
+    EXPECT_NE(code.find("tl.dot(a, b, acc, input_precision=\"tf32x3\")"), std::string::npos) << name;
+  }
+  for (const std::string name : {"conv2d_grouped_wide", "conv1d_unbatched_wide", "conv3d_dilated_wide"}) {
+    auto t = Match(name);
+    const std::string code = t->Generate(t->Drafts().front());
+    EXPECT_EQ(Count(code, "main loop, convolution as implicit GEMM"), 1u) << name;
+  }
+}
+
+TEST(TritonMainLoop, DepthwiseAndNarrowConvolutionsKeepTheReductionTile) {
+  for (const std::string name : {"conv2d_depthwise", "conv2d_grouped_strided_padded"}) {
+    auto t = Match(name);
+    EXPECT_EQ(t->Space().Find("input_precision"), nullptr) << name;
+    EXPECT_EQ(t->Generate(t->Drafts().front()).find("tl.dot"), std::string::npos) << name;
+  }
+}
+
+TEST(TritonMainLoop, TileKnobsReachTheLaunchAndIeeeIsOneOfTheDrafts) {
+  auto t = Match("bmm");
+  const auto drafts = t->Drafts();
+  ASSERT_EQ(drafts.size(), 3u);
+  EXPECT_EQ(drafts[0].at("input_precision"), "tf32x3");
+  EXPECT_EQ(drafts[1].at("block_m"), 128);
+  EXPECT_EQ(drafts[2].at("input_precision"), "ieee");
+  nlohmann::json knobs = drafts[2];
+  knobs["block_k"] = 16;
+  knobs["num_stages"] = 4;
+  const std::string code = t->Generate(knobs);
+  EXPECT_NE(code.find("BLOCK_K=16, num_warps=4, num_stages=4)"), std::string::npos) << code;
+  EXPECT_NE(code.find("input_precision=\"ieee\""), std::string::npos);
+}
+
+}  // namespace
+}  // namespace kernelevolve
