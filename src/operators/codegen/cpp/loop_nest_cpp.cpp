@@ -14,6 +14,7 @@
 #include "operators/ir/index_simplify.h"
 #include "operators/ir/interior_split.h"
 #include "operators/ir/loop_ir.h"
+#include "operators/ir/main_loop_epilogue.h"
 #include "operators/template/kernel_template.h"
 #include "operators/template/math_prelude.h"
 
@@ -254,59 +255,14 @@ class Emitter {
 
  private:
   /// The heavy kernels (matrix products other than matrix-vector ones, and
-  /// convolutions, under main_loop = tiled)
-  /// whose one consumer is an element-wise kernel of as many elements that reads the
-  /// product only at its own element (same flat position: the same shape, or a
-  /// reshape such as linear's [B S, O] -> [B, S, O]): that kernel becomes the product's epilogue
-  /// (bias, activation, residual, clamp), applied as the micro-tiles are stored, and
-  /// the product needs no buffer. Everything else the epilogue reads must be ready
-  /// before the product runs.
+  /// convolutions, under main_loop = tiled) whose epilogue (ir/main_loop_epilogue.h)
+  /// is applied as the micro-tiles are stored: the product needs no buffer.
   void PlanEpilogues() {
     if (!s_.gemm) return;
-    const auto& p = plan_.program;
-    std::unordered_map<int, size_t> position;
-    for (size_t k = 0; k < plan_.kernels.size(); ++k) position[plan_.kernels[k]] = k;
-    std::unordered_map<int, std::vector<int>> readers;  // def -> kernels loading it
-    for (int k : plan_.kernels) {
-      const TensorDef& d = p.defs[static_cast<size_t>(k)];
-      std::vector<int> loaded;
-      ir::VisitPostOrder(d.body, [&](const ExprNode& n) {
-        if (n.kind == ExprKind::kLoad) loaded.push_back(n.tensor);
-      });
-      std::sort(loaded.begin(), loaded.end());
-      loaded.erase(std::unique(loaded.begin(), loaded.end()), loaded.end());
-      for (int t : loaded) readers[t].push_back(k);
-    }
-    for (int k : plan_.kernels) {
-      const TensorDef& d = p.defs[static_cast<size_t>(k)];
-      if (plan_.output_slot[static_cast<size_t>(k)] >= 0 || !Heavy(d)) continue;
-      const auto& r = readers[k];
-      if (r.size() != 1) continue;
-      const TensorDef& c = p.defs[static_cast<size_t>(r[0])];
-      if (c.kind != DefKind::kCompute || c.dtype != DType::kFloat32 || ir::Numel(c.shape) != ir::Numel(d.shape)) {
-        continue;
-      }
-      bool ok = true;
-      ir::VisitPostOrder(c.body, [&](const ExprNode& n) {
-        if (n.kind != ExprKind::kLoad) return;
-        if (n.tensor == k) {
-          ok = ok && ir::ReadsOwnElement(n, d.shape, c.shape);
-        } else if (p.defs[static_cast<size_t>(n.tensor)].kind != DefKind::kInput) {
-          auto it = position.find(n.tensor);
-          ok = ok && it != position.end() && it->second < position[k];
-        }
-      });
-      if (!ok) continue;
-      epilogue_of_[k] = c.id;
-      fused_[c.id] = k;
-      // The epilogue runs over the product's indices: a consumer of another shape
-      // (a reshape of it) gets its own indices from their common flat position.
-      // Index chains simplify over the product's ranges ((192 i0 + i1) mod 192 = i1).
-      const Expr own = c.shape == d.shape
-                           ? c.body
-                           : ir::SubstituteVars(c.body, ir::Unflatten(ir::FlatOffset(ir::IndexVars(d.shape.size()), d.shape),
-                                                                      c.shape));
-      epilogue_body_[k] = ir::SimplifyIndices(own, d.shape);
+    for (auto& [heavy, e] : ir::PlanMainLoopEpilogues(plan_, [this](const TensorDef& d) { return Heavy(d); })) {
+      epilogue_of_[heavy] = e.epilogue;
+      fused_[e.epilogue] = heavy;
+      epilogue_body_[heavy] = e.body;
     }
   }
 

@@ -13,6 +13,7 @@
 #include "operators/codegen/triton/main_loop_triton.h"
 #include "operators/ir/index_simplify.h"
 #include "operators/ir/loop_ir.h"
+#include "operators/ir/main_loop_epilogue.h"
 
 namespace kernelevolve::operators::codegen {
 namespace {
@@ -88,6 +89,7 @@ class TritonExprPrinter {
       case ExprKind::kConst: return SpellConstant(Language::kTriton, *e);
       case ExprKind::kVar: return VarName(e->var);
       case ExprKind::kLoad: {
+        if (e->tensor == replaced_tensor_) return replaced_name_;
         const TensorDef& src = program_.defs.at(static_cast<size_t>(e->tensor));
         const std::string offset = Print(ir::FlatOffset(e->args, ir::Extents(src)));
         std::string mask = mask_;
@@ -135,12 +137,21 @@ class TritonExprPrinter {
 
   void SetIndent(std::string indent) { indent_ = std::move(indent); }
 
+  /// Loads of t<tensor> print as `name` (a main loop's accumulator, at the epilogue's
+  /// own element).
+  void Replace(int tensor, std::string name) {
+    replaced_tensor_ = tensor;
+    replaced_name_ = std::move(name);
+  }
+
  private:
   const std::string& kIndent2() const { return indent_; }
   const ir::TensorProgram& program_;
   std::string& out_;
   std::string mask_, zero_, tile_;
   std::string indent_ = kIndent;
+  int replaced_tensor_ = -1;
+  std::string replaced_name_;
   std::unordered_map<const ExprNode*, std::string> names_;
   std::vector<Expr> alive_;
   int next_ = 0;
@@ -194,7 +205,13 @@ std::string ReduceInit(ReduceOp op, DType vt) {
 
 class Emitter {
  public:
-  Emitter(const ir::KernelPlan& plan, const TritonLoopNestSchedule& s) : plan_(plan), s_(s) {}
+  Emitter(const ir::KernelPlan& plan, const TritonLoopNestSchedule& s)
+      : plan_(plan),
+        s_(s),
+        epilogues_(ir::PlanMainLoopEpilogues(
+            plan, [&plan](const TensorDef& d) { return TritonRunsMainLoop(plan.program, d); })) {
+    for (const auto& [heavy, e] : epilogues_) fused_.insert(e.epilogue);
+  }
 
   std::string Module() {
     std::string kernels, launches;
@@ -202,6 +219,7 @@ class Emitter {
     for (int k : plan_.kernels) {
       const TensorDef& d = p.defs[static_cast<size_t>(k)];
       if (d.symbolic_shape.empty() && ir::Numel(d.shape) == 0) continue;
+      if (fused_.count(k) != 0) continue;  // applied by its main loop
       std::string launch;
       kernels += Kernel(d, launch) + "\n\n";
       launches += launch;
@@ -215,7 +233,7 @@ class Emitter {
     entry += "    device = outputs[0].device\n";
     for (int k : plan_.kernels) {
       const TensorDef& d = p.defs[static_cast<size_t>(k)];
-      if (plan_.output_slot[static_cast<size_t>(k)] >= 0) continue;
+      if (plan_.output_slot[static_cast<size_t>(k)] >= 0 || epilogues_.count(k) != 0) continue;
       entry += fmt::format("    t{} = torch.empty({}, dtype={}, device=device)\n", k, ShapeList(d),
                            TorchDtype(Storage(d)));
     }
@@ -284,7 +302,21 @@ class Emitter {
   }
 
   std::string Kernel(const TensorDef& d, std::string& launch) {
-    if (std::optional<TritonKernelText> main = PrintMainLoopTriton(plan_.program, d, s_.main_loop)) {
+    TritonEpilogue epilogue;
+    if (auto it = epilogues_.find(d.id); it != epilogues_.end()) {
+      const Expr& body = it->second.body;
+      epilogue.target = it->second.epilogue;
+      for (int t : LoadedTensors(body)) {
+        if (t != d.id) epilogue.tensors.push_back(t);
+      }
+      epilogue.print = [this, &body, &d](std::string& lines) {
+        TritonExprPrinter printer(plan_.program, lines, "mask", "zero", "[BLOCK_M, BLOCK_N]");
+        printer.Replace(d.id, "acc");
+        return printer.PrintTensor(body);
+      };
+    }
+    if (std::optional<TritonKernelText> main = PrintMainLoopTriton(
+            plan_.program, d, s_.main_loop, epilogue.target >= 0 ? &epilogue : nullptr)) {
       launch = main->launch;
       return main->kernel;
     }
@@ -489,6 +521,8 @@ class Emitter {
 
   const ir::KernelPlan& plan_;
   TritonLoopNestSchedule s_;
+  std::unordered_map<int, ir::MainLoopEpilogue> epilogues_;  // heavy kernel -> its fused epilogue
+  std::set<int> fused_;                                      // epilogue kernels fused into a main loop
 };
 
 }  // namespace

@@ -51,6 +51,29 @@ std::string Launch(int out, const std::string& args, const std::string& grid, in
                      grid, args, bm, bn, bk, s.num_warps, s.num_stages);
 }
 
+/// The kernel's tensor parameters: the operands, what the epilogue loads, the target.
+std::string Params(int a, int b, int out, const TritonEpilogue* epilogue) {
+  std::string params = fmt::format("t{}, t{}", a, b);
+  if (epilogue != nullptr) {
+    for (int t : epilogue->tensors) {
+      if (t != a && t != b) params += fmt::format(", t{}", t);
+    }
+  }
+  return params + fmt::format(", t{}", epilogue != nullptr ? epilogue->target : out);
+}
+
+/// The tile's store at offsets `c_off` under `mask` (both defined): the accumulator,
+/// or the epilogue's value after `index_lines` define the heavy definition's index vars.
+std::string Store(int out, core::DType store, const std::string& index_lines, const TritonEpilogue* epilogue) {
+  if (epilogue == nullptr) {
+    return fmt::format("    tl.store(t{} + c_off, acc.to({}), mask=mask)\n", out, SpellType(Language::kTriton, store));
+  }
+  std::string lines = "    # epilogue, applied to the accumulator tile\n" + index_lines + "    zero = c_off * 0\n";
+  const std::string value = epilogue->print(lines);
+  return lines + fmt::format("    tl.store(t{} + c_off, ({}).to({}), mask=mask)\n", epilogue->target, value,
+                             SpellType(Language::kTriton, epilogue->dtype));
+}
+
 }  // namespace
 
 bool TritonRunsContraction(const ir::Contraction& c) { return !ir::IsMatrixVector(c) && c.k > 0; }
@@ -67,14 +90,16 @@ bool TritonRunsMainLoop(const ir::TensorProgram& program, const ir::TensorDef& d
 }
 
 std::optional<TritonKernelText> PrintMainLoopTriton(const ir::TensorProgram& program, const ir::TensorDef& def,
-                                                    const TritonMainLoopSchedule& s) {
+                                                    const TritonMainLoopSchedule& s, const TritonEpilogue* epilogue) {
   if (!TritonRunsMainLoop(program, def)) return std::nullopt;
-  if (const auto c = ir::MatchContraction(program, def)) return PrintContractionTriton(*c, def.id, def.dtype, s);
-  return PrintConvolutionTriton(*ir::MatchConvolution(program, def), def.id, def.dtype, s);
+  if (const auto c = ir::MatchContraction(program, def)) {
+    return PrintContractionTriton(*c, def.id, def.dtype, s, epilogue);
+  }
+  return PrintConvolutionTriton(*ir::MatchConvolution(program, def), def.id, def.dtype, s, epilogue);
 }
 
 TritonKernelText PrintContractionTriton(const ir::Contraction& c, int out, core::DType store,
-                                        const TritonMainLoopSchedule& s) {
+                                        const TritonMainLoopSchedule& s, const TritonEpilogue* epilogue) {
   const int64_t bm = BlockFor(c.m, s.block_m), bn = BlockFor(c.n, s.block_n), bk = BlockFor(c.k, s.block_k);
   const int64_t batches = Product(c.batch);
   // Batch offsets: the flat batch index split into its dims, last dim fastest.
@@ -95,11 +120,21 @@ TritonKernelText PrintContractionTriton(const ir::Contraction& c, int out, core:
   const bool k_mask = c.k % bk != 0;
   const std::string a_mask = k_mask ? fmt::format(", mask=rk[None, :] < {} - k0, other=0.0", c.k) : "";
   const std::string b_mask = k_mask ? fmt::format(", mask=rk[:, None] < {} - k0, other=0.0", c.k) : "";
+  // The epilogue's index vars: the output's batch dims from the flat batch, the rows
+  // and columns of the tile.
+  std::string index_lines = "    rest = batch.to(tl.int64)\n";
+  const size_t nb = c.out_batch.size();
+  for (size_t d = nb; d-- > 0;) {
+    index_lines += fmt::format("    i{0} = rest % {1}\n    rest = rest // {1}\n", d, c.out_batch[d]);
+  }
+  index_lines += fmt::format("    i{} = om[:, None]\n    i{} = on[None, :]\n", nb, nb + 1);
+  const std::string params = Params(c.a, c.b, out, epilogue);
+  const std::string store_lines = Store(out, store, index_lines, epilogue);
   TritonKernelText t;
   t.kernel = fmt::format(
       "# t{out}: main loop, matrix product {batchtext}{m} x {n} x {k} (tl.dot tiles)\n"
       "@triton.jit\n"
-      "def _k{out}(t{a}, t{b}, t{out}, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):\n"
+      "def _k{out}({params}, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):\n"
       "    pid = tl.program_id(0)\n"
       "    tiles_m = tl.cdiv({m}, BLOCK_M)\n"
       "    tiles_n = tl.cdiv({n}, BLOCK_N)\n"
@@ -123,21 +158,22 @@ TritonKernelText PrintContractionTriton(const ir::Contraction& c, int out, core:
       "        acc = tl.dot(a, b, acc{precision})\n"
       "        a_ptrs += BLOCK_K * {a_k}\n"
       "        b_ptrs += BLOCK_K * {b_k}\n"
-      "    c_ptrs = t{out} + batch.to(tl.int64) * {mn} + om.to(tl.int64)[:, None] * {n} + on[None, :]\n"
-      "    tl.store(c_ptrs, acc.to({store}), mask=(om[:, None] < {m}) & (on[None, :] < {n}))\n",
+      "    c_off = batch.to(tl.int64) * {mn} + om.to(tl.int64)[:, None] * {n} + on[None, :]\n"
+      "    mask = (om[:, None] < {m}) & (on[None, :] < {n})\n"
+      "{store_lines}",
       fmt::arg("out", out), fmt::arg("a", c.a), fmt::arg("b", c.b), fmt::arg("m", c.m), fmt::arg("n", c.n),
       fmt::arg("k", c.k), fmt::arg("mn", c.m * c.n), fmt::arg("g", kGroupM), fmt::arg("batch_lines", batch_lines),
       fmt::arg("batchtext", c.batch.empty() ? "" : fmt::format("{} x ", batches)), fmt::arg("a_base", a_base),
       fmt::arg("b_base", b_base), fmt::arg("a_m", c.a_m), fmt::arg("a_k", c.a_k), fmt::arg("b_k", c.b_k),
       fmt::arg("b_n", c.b_n), fmt::arg("a_mask", a_mask), fmt::arg("b_mask", b_mask),
-      fmt::arg("precision", Precision(s)), fmt::arg("store", SpellType(Language::kTriton, store)));
+      fmt::arg("precision", Precision(s)), fmt::arg("params", params), fmt::arg("store_lines", store_lines));
   const int64_t programs = batches * ((c.m + bm - 1) / bm) * ((c.n + bn - 1) / bn);
-  t.launch = Launch(out, fmt::format("t{}, t{}, t{}", c.a, c.b, out), std::to_string(programs), bm, bn, bk, s);
+  t.launch = Launch(out, params, std::to_string(programs), bm, bn, bk, s);
   return t;
 }
 
 TritonKernelText PrintConvolutionTriton(const ir::Convolution& c, int out, core::DType store,
-                                        const TritonMainLoopSchedule& s) {
+                                        const TritonMainLoopSchedule& s, const TritonEpilogue* epilogue) {
   const int64_t cpg_out = c.CoutPerGroup(), cpg_in = c.CinPerGroup(), depth = c.Depth();
   const int64_t positions = c.OutPositions(), columns = c.images * positions;
   const int64_t window = Product(c.kernel), in_volume = Product(c.in);
@@ -159,11 +195,21 @@ TritonKernelText PrintConvolutionTriton(const ir::Convolution& c, int out, core:
   // elements or more.
   const std::string channel = cpg_in * in_volume >= kInt32Limit ? "(kk // {}).to(tl.int64)" : "(kk // {})";
   const bool k_mask = depth % bk != 0;
+  // The epilogue's index vars: image (when batched), channel, spatial position.
+  const int first = c.batched ? 1 : 0;
+  std::string index_lines = c.batched ? "    i0 = img[None, :]\n" : "";
+  index_lines += fmt::format("    i{} = (g * {} + om)[:, None]\n", first, cpg_out);
+  for (size_t d = 0; d < dims; ++d) {
+    index_lines += fmt::format("    i{} = ((pos // {}) % {})[None, :]\n", first + 1 + static_cast<int>(d),
+                               Product(c.out, d + 1), c.out[d]);
+  }
+  const std::string params = Params(c.x, c.w, out, epilogue);
+  const std::string store_lines = Store(out, store, index_lines, epilogue);
   TritonKernelText t;
   t.kernel = fmt::format(
       "# t{out}: main loop, convolution as implicit GEMM, {groups} group(s) of {cpg_out} x {columns} x {depth}\n"
       "@triton.jit\n"
-      "def _k{out}(t{x}, t{w}, t{out}, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):\n"
+      "def _k{out}({params}, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):\n"
       "    pid = tl.program_id(0)\n"
       "    tiles_m = tl.cdiv({cpg_out}, BLOCK_M)\n"
       "    tiles_n = tl.cdiv({columns}, BLOCK_N)\n"
@@ -189,8 +235,9 @@ TritonKernelText PrintConvolutionTriton(const ir::Convolution& c, int out, core:
       "        x = tl.load(x_cols[None, :] + {channel}[:, None] * {in_volume}{offset}, mask=x_ok, other=0.0)\n"
       "        w = tl.load(w_rows[:, None] + kk[None, :]{w_mask})\n"
       "        acc = tl.dot(w, x, acc{precision})\n"
-      "    c_ptrs = t{out} + (img[None, :] * {cout} + g * {cpg_out} + om[:, None]) * {positions} + pos[None, :]\n"
-      "    tl.store(c_ptrs, acc.to({store}), mask=(om[:, None] < {cpg_out}) & col_ok[None, :])\n",
+      "    c_off = (img[None, :] * {cout} + g * {cpg_out} + om[:, None]) * {positions} + pos[None, :]\n"
+      "    mask = (om[:, None] < {cpg_out}) & col_ok[None, :]\n"
+      "{store_lines}",
       fmt::arg("out", out), fmt::arg("x", c.x), fmt::arg("w", c.w), fmt::arg("groups", c.groups),
       fmt::arg("cpg_out", cpg_out), fmt::arg("cpg_in", cpg_in), fmt::arg("cin", c.cin), fmt::arg("cout", c.cout),
       fmt::arg("columns", columns), fmt::arg("depth", depth), fmt::arg("positions", positions),
@@ -199,9 +246,9 @@ TritonKernelText PrintConvolutionTriton(const ir::Convolution& c, int out, core:
       fmt::arg("channel", fmt::format(fmt::runtime(channel), window)),
       fmt::arg("kx", k_mask ? fmt::format(" & (kk < {})[:, None]", depth) : ""),
       fmt::arg("w_mask", k_mask ? fmt::format(", mask=(kk < {})[None, :], other=0.0", depth) : ""),
-      fmt::arg("precision", Precision(s)), fmt::arg("store", SpellType(Language::kTriton, store)));
+      fmt::arg("precision", Precision(s)), fmt::arg("params", params), fmt::arg("store_lines", store_lines));
   const int64_t programs = c.groups * ((cpg_out + bm - 1) / bm) * ((columns + bn - 1) / bn);
-  t.launch = Launch(out, fmt::format("t{}, t{}, t{}", c.x, c.w, out), std::to_string(programs), bm, bn, bk, s);
+  t.launch = Launch(out, params, std::to_string(programs), bm, bn, bk, s);
   return t;
 }
 

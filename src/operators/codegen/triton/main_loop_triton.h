@@ -10,8 +10,10 @@
 // epilogues stay the kernels that read it.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/dtype.h"
 #include "operators/ir/contraction.h"
@@ -47,26 +49,41 @@ bool TritonRunsConvolution(const ir::Convolution& c);
 /// run time).
 bool TritonRunsMainLoop(const ir::TensorProgram& program, const ir::TensorDef& def);
 
+/// An element-wise epilogue applied to the accumulator tile as it is stored
+/// (ir/main_loop_epilogue.h). Before `print` runs, the kernel has defined `acc` (the
+/// float32 [BLOCK_M, BLOCK_N] tile), `mask` (its elements inside the output), `zero`
+/// (an int64 tile of zeros) and the heavy definition's index vars i<d> (tiles or
+/// scalars that broadcast to the tile).
+struct TritonEpilogue {
+  int target = -1;                 // the definition stored instead of the product
+  core::DType dtype = core::DType::kFloat32;
+  std::vector<int> tensors;        // tensors the epilogue loads: extra kernel parameters
+  /// Appends the lines computing the stored value (indented four spaces) to `lines`
+  /// and returns the value's name.
+  std::function<std::string(std::string& lines)> print;
+};
+
 /// One printed kernel: its @triton.jit text (named `_k<out>`) and the entry's launch line.
 struct TritonKernelText {
   std::string kernel;
   std::string launch;  // one line, indented for the entry's body
 };
 
-/// The main-loop kernel of `def` (writing its buffer, float32), or nullopt when
-/// !TritonRunsMainLoop(program, def).
+/// The main-loop kernel of `def` (writing its buffer, float32, or with `epilogue` the
+/// epilogue's), or nullopt when !TritonRunsMainLoop(program, def).
 std::optional<TritonKernelText> PrintMainLoopTriton(const ir::TensorProgram& program, const ir::TensorDef& def,
-                                                    const TritonMainLoopSchedule& s);
+                                                    const TritonMainLoopSchedule& s,
+                                                    const TritonEpilogue* epilogue = nullptr);
 
 /// The tl.dot kernel of contraction `c`, writing definition `out` (dense row-major
 /// batch..., M, N) in `store` (float32 or float64). Operand tensors are the entry's
 /// locals t<c.a> and t<c.b>.
 TritonKernelText PrintContractionTriton(const ir::Contraction& c, int out, core::DType store,
-                                        const TritonMainLoopSchedule& s);
+                                        const TritonMainLoopSchedule& s, const TritonEpilogue* epilogue = nullptr);
 
 /// The implicit-GEMM kernel of convolution `c`, writing definition `out` (dense
 /// row-major [N, cout, out...], or [cout, out...] unbatched) in `store`.
 TritonKernelText PrintConvolutionTriton(const ir::Convolution& c, int out, core::DType store,
-                                        const TritonMainLoopSchedule& s);
+                                        const TritonMainLoopSchedule& s, const TritonEpilogue* epilogue = nullptr);
 
 }  // namespace kernelevolve::operators::codegen
