@@ -62,6 +62,18 @@ std::string Params(int a, int b, int out, const TritonEpilogue* epilogue) {
   return params + fmt::format(", t{}", epilogue != nullptr ? epilogue->target : out);
 }
 
+/// The kernel's comment, signature and tile counts of an `rows` x `columns` output.
+std::string Head(const std::string& comment, int out, const std::string& params, int64_t rows, int64_t columns) {
+  return fmt::format(
+      "# t{}: main loop, {}\n"
+      "@triton.jit\n"
+      "def _k{}({}, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):\n"
+      "    pid = tl.program_id(0)\n"
+      "    tiles_m = tl.cdiv({}, BLOCK_M)\n"
+      "    tiles_n = tl.cdiv({}, BLOCK_N)\n",
+      out, comment, out, params, rows, columns);
+}
+
 /// The tile's store at offsets `c_off` under `mask` (both defined): the accumulator,
 /// or the epilogue's value after `index_lines` define the heavy definition's index vars.
 std::string Store(int out, core::DType store, const std::string& index_lines, const TritonEpilogue* epilogue) {
@@ -131,13 +143,10 @@ TritonKernelText PrintContractionTriton(const ir::Contraction& c, int out, core:
   const std::string params = Params(c.a, c.b, out, epilogue);
   const std::string store_lines = Store(out, store, index_lines, epilogue);
   TritonKernelText t;
-  t.kernel = fmt::format(
-      "# t{out}: main loop, matrix product {batchtext}{m} x {n} x {k} (tl.dot tiles)\n"
-      "@triton.jit\n"
-      "def _k{out}({params}, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):\n"
-      "    pid = tl.program_id(0)\n"
-      "    tiles_m = tl.cdiv({m}, BLOCK_M)\n"
-      "    tiles_n = tl.cdiv({n}, BLOCK_N)\n"
+  t.kernel = Head(fmt::format("matrix product {}{} x {} x {} (tl.dot tiles)",
+                              c.batch.empty() ? "" : fmt::format("{} x ", batches), c.m, c.n, c.k),
+                  out, params, c.m, c.n) +
+             fmt::format(
       "    batch = pid // (tiles_m * tiles_n)\n"
       "    tile = pid % (tiles_m * tiles_n)\n"
       "    group = tile // ({g} * tiles_n)\n"
@@ -161,12 +170,12 @@ TritonKernelText PrintContractionTriton(const ir::Contraction& c, int out, core:
       "    c_off = batch.to(tl.int64) * {mn} + om.to(tl.int64)[:, None] * {n} + on[None, :]\n"
       "    mask = (om[:, None] < {m}) & (on[None, :] < {n})\n"
       "{store_lines}",
-      fmt::arg("out", out), fmt::arg("a", c.a), fmt::arg("b", c.b), fmt::arg("m", c.m), fmt::arg("n", c.n),
+      fmt::arg("a", c.a), fmt::arg("b", c.b), fmt::arg("m", c.m), fmt::arg("n", c.n),
       fmt::arg("k", c.k), fmt::arg("mn", c.m * c.n), fmt::arg("g", kGroupM), fmt::arg("batch_lines", batch_lines),
-      fmt::arg("batchtext", c.batch.empty() ? "" : fmt::format("{} x ", batches)), fmt::arg("a_base", a_base),
+      fmt::arg("a_base", a_base),
       fmt::arg("b_base", b_base), fmt::arg("a_m", c.a_m), fmt::arg("a_k", c.a_k), fmt::arg("b_k", c.b_k),
       fmt::arg("b_n", c.b_n), fmt::arg("a_mask", a_mask), fmt::arg("b_mask", b_mask),
-      fmt::arg("precision", Precision(s)), fmt::arg("params", params), fmt::arg("store_lines", store_lines));
+      fmt::arg("precision", Precision(s)), fmt::arg("store_lines", store_lines));
   const int64_t programs = batches * ((c.m + bm - 1) / bm) * ((c.n + bn - 1) / bn);
   t.launch = Launch(out, params, std::to_string(programs), bm, bn, bk, s);
   return t;
@@ -206,13 +215,10 @@ TritonKernelText PrintConvolutionTriton(const ir::Convolution& c, int out, core:
   const std::string params = Params(c.x, c.w, out, epilogue);
   const std::string store_lines = Store(out, store, index_lines, epilogue);
   TritonKernelText t;
-  t.kernel = fmt::format(
-      "# t{out}: main loop, convolution as implicit GEMM, {groups} group(s) of {cpg_out} x {columns} x {depth}\n"
-      "@triton.jit\n"
-      "def _k{out}({params}, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):\n"
-      "    pid = tl.program_id(0)\n"
-      "    tiles_m = tl.cdiv({cpg_out}, BLOCK_M)\n"
-      "    tiles_n = tl.cdiv({columns}, BLOCK_N)\n"
+  t.kernel = Head(fmt::format("convolution as implicit GEMM, {} group(s) of {} x {} x {}", c.groups, cpg_out,
+                              columns, depth),
+                  out, params, cpg_out, columns) +
+             fmt::format(
       "    g = pid // (tiles_m * tiles_n)\n"
       "    tile = pid % (tiles_m * tiles_n)\n"
       "    pm = tile % tiles_m\n"
@@ -238,7 +244,7 @@ TritonKernelText PrintConvolutionTriton(const ir::Convolution& c, int out, core:
       "    c_off = (img[None, :] * {cout} + g * {cpg_out} + om[:, None]) * {positions} + pos[None, :]\n"
       "    mask = (om[:, None] < {cpg_out}) & col_ok[None, :]\n"
       "{store_lines}",
-      fmt::arg("out", out), fmt::arg("x", c.x), fmt::arg("w", c.w), fmt::arg("groups", c.groups),
+      fmt::arg("x", c.x), fmt::arg("w", c.w),
       fmt::arg("cpg_out", cpg_out), fmt::arg("cpg_in", cpg_in), fmt::arg("cin", c.cin), fmt::arg("cout", c.cout),
       fmt::arg("columns", columns), fmt::arg("depth", depth), fmt::arg("positions", positions),
       fmt::arg("in_volume", in_volume), fmt::arg("window", window), fmt::arg("origin", origin),
@@ -246,7 +252,7 @@ TritonKernelText PrintConvolutionTriton(const ir::Convolution& c, int out, core:
       fmt::arg("channel", fmt::format(fmt::runtime(channel), window)),
       fmt::arg("kx", k_mask ? fmt::format(" & (kk < {})[:, None]", depth) : ""),
       fmt::arg("w_mask", k_mask ? fmt::format(", mask=(kk < {})[None, :], other=0.0", depth) : ""),
-      fmt::arg("precision", Precision(s)), fmt::arg("params", params), fmt::arg("store_lines", store_lines));
+      fmt::arg("precision", Precision(s)), fmt::arg("store_lines", store_lines));
   const int64_t programs = c.groups * ((cpg_out + bm - 1) / bm) * ((columns + bn - 1) / bn);
   t.launch = Launch(out, params, std::to_string(programs), bm, bn, bk, s);
   return t;
