@@ -15,7 +15,8 @@ namespace kernelevolve {
 namespace {
 
 core::OpGraph CaseGraph(const std::string& name) {
-  std::ifstream in(std::filesystem::path(KE_TEST_DATA_DIR) / "unit" / "data" / "loop_nest" / (name + ".json"));
+  std::ifstream in(std::filesystem::path(KE_TEST_DATA_DIR) / "unit" / "data" / "loop_nest" /
+                   (name + ".json"));
   return core::OpGraphFromJson(nlohmann::json::parse(in));
 }
 
@@ -32,13 +33,16 @@ size_t Count(const std::string& text, const std::string& what) {
 }
 
 TEST(TritonMainLoop, BatchedProductsAndWideConvolutionsRunTlDotTiles) {
-  for (const std::string name : {"bmm", "bmm_transposed_a", "einsum_heads", "matmul_broadcast", "mm_relu_mm"}) {
+  for (const std::string name :
+       {"bmm", "bmm_transposed_a", "einsum_heads", "matmul_broadcast", "mm_relu_mm"}) {
     auto t = Match(name);
     const std::string code = t->Generate(t->Drafts().front());
     EXPECT_GE(Count(code, "main loop, matrix product"), name == "mm_relu_mm" ? 2u : 1u) << name;
-    EXPECT_NE(code.find("tl.dot(a, b, acc, input_precision=\"tf32x3\")"), std::string::npos) << name;
+    EXPECT_NE(code.find("tl.dot(a, b, acc, input_precision=\"tf32x3\")"), std::string::npos)
+        << name;
   }
-  for (const std::string name : {"conv2d_grouped_wide", "conv1d_unbatched_wide", "conv3d_dilated_wide"}) {
+  for (const std::string name :
+       {"conv2d_grouped_wide", "conv1d_unbatched_wide", "conv3d_dilated_wide"}) {
     auto t = Match(name);
     const std::string code = t->Generate(t->Drafts().front());
     EXPECT_EQ(Count(code, "main loop, convolution as implicit GEMM"), 1u) << name;

@@ -9,8 +9,8 @@
 
 namespace kernelevolve::operators::ir {
 
-std::unordered_map<int, MainLoopEpilogue> PlanMainLoopEpilogues(const KernelPlan& plan,
-                                                                const std::function<bool(const TensorDef&)>& heavy) {
+std::unordered_map<int, MainLoopEpilogue> PlanMainLoopEpilogues(
+    const KernelPlan& plan, const std::function<bool(const TensorDef&)>& heavy) {
   std::unordered_map<int, MainLoopEpilogue> out;
   const TensorProgram& p = plan.program;
   std::unordered_map<int, size_t> position;
@@ -31,7 +31,9 @@ std::unordered_map<int, MainLoopEpilogue> PlanMainLoopEpilogues(const KernelPlan
     const auto& r = readers[k];
     if (r.size() != 1) continue;
     const TensorDef& c = p.defs[static_cast<size_t>(r[0])];
-    if (c.kind != DefKind::kCompute || c.dtype != core::DType::kFloat32 || Numel(c.shape) != Numel(d.shape)) continue;
+    if (c.kind != DefKind::kCompute || c.dtype != core::DType::kFloat32 ||
+        Numel(c.shape) != Numel(d.shape))
+      continue;
     bool ok = true;
     VisitPostOrder(c.body, [&](const ExprNode& n) {
       if (n.kind != ExprKind::kLoad) return;
@@ -46,9 +48,11 @@ std::unordered_map<int, MainLoopEpilogue> PlanMainLoopEpilogues(const KernelPlan
     // The epilogue runs over the product's indices: a consumer of another shape (a
     // reshape of it) gets its own indices from their common flat position. Index chains
     // simplify over the product's ranges ((192 i0 + i1) mod 192 = i1).
-    const Expr own = c.shape == d.shape
-                         ? c.body
-                         : SubstituteVars(c.body, Unflatten(FlatOffset(IndexVars(d.shape.size()), d.shape), c.shape));
+    const Expr own =
+        c.shape == d.shape
+            ? c.body
+            : SubstituteVars(c.body,
+                             Unflatten(FlatOffset(IndexVars(d.shape.size()), d.shape), c.shape));
     out[k] = {c.id, SimplifyIndices(own, d.shape)};
   }
   return out;

@@ -25,7 +25,7 @@ struct MainLoopEpilogue {
 /// epilogue, when its one reader is a float32 element kernel of as many elements that
 /// loads it only at its own element (same flat position) and whose other loads are of
 /// inputs or of kernels that run before it. Deterministic.
-std::unordered_map<int, MainLoopEpilogue> PlanMainLoopEpilogues(const KernelPlan& plan,
-                                                                const std::function<bool(const TensorDef&)>& heavy);
+std::unordered_map<int, MainLoopEpilogue> PlanMainLoopEpilogues(
+    const KernelPlan& plan, const std::function<bool(const TensorDef&)>& heavy);
 
 }  // namespace kernelevolve::operators::ir

@@ -45,10 +45,11 @@ std::string Precision(const TritonMainLoopSchedule& s) {
   return fmt::format(", input_precision=\"{}\"", s.input_precision);
 }
 
-std::string Launch(int out, const std::string& args, const std::string& grid, int64_t bm, int64_t bn, int64_t bk,
-                   const TritonMainLoopSchedule& s) {
-  return fmt::format("    _k{}[({},)]({}, BLOCK_M={}, BLOCK_N={}, BLOCK_K={}, num_warps={}, num_stages={})\n", out,
-                     grid, args, bm, bn, bk, s.num_warps, s.num_stages);
+std::string Launch(int out, const std::string& args, const std::string& grid, int64_t bm,
+                   int64_t bn, int64_t bk, const TritonMainLoopSchedule& s) {
+  return fmt::format(
+      "    _k{}[({},)]({}, BLOCK_M={}, BLOCK_N={}, BLOCK_K={}, num_warps={}, num_stages={})\n", out,
+      grid, args, bm, bn, bk, s.num_warps, s.num_stages);
 }
 
 /// The kernel's tensor parameters: the operands, what the epilogue loads, the target.
@@ -63,7 +64,8 @@ std::string Params(int a, int b, int out, const TritonEpilogue* epilogue) {
 }
 
 /// The kernel's comment, signature and tile counts of an `rows` x `columns` output.
-std::string Head(const std::string& comment, int out, const std::string& params, int64_t rows, int64_t columns) {
+std::string Head(const std::string& comment, int out, const std::string& params, int64_t rows,
+                 int64_t columns) {
   return fmt::format(
       "# t{}: main loop, {}\n"
       "@triton.jit\n"
@@ -76,13 +78,17 @@ std::string Head(const std::string& comment, int out, const std::string& params,
 
 /// The tile's store at offsets `c_off` under `mask` (both defined): the accumulator,
 /// or the epilogue's value after `index_lines` define the heavy definition's index vars.
-std::string Store(int out, core::DType store, const std::string& index_lines, const TritonEpilogue* epilogue) {
+std::string Store(int out, core::DType store, const std::string& index_lines,
+                  const TritonEpilogue* epilogue) {
   if (epilogue == nullptr) {
-    return fmt::format("    tl.store(t{} + c_off, acc.to({}), mask=mask)\n", out, SpellType(Language::kTriton, store));
+    return fmt::format("    tl.store(t{} + c_off, acc.to({}), mask=mask)\n", out,
+                       SpellType(Language::kTriton, store));
   }
-  std::string lines = "    # epilogue, applied to the accumulator tile\n" + index_lines + "    zero = c_off * 0\n";
+  std::string lines =
+      "    # epilogue, applied to the accumulator tile\n" + index_lines + "    zero = c_off * 0\n";
   const std::string value = epilogue->print(lines);
-  return lines + fmt::format("    tl.store(t{} + c_off, ({}).to({}), mask=mask)\n", epilogue->target, value,
+  return lines + fmt::format("    tl.store(t{} + c_off, ({}).to({}), mask=mask)\n",
+                             epilogue->target, value,
                              SpellType(Language::kTriton, epilogue->dtype));
 }
 
@@ -101,18 +107,23 @@ bool TritonRunsMainLoop(const ir::TensorProgram& program, const ir::TensorDef& d
   return false;
 }
 
-std::optional<TritonKernelText> PrintMainLoopTriton(const ir::TensorProgram& program, const ir::TensorDef& def,
-                                                    const TritonMainLoopSchedule& s, const TritonEpilogue* epilogue) {
+std::optional<TritonKernelText> PrintMainLoopTriton(const ir::TensorProgram& program,
+                                                    const ir::TensorDef& def,
+                                                    const TritonMainLoopSchedule& s,
+                                                    const TritonEpilogue* epilogue) {
   if (!TritonRunsMainLoop(program, def)) return std::nullopt;
   if (const auto c = ir::MatchContraction(program, def)) {
     return PrintContractionTriton(*c, def.id, def.dtype, s, epilogue);
   }
-  return PrintConvolutionTriton(*ir::MatchConvolution(program, def), def.id, def.dtype, s, epilogue);
+  return PrintConvolutionTriton(*ir::MatchConvolution(program, def), def.id, def.dtype, s,
+                                epilogue);
 }
 
 TritonKernelText PrintContractionTriton(const ir::Contraction& c, int out, core::DType store,
-                                        const TritonMainLoopSchedule& s, const TritonEpilogue* epilogue) {
-  const int64_t bm = BlockFor(c.m, s.block_m), bn = BlockFor(c.n, s.block_n), bk = BlockFor(c.k, s.block_k);
+                                        const TritonMainLoopSchedule& s,
+                                        const TritonEpilogue* epilogue) {
+  const int64_t bm = BlockFor(c.m, s.block_m), bn = BlockFor(c.n, s.block_n),
+                bk = BlockFor(c.k, s.block_k);
   const int64_t batches = Product(c.batch);
   // Batch offsets: the flat batch index split into its dims, last dim fastest.
   std::string batch_lines, a_base = std::to_string(c.a_offset), b_base = std::to_string(c.b_offset);
@@ -130,129 +141,146 @@ TritonKernelText PrintContractionTriton(const ir::Contraction& c, int out, core:
   // row or column mask, and the store drops them. Depth past the edge is masked to 0
   // unless BLOCK_K divides K.
   const bool k_mask = c.k % bk != 0;
-  const std::string a_mask = k_mask ? fmt::format(", mask=rk[None, :] < {} - k0, other=0.0", c.k) : "";
-  const std::string b_mask = k_mask ? fmt::format(", mask=rk[:, None] < {} - k0, other=0.0", c.k) : "";
+  const std::string a_mask =
+      k_mask ? fmt::format(", mask=rk[None, :] < {} - k0, other=0.0", c.k) : "";
+  const std::string b_mask =
+      k_mask ? fmt::format(", mask=rk[:, None] < {} - k0, other=0.0", c.k) : "";
   // The epilogue's index vars: the output's batch dims from the flat batch, the rows
   // and columns of the tile.
   std::string index_lines = "    rest = batch.to(tl.int64)\n";
   const size_t nb = c.out_batch.size();
   for (size_t d = nb; d-- > 0;) {
-    index_lines += fmt::format("    i{0} = rest % {1}\n    rest = rest // {1}\n", d, c.out_batch[d]);
+    index_lines +=
+        fmt::format("    i{0} = rest % {1}\n    rest = rest // {1}\n", d, c.out_batch[d]);
   }
   index_lines += fmt::format("    i{} = om[:, None]\n    i{} = on[None, :]\n", nb, nb + 1);
   const std::string params = Params(c.a, c.b, out, epilogue);
   const std::string store_lines = Store(out, store, index_lines, epilogue);
   TritonKernelText t;
-  t.kernel = Head(fmt::format("matrix product {}{} x {} x {} (tl.dot tiles)",
-                              c.batch.empty() ? "" : fmt::format("{} x ", batches), c.m, c.n, c.k),
-                  out, params, c.m, c.n) +
-             fmt::format(
-      "    batch = pid // (tiles_m * tiles_n)\n"
-      "    tile = pid % (tiles_m * tiles_n)\n"
-      "    group = tile // ({g} * tiles_n)\n"
-      "    first_m = group * {g}\n"
-      "    group_rows = min(tiles_m - first_m, {g})\n"
-      "    pm = first_m + (tile % ({g} * tiles_n)) % group_rows\n"
-      "    pn = (tile % ({g} * tiles_n)) // group_rows\n"
-      "{batch_lines}"
-      "    om = pm * BLOCK_M + tl.arange(0, BLOCK_M)\n"
-      "    on = pn * BLOCK_N + tl.arange(0, BLOCK_N)\n"
-      "    rk = tl.arange(0, BLOCK_K)\n"
-      "    a_ptrs = t{a} + ({a_base}) + (om % {m}).to(tl.int64)[:, None] * {a_m} + rk[None, :] * {a_k}\n"
-      "    b_ptrs = t{b} + ({b_base}) + rk[:, None] * {b_k} + (on % {n}).to(tl.int64)[None, :] * {b_n}\n"
-      "    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)\n"
-      "    for k0 in range(0, {k}, BLOCK_K):\n"
-      "        a = tl.load(a_ptrs{a_mask})\n"
-      "        b = tl.load(b_ptrs{b_mask})\n"
-      "        acc = tl.dot(a, b, acc{precision})\n"
-      "        a_ptrs += BLOCK_K * {a_k}\n"
-      "        b_ptrs += BLOCK_K * {b_k}\n"
-      "    c_off = batch.to(tl.int64) * {mn} + om.to(tl.int64)[:, None] * {n} + on[None, :]\n"
-      "    mask = (om[:, None] < {m}) & (on[None, :] < {n})\n"
-      "{store_lines}",
-      fmt::arg("a", c.a), fmt::arg("b", c.b), fmt::arg("m", c.m), fmt::arg("n", c.n),
-      fmt::arg("k", c.k), fmt::arg("mn", c.m * c.n), fmt::arg("g", kGroupM), fmt::arg("batch_lines", batch_lines),
-      fmt::arg("a_base", a_base),
-      fmt::arg("b_base", b_base), fmt::arg("a_m", c.a_m), fmt::arg("a_k", c.a_k), fmt::arg("b_k", c.b_k),
-      fmt::arg("b_n", c.b_n), fmt::arg("a_mask", a_mask), fmt::arg("b_mask", b_mask),
-      fmt::arg("precision", Precision(s)), fmt::arg("store_lines", store_lines));
+  t.kernel =
+      Head(fmt::format("matrix product {}{} x {} x {} (tl.dot tiles)",
+                       c.batch.empty() ? "" : fmt::format("{} x ", batches), c.m, c.n, c.k),
+           out, params, c.m, c.n) +
+      fmt::format(
+          "    batch = pid // (tiles_m * tiles_n)\n"
+          "    tile = pid % (tiles_m * tiles_n)\n"
+          "    group = tile // ({g} * tiles_n)\n"
+          "    first_m = group * {g}\n"
+          "    group_rows = min(tiles_m - first_m, {g})\n"
+          "    pm = first_m + (tile % ({g} * tiles_n)) % group_rows\n"
+          "    pn = (tile % ({g} * tiles_n)) // group_rows\n"
+          "{batch_lines}"
+          "    om = pm * BLOCK_M + tl.arange(0, BLOCK_M)\n"
+          "    on = pn * BLOCK_N + tl.arange(0, BLOCK_N)\n"
+          "    rk = tl.arange(0, BLOCK_K)\n"
+          "    a_ptrs = t{a} + ({a_base}) + (om % {m}).to(tl.int64)[:, None] * {a_m} + rk[None, :] "
+          "* {a_k}\n"
+          "    b_ptrs = t{b} + ({b_base}) + rk[:, None] * {b_k} + (on % {n}).to(tl.int64)[None, :] "
+          "* {b_n}\n"
+          "    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)\n"
+          "    for k0 in range(0, {k}, BLOCK_K):\n"
+          "        a = tl.load(a_ptrs{a_mask})\n"
+          "        b = tl.load(b_ptrs{b_mask})\n"
+          "        acc = tl.dot(a, b, acc{precision})\n"
+          "        a_ptrs += BLOCK_K * {a_k}\n"
+          "        b_ptrs += BLOCK_K * {b_k}\n"
+          "    c_off = batch.to(tl.int64) * {mn} + om.to(tl.int64)[:, None] * {n} + on[None, :]\n"
+          "    mask = (om[:, None] < {m}) & (on[None, :] < {n})\n"
+          "{store_lines}",
+          fmt::arg("a", c.a), fmt::arg("b", c.b), fmt::arg("m", c.m), fmt::arg("n", c.n),
+          fmt::arg("k", c.k), fmt::arg("mn", c.m * c.n), fmt::arg("g", kGroupM),
+          fmt::arg("batch_lines", batch_lines), fmt::arg("a_base", a_base),
+          fmt::arg("b_base", b_base), fmt::arg("a_m", c.a_m), fmt::arg("a_k", c.a_k),
+          fmt::arg("b_k", c.b_k), fmt::arg("b_n", c.b_n), fmt::arg("a_mask", a_mask),
+          fmt::arg("b_mask", b_mask), fmt::arg("precision", Precision(s)),
+          fmt::arg("store_lines", store_lines));
   const int64_t programs = batches * ((c.m + bm - 1) / bm) * ((c.n + bn - 1) / bn);
   t.launch = Launch(out, params, std::to_string(programs), bm, bn, bk, s);
   return t;
 }
 
 TritonKernelText PrintConvolutionTriton(const ir::Convolution& c, int out, core::DType store,
-                                        const TritonMainLoopSchedule& s, const TritonEpilogue* epilogue) {
+                                        const TritonMainLoopSchedule& s,
+                                        const TritonEpilogue* epilogue) {
   const int64_t cpg_out = c.CoutPerGroup(), cpg_in = c.CinPerGroup(), depth = c.Depth();
   const int64_t positions = c.OutPositions(), columns = c.images * positions;
   const int64_t window = Product(c.kernel), in_volume = Product(c.in);
-  const int64_t bm = BlockFor(cpg_out, s.block_m), bn = BlockFor(columns, s.block_n), bk = BlockFor(depth, s.block_k);
+  const int64_t bm = BlockFor(cpg_out, s.block_m), bn = BlockFor(columns, s.block_n),
+                bk = BlockFor(depth, s.block_k);
   const size_t dims = c.in.size();
   // Output position -> window origin per spatial dim, [BLOCK_N] (outside the loop).
   std::string origin, window_lines, bounds, offset;
   for (size_t d = 0; d < dims; ++d) {
-    origin += fmt::format("    h{0} = (pos // {1}) % {2} * {3} - {4}\n", d, Product(c.out, d + 1), c.out[d],
-                          c.stride[d], c.pad[d]);
-    window_lines += fmt::format("        i{0} = h{0}[None, :] + ((wk // {1}) % {2})[:, None] * {3}\n", d,
-                                Product(c.kernel, d + 1), c.kernel[d], c.dilation[d]);
-    if (c.pad[d] != 0 || c.stride[d] * (c.out[d] - 1) + c.dilation[d] * (c.kernel[d] - 1) >= c.in[d]) {
+    origin += fmt::format("    h{0} = (pos // {1}) % {2} * {3} - {4}\n", d, Product(c.out, d + 1),
+                          c.out[d], c.stride[d], c.pad[d]);
+    window_lines +=
+        fmt::format("        i{0} = h{0}[None, :] + ((wk // {1}) % {2})[:, None] * {3}\n", d,
+                    Product(c.kernel, d + 1), c.kernel[d], c.dilation[d]);
+    if (c.pad[d] != 0 ||
+        c.stride[d] * (c.out[d] - 1) + c.dilation[d] * (c.kernel[d] - 1) >= c.in[d]) {
       bounds += fmt::format(" & (i{0} >= 0) & (i{0} < {1})", d, c.in[d]);
     }
     offset += fmt::format(" + i{} * {}", d, Product(c.in, d + 1));
   }
   // Offsets within one image's group of channels fit int32 unless that slab is 2^31
   // elements or more.
-  const std::string channel = cpg_in * in_volume >= kInt32Limit ? "(kk // {}).to(tl.int64)" : "(kk // {})";
+  const std::string channel =
+      cpg_in * in_volume >= kInt32Limit ? "(kk // {}).to(tl.int64)" : "(kk // {})";
   const bool k_mask = depth % bk != 0;
   // The epilogue's index vars: image (when batched), channel, spatial position.
   const int first = c.batched ? 1 : 0;
   std::string index_lines = c.batched ? "    i0 = img[None, :]\n" : "";
   index_lines += fmt::format("    i{} = (g * {} + om)[:, None]\n", first, cpg_out);
   for (size_t d = 0; d < dims; ++d) {
-    index_lines += fmt::format("    i{} = ((pos // {}) % {})[None, :]\n", first + 1 + static_cast<int>(d),
-                               Product(c.out, d + 1), c.out[d]);
+    index_lines += fmt::format("    i{} = ((pos // {}) % {})[None, :]\n",
+                               first + 1 + static_cast<int>(d), Product(c.out, d + 1), c.out[d]);
   }
   const std::string params = Params(c.x, c.w, out, epilogue);
   const std::string store_lines = Store(out, store, index_lines, epilogue);
   TritonKernelText t;
-  t.kernel = Head(fmt::format("convolution as implicit GEMM, {} group(s) of {} x {} x {}", c.groups, cpg_out,
-                              columns, depth),
-                  out, params, cpg_out, columns) +
-             fmt::format(
-      "    g = pid // (tiles_m * tiles_n)\n"
-      "    tile = pid % (tiles_m * tiles_n)\n"
-      "    pm = tile % tiles_m\n"
-      "    pn = tile // tiles_m\n"
-      "    om = pm * BLOCK_M + tl.arange(0, BLOCK_M)\n"
-      "    on = (pn * BLOCK_N + tl.arange(0, BLOCK_N)).to(tl.int64)\n"
-      "    col_ok = on < {columns}\n"
-      "    img = on // {positions}\n"
-      "    pos = on % {positions}\n"
-      "{origin}"
-      "    x_cols = t{x} + (img * {cin} + g * {cpg_in}) * {in_volume}\n"
-      "    w_rows = t{w} + (g * {cpg_out} + om % {cpg_out}).to(tl.int64) * {depth}\n"
-      "    rk = tl.arange(0, BLOCK_K)\n"
-      "    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)\n"
-      "    for k0 in range(0, {depth}, BLOCK_K):\n"
-      "        kk = k0 + rk\n"
-      "        wk = kk % {window}\n"
-      "{window_lines}"
-      "        x_ok = col_ok[None, :]{kx}{bounds}\n"
-      "        x = tl.load(x_cols[None, :] + {channel}[:, None] * {in_volume}{offset}, mask=x_ok, other=0.0)\n"
-      "        w = tl.load(w_rows[:, None] + kk[None, :]{w_mask})\n"
-      "        acc = tl.dot(w, x, acc{precision})\n"
-      "    c_off = (img[None, :] * {cout} + g * {cpg_out} + om[:, None]) * {positions} + pos[None, :]\n"
-      "    mask = (om[:, None] < {cpg_out}) & col_ok[None, :]\n"
-      "{store_lines}",
-      fmt::arg("x", c.x), fmt::arg("w", c.w),
-      fmt::arg("cpg_out", cpg_out), fmt::arg("cpg_in", cpg_in), fmt::arg("cin", c.cin), fmt::arg("cout", c.cout),
-      fmt::arg("columns", columns), fmt::arg("depth", depth), fmt::arg("positions", positions),
-      fmt::arg("in_volume", in_volume), fmt::arg("window", window), fmt::arg("origin", origin),
-      fmt::arg("window_lines", window_lines), fmt::arg("bounds", bounds), fmt::arg("offset", offset),
-      fmt::arg("channel", fmt::format(fmt::runtime(channel), window)),
-      fmt::arg("kx", k_mask ? fmt::format(" & (kk < {})[:, None]", depth) : ""),
-      fmt::arg("w_mask", k_mask ? fmt::format(", mask=(kk < {})[None, :], other=0.0", depth) : ""),
-      fmt::arg("precision", Precision(s)), fmt::arg("store_lines", store_lines));
+  t.kernel =
+      Head(fmt::format("convolution as implicit GEMM, {} group(s) of {} x {} x {}", c.groups,
+                       cpg_out, columns, depth),
+           out, params, cpg_out, columns) +
+      fmt::format(
+          "    g = pid // (tiles_m * tiles_n)\n"
+          "    tile = pid % (tiles_m * tiles_n)\n"
+          "    pm = tile % tiles_m\n"
+          "    pn = tile // tiles_m\n"
+          "    om = pm * BLOCK_M + tl.arange(0, BLOCK_M)\n"
+          "    on = (pn * BLOCK_N + tl.arange(0, BLOCK_N)).to(tl.int64)\n"
+          "    col_ok = on < {columns}\n"
+          "    img = on // {positions}\n"
+          "    pos = on % {positions}\n"
+          "{origin}"
+          "    x_cols = t{x} + (img * {cin} + g * {cpg_in}) * {in_volume}\n"
+          "    w_rows = t{w} + (g * {cpg_out} + om % {cpg_out}).to(tl.int64) * {depth}\n"
+          "    rk = tl.arange(0, BLOCK_K)\n"
+          "    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)\n"
+          "    for k0 in range(0, {depth}, BLOCK_K):\n"
+          "        kk = k0 + rk\n"
+          "        wk = kk % {window}\n"
+          "{window_lines}"
+          "        x_ok = col_ok[None, :]{kx}{bounds}\n"
+          "        x = tl.load(x_cols[None, :] + {channel}[:, None] * {in_volume}{offset}, "
+          "mask=x_ok, other=0.0)\n"
+          "        w = tl.load(w_rows[:, None] + kk[None, :]{w_mask})\n"
+          "        acc = tl.dot(w, x, acc{precision})\n"
+          "    c_off = (img[None, :] * {cout} + g * {cpg_out} + om[:, None]) * {positions} + "
+          "pos[None, :]\n"
+          "    mask = (om[:, None] < {cpg_out}) & col_ok[None, :]\n"
+          "{store_lines}",
+          fmt::arg("x", c.x), fmt::arg("w", c.w), fmt::arg("cpg_out", cpg_out),
+          fmt::arg("cpg_in", cpg_in), fmt::arg("cin", c.cin), fmt::arg("cout", c.cout),
+          fmt::arg("columns", columns), fmt::arg("depth", depth), fmt::arg("positions", positions),
+          fmt::arg("in_volume", in_volume), fmt::arg("window", window), fmt::arg("origin", origin),
+          fmt::arg("window_lines", window_lines), fmt::arg("bounds", bounds),
+          fmt::arg("offset", offset),
+          fmt::arg("channel", fmt::format(fmt::runtime(channel), window)),
+          fmt::arg("kx", k_mask ? fmt::format(" & (kk < {})[:, None]", depth) : ""),
+          fmt::arg("w_mask",
+                   k_mask ? fmt::format(", mask=(kk < {})[None, :], other=0.0", depth) : ""),
+          fmt::arg("precision", Precision(s)), fmt::arg("store_lines", store_lines));
   const int64_t programs = c.groups * ((cpg_out + bm - 1) / bm) * ((columns + bn - 1) / bn);
   t.launch = Launch(out, params, std::to_string(programs), bm, bn, bk, s);
   return t;

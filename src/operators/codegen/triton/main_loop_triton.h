@@ -25,11 +25,11 @@ namespace kernelevolve::operators::codegen {
 /// Tile knobs of the main loops (the knob vocabulary's names). Each block is clamped
 /// to the next power of two of its extent and at least 16 (tl.dot's smallest tile).
 struct TritonMainLoopSchedule {
-  int block_m = 64;   // "block_m": output rows per program
-  int block_n = 64;   // "block_n": output columns per program
-  int block_k = 32;   // "block_k": depth per main-loop step
-  int num_warps = 4;  // "num_warps"
-  int num_stages = 3; // "num_stages": software-pipelined operand tiles in flight
+  int block_m = 64;    // "block_m": output rows per program
+  int block_n = 64;    // "block_n": output columns per program
+  int block_k = 32;    // "block_k": depth per main-loop step
+  int num_warps = 4;   // "num_warps"
+  int num_stages = 3;  // "num_stages": software-pipelined operand tiles in flight
   /// "input_precision" of tl.dot over float32 operands: "ieee" or "tf32x3"
   /// (templates::InputPrecisionKnob).
   std::string input_precision = "ieee";
@@ -55,9 +55,9 @@ bool TritonRunsMainLoop(const ir::TensorProgram& program, const ir::TensorDef& d
 /// (an int64 tile of zeros) and the heavy definition's index vars i<d> (tiles or
 /// scalars that broadcast to the tile).
 struct TritonEpilogue {
-  int target = -1;                 // the definition stored instead of the product
+  int target = -1;  // the definition stored instead of the product
   core::DType dtype = core::DType::kFloat32;
-  std::vector<int> tensors;        // tensors the epilogue loads: extra kernel parameters
+  std::vector<int> tensors;  // tensors the epilogue loads: extra kernel parameters
   /// Appends the lines computing the stored value (indented four spaces) to `lines`
   /// and returns the value's name.
   std::function<std::string(std::string& lines)> print;
@@ -71,7 +71,8 @@ struct TritonKernelText {
 
 /// The main-loop kernel of `def` (writing its buffer, float32, or with `epilogue` the
 /// epilogue's), or nullopt when !TritonRunsMainLoop(program, def).
-std::optional<TritonKernelText> PrintMainLoopTriton(const ir::TensorProgram& program, const ir::TensorDef& def,
+std::optional<TritonKernelText> PrintMainLoopTriton(const ir::TensorProgram& program,
+                                                    const ir::TensorDef& def,
                                                     const TritonMainLoopSchedule& s,
                                                     const TritonEpilogue* epilogue = nullptr);
 
@@ -79,11 +80,13 @@ std::optional<TritonKernelText> PrintMainLoopTriton(const ir::TensorProgram& pro
 /// batch..., M, N) in `store` (float32 or float64). Operand tensors are the entry's
 /// locals t<c.a> and t<c.b>.
 TritonKernelText PrintContractionTriton(const ir::Contraction& c, int out, core::DType store,
-                                        const TritonMainLoopSchedule& s, const TritonEpilogue* epilogue = nullptr);
+                                        const TritonMainLoopSchedule& s,
+                                        const TritonEpilogue* epilogue = nullptr);
 
 /// The implicit-GEMM kernel of convolution `c`, writing definition `out` (dense
 /// row-major [N, cout, out...], or [cout, out...] unbatched) in `store`.
 TritonKernelText PrintConvolutionTriton(const ir::Convolution& c, int out, core::DType store,
-                                        const TritonMainLoopSchedule& s, const TritonEpilogue* epilogue = nullptr);
+                                        const TritonMainLoopSchedule& s,
+                                        const TritonEpilogue* epilogue = nullptr);
 
 }  // namespace kernelevolve::operators::codegen
