@@ -222,14 +222,14 @@ TritonKernelText PrintConvolutionTriton(const ir::Convolution& c, int out, core:
     }
     offset += fmt::format(" + i{} * {}", d, Product(c.in, d + 1));
   }
-  // Offsets within one image's group of channels fit int32 unless that slab is 2^31
-  // elements or more.
-  const std::string channel =
-      cpg_in * in_volume >= kInt32Limit ? "(kk // {}).to(tl.int64)" : "(kk // {})";
+  // Index math inside the loop is int32 (int64 division and multiplication cost
+  // several instructions each on the GPU) unless one image's group of input channels,
+  // or the column count, reaches 2^31 elements; image offsets are int64 either way.
+  const bool wide = cpg_in * in_volume >= kInt32Limit || columns >= kInt32Limit;
   const bool k_mask = depth % bk != 0;
   // The epilogue's index vars: image (when batched), channel, spatial position.
   const int first = c.batched ? 1 : 0;
-  std::string index_lines = c.batched ? "    i0 = img[None, :]\n" : "";
+  std::string index_lines = c.batched ? "    i0 = img.to(tl.int64)[None, :]\n" : "";
   index_lines += fmt::format("    i{} = (g * {} + om)[:, None]\n", first, cpg_out);
   for (size_t d = 0; d < dims; ++d) {
     index_lines += fmt::format("    i{} = ((pos // {}) % {})[None, :]\n",
@@ -248,12 +248,12 @@ TritonKernelText PrintConvolutionTriton(const ir::Convolution& c, int out, core:
           "    pm = tile % tiles_m\n"
           "    pn = tile // tiles_m\n"
           "    om = pm * BLOCK_M + tl.arange(0, BLOCK_M)\n"
-          "    on = (pn * BLOCK_N + tl.arange(0, BLOCK_N)).to(tl.int64)\n"
+          "    on = pn * BLOCK_N + tl.arange(0, BLOCK_N){wide}\n"
           "    col_ok = on < {columns}\n"
           "    img = on // {positions}\n"
           "    pos = on % {positions}\n"
           "{origin}"
-          "    x_cols = t{x} + (img * {cin} + g * {cpg_in}) * {in_volume}\n"
+          "    x_cols = t{x} + (img.to(tl.int64) * {cin} + g * {cpg_in}) * {in_volume}\n"
           "    w_rows = t{w} + (g * {cpg_out} + om % {cpg_out}).to(tl.int64) * {depth}\n"
           "    rk = tl.arange(0, BLOCK_K)\n"
           "    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)\n"
@@ -266,7 +266,8 @@ TritonKernelText PrintConvolutionTriton(const ir::Convolution& c, int out, core:
           "mask=x_ok, other=0.0)\n"
           "        w = tl.load(w_rows[:, None] + kk[None, :]{w_mask})\n"
           "        acc = tl.dot(w, x, acc{precision})\n"
-          "    c_off = (img[None, :] * {cout} + g * {cpg_out} + om[:, None]) * {positions} + "
+          "    c_off = (img.to(tl.int64)[None, :] * {cout} + g * {cpg_out} + om[:, None]) * "
+          "{positions} + "
           "pos[None, :]\n"
           "    mask = (om[:, None] < {cpg_out}) & col_ok[None, :]\n"
           "{store_lines}",
@@ -275,8 +276,8 @@ TritonKernelText PrintConvolutionTriton(const ir::Convolution& c, int out, core:
           fmt::arg("columns", columns), fmt::arg("depth", depth), fmt::arg("positions", positions),
           fmt::arg("in_volume", in_volume), fmt::arg("window", window), fmt::arg("origin", origin),
           fmt::arg("window_lines", window_lines), fmt::arg("bounds", bounds),
-          fmt::arg("offset", offset),
-          fmt::arg("channel", fmt::format(fmt::runtime(channel), window)),
+          fmt::arg("offset", offset), fmt::arg("wide", wide ? ".to(tl.int64)" : ""),
+          fmt::arg("channel", fmt::format("(kk // {}){}", window, wide ? ".to(tl.int64)" : "")),
           fmt::arg("kx", k_mask ? fmt::format(" & (kk < {})[:, None]", depth) : ""),
           fmt::arg("w_mask",
                    k_mask ? fmt::format(", mask=(kk < {})[None, :], other=0.0", depth) : ""),
