@@ -62,7 +62,9 @@ TEST(TritonMainLoop, TileKnobsReachTheLaunchAndIeeeIsOneOfTheDrafts) {
   const auto drafts = t->Drafts();
   ASSERT_EQ(drafts.size(), 3u);
   EXPECT_EQ(drafts[0].at("input_precision"), "tf32x3");
-  EXPECT_EQ(drafts[1].at("block_m"), 128);
+  EXPECT_EQ(drafts[0].at("block_m"), 128);
+  EXPECT_EQ(drafts[0].at("num_warps"), 8);
+  EXPECT_EQ(drafts[1].at("block_m"), 64);
   EXPECT_EQ(drafts[2].at("input_precision"), "ieee");
   nlohmann::json knobs = drafts[2];
   knobs["block_k"] = 16;
