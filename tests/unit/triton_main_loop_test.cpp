@@ -74,5 +74,12 @@ TEST(TritonMainLoop, TileKnobsReachTheLaunchAndIeeeIsOneOfTheDrafts) {
   EXPECT_NE(code.find("input_precision=\"ieee\""), std::string::npos);
 }
 
+TEST(TritonMainLoop, TheHeaderNamesTheEpilogueItsMainLoopApplies) {
+  auto t = Match("addmm_sigmoid");
+  const std::string code = t->Generate(t->Drafts().front());
+  EXPECT_NE(code.find("'s main loop)"), std::string::npos) << code;
+  EXPECT_NE(code.find("epilogue, applied to the accumulator tile"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace kernelevolve
