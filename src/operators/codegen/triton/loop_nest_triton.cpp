@@ -13,7 +13,6 @@
 #include "operators/codegen/triton/main_loop_triton.h"
 #include "operators/ir/index_simplify.h"
 #include "operators/ir/loop_ir.h"
-#include "operators/ir/main_loop_epilogue.h"
 
 namespace kernelevolve::operators::codegen {
 namespace {
@@ -208,8 +207,7 @@ class Emitter {
   Emitter(const ir::KernelPlan& plan, const TritonLoopNestSchedule& s)
       : plan_(plan),
         s_(s),
-        epilogues_(ir::PlanMainLoopEpilogues(
-            plan, [&plan](const TensorDef& d) { return TritonRunsMainLoop(plan.program, d); })) {
+        epilogues_(PlanTritonMainLoopEpilogues(plan)) {
     for (const auto& [heavy, e] : epilogues_) fused_.insert(e.epilogue);
   }
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <unordered_map>
 #include <vector>
 
 #include "operators/codegen/prim_spelling.h"
@@ -111,12 +112,21 @@ std::optional<TritonKernelText> PrintMainLoopTriton(const ir::TensorProgram& pro
                                                     const ir::TensorDef& def,
                                                     const TritonMainLoopSchedule& s,
                                                     const TritonEpilogue* epilogue) {
-  if (!TritonRunsMainLoop(program, def)) return std::nullopt;
+  // TritonRunsMainLoop's tests, each matcher run once.
+  if (def.kind != ir::DefKind::kReduce || !program.symbols.empty()) return std::nullopt;
   if (const auto c = ir::MatchContraction(program, def)) {
+    if (!TritonRunsContraction(*c)) return std::nullopt;
     return PrintContractionTriton(*c, def.id, def.dtype, s, epilogue);
   }
-  return PrintConvolutionTriton(*ir::MatchConvolution(program, def), def.id, def.dtype, s,
-                                epilogue);
+  const auto c = ir::MatchConvolution(program, def);
+  if (!c || !TritonRunsConvolution(*c)) return std::nullopt;
+  return PrintConvolutionTriton(*c, def.id, def.dtype, s, epilogue);
+}
+
+std::unordered_map<int, ir::MainLoopEpilogue> PlanTritonMainLoopEpilogues(
+    const ir::KernelPlan& plan) {
+  return ir::PlanMainLoopEpilogues(
+      plan, [&plan](const ir::TensorDef& d) { return TritonRunsMainLoop(plan.program, d); });
 }
 
 TritonKernelText PrintContractionTriton(const ir::Contraction& c, int out, core::DType store,
@@ -147,8 +157,8 @@ TritonKernelText PrintContractionTriton(const ir::Contraction& c, int out, core:
       k_mask ? fmt::format(", mask=rk[:, None] < {} - k0, other=0.0", c.k) : "";
   // The epilogue's index vars: the output's batch dims from the flat batch, the rows
   // and columns of the tile.
-  std::string index_lines = "    rest = batch.to(tl.int64)\n";
   const size_t nb = c.out_batch.size();
+  std::string index_lines = nb > 0 ? "    rest = batch.to(tl.int64)\n" : "";
   for (size_t d = nb; d-- > 0;) {
     index_lines +=
         fmt::format("    i{0} = rest % {1}\n    rest = rest // {1}\n", d, c.out_batch[d]);

@@ -13,11 +13,13 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "core/dtype.h"
 #include "operators/ir/contraction.h"
 #include "operators/ir/convolution.h"
+#include "operators/ir/main_loop_epilogue.h"
 #include "operators/ir/tensor_program.h"
 
 namespace kernelevolve::operators::codegen {
@@ -75,6 +77,11 @@ std::optional<TritonKernelText> PrintMainLoopTriton(const ir::TensorProgram& pro
                                                     const ir::TensorDef& def,
                                                     const TritonMainLoopSchedule& s,
                                                     const TritonEpilogue* epilogue = nullptr);
+
+/// The epilogues fused into the Triton main loops of `plan` (ir::PlanMainLoopEpilogues
+/// over the kernels TritonRunsMainLoop accepts), by heavy kernel.
+std::unordered_map<int, ir::MainLoopEpilogue> PlanTritonMainLoopEpilogues(
+    const ir::KernelPlan& plan);
 
 /// The tl.dot kernel of contraction `c`, writing definition `out` (dense row-major
 /// batch..., M, N) in `store` (float32 or float64). Operand tensors are the entry's

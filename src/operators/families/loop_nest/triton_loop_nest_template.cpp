@@ -7,7 +7,6 @@
 #include "operators/codegen/triton/loop_nest_triton.h"
 #include "operators/ir/generalize.h"
 #include "operators/ir/loop_ir.h"
-#include "operators/ir/main_loop_epilogue.h"
 #include "operators/ir/lower_core.h"
 
 namespace kernelevolve::operators::families {
@@ -99,11 +98,7 @@ std::string TritonLoopNestTemplate::Generate(const nlohmann::json& knobs) const 
       k.dump(), plan_.kernels.size());
   // An epilogue fused into a main loop is no launch of its own (ir/main_loop_epilogue.h).
   std::unordered_map<int, int> fused_into;
-  for (const auto& [heavy, e] : ir::PlanMainLoopEpilogues(plan_, [this](const ir::TensorDef& d) {
-         return codegen::TritonRunsMainLoop(plan_.program, d);
-       })) {
-    fused_into[e.epilogue] = heavy;
-  }
+  for (const auto& [heavy, e] : codegen::PlanTritonMainLoopEpilogues(plan_)) fused_into[e.epilogue] = heavy;
   for (int id : plan_.kernels) {
     const ir::TensorDef& d = plan_.program.defs[static_cast<size_t>(id)];
     const auto it = fused_into.find(id);
