@@ -15,7 +15,7 @@
 #   (default ./gpu_heavy_out)
 # Env: KE_HV_SIZES (gpu | cpu), KE_HV_FOLDERS ("attention conv matmul networks pool rnn"), KE_HV_PROBLEMS
 #      (space-separated stems; default all), KE_HV_SHARDS (2), KE_HV_BUDGET (2),
-#      KE_HV_DEADLINE (480 s), KE_HV_FIXTURES (device: input sets drawn on the GPU, no
+#      KE_HV_DEADLINE (480 s), KE_HV_CANDIDATE_TIMEOUT (60 s a candidate), KE_HV_FIXTURES (device: input sets drawn on the GPU, no
 #      files; four shards of fixture files at these sizes filled the 64 GB disk), KE_GPU_BIN (prebuilt), KE_GPU_WORK, KERNELEVOLVE_PYTHON.
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -55,7 +55,7 @@ PY
 for i in $(seq 1 "$SHARDS"); do
   S="$HV/shard$i"
   timeout "${KE_HV_DEADLINE:-480}" "$BIN" bench "$S/suite" --target triton --sizes "$S/suite/sizes.json" \
-    --budget "${KE_HV_BUDGET:-2}" --seeds 3 --min-time 0.05 --confirm-rounds 3 --candidate-timeout 60 \
+    --budget "${KE_HV_BUDGET:-2}" --seeds 3 --min-time 0.05 --confirm-rounds 3 --candidate-timeout "${KE_HV_CANDIDATE_TIMEOUT:-60}" \
     --profile-top 0 --fixtures "${KE_HV_FIXTURES:-device}" --cache-dir "$S/cache" --out "$S/bench" > "$OUT/bench$i.log" 2>&1 &
 done
 wait

@@ -23,12 +23,14 @@ namespace fs = std::filesystem;
 constexpr int64_t kCompileMemoryBytes = 8LL << 30;  // cc1plus / cicc at -O3 stay well below
 constexpr size_t kMaxLogBytes = 16 * 1024;          // platform.h: log truncated to 16 KiB
 
+/// `temp_dir` is the driver's TMPDIR, where it writes its intermediate files (cc*.s).
 std::map<std::string, std::string> CompilerEnv(const std::string& compiler_path,
-                                               const std::vector<std::string>& extra_path) {
+                                               const std::vector<std::string>& extra_path,
+                                               const std::string& temp_dir = "/tmp") {
   std::string path = fs::path(compiler_path).parent_path().string();
   for (const auto& dir : extra_path) path += ":" + dir;
   // The driver finds as/ld on PATH; LC_ALL=C keeps diagnostics ASCII (no curly quotes).
-  return {{"PATH", path + ":/usr/local/bin:/usr/bin:/bin"}, {"LC_ALL", "C"}, {"TMPDIR", "/tmp"},
+  return {{"PATH", path + ":/usr/local/bin:/usr/bin:/bin"}, {"LC_ALL", "C"}, {"TMPDIR", temp_dir},
           {"HOME", "/tmp"}};
 }
 
@@ -192,11 +194,18 @@ BuildResult CompileCached(const fs::path& cache_dir, const NativeCompiler& compi
   std::vector<std::string> argv = {compiler.compiler_path};
   argv.insert(argv.end(), compiler.flags.begin(), compiler.flags.end());
   argv.insert(argv.end(), {"-o", temp_name, source_name});
-  // The compiler sees a read-only file system except its output folder and TMPDIR.
+  // The compiler sees a read-only file system except its output folder and TMPDIR, a
+  // folder of this build's own: a driver killed at the timeout leaves its intermediate
+  // files there, and the folder goes with them.
+  const fs::path temp_dir = cache_dir / (temp_name + ".d");
+  fs::create_directories(temp_dir);
   eval::SandboxLimits limits = CompilerLimits(compiler.timeout_seconds);
   limits.read_only_filesystem = true;
-  limits.writable_paths = {cache_dir, "/tmp"};
-  auto result = eval::RunSandboxed(argv, CompilerEnv(compiler.compiler_path, compiler.extra_path), cache_dir, limits);
+  limits.writable_paths = {cache_dir};
+  auto result = eval::RunSandboxed(argv, CompilerEnv(compiler.compiler_path, compiler.extra_path, temp_dir.string()),
+                                   cache_dir, limits);
+  std::error_code temp_ec;
+  fs::remove_all(temp_dir, temp_ec);
   build.seconds = result.wall_seconds;
   const std::string log = result.stdout_text + result.stderr_text;
   build.log = eval::Utf8Head(log, kMaxLogBytes);

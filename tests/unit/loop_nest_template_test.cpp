@@ -70,7 +70,8 @@ const std::vector<std::string>& CaseNames() {
       // convolution's own element (one flat index, ke_own)
       "conv2d_depthwise_strided_dilated_relu", "conv1d_depthwise_wide_pad", "conv3d_depthwise_bias_add",
       "conv2d_swish_residual", "conv1d_unbatched_residual", "conv2d_grouped_wide", "conv1d_unbatched_wide",
-      "conv3d_dilated_wide",
+      "conv3d_dilated_wide", "bmm_unit_batch_residual_relu", "conv2d_unit_batch_sigmoid",
+      "linear_relu_linear",
       // operands materialized for the main loop; rows of 40 as vectorized inner sums
       "linear_permuted_rows", "conv2d_channels_last_input", "layer_norm_rows",
       // triangular masks over products (tiles outside the triangle not multiplied)
@@ -789,9 +790,11 @@ TEST(LoopNestContraction, EveryTileAndPanelDepthMatchesEager) {
 TEST(LoopNestEpilogue, ElementWiseConsumersRunInTheMainLoopsStore) {
   // Each case's product has one element-wise consumer (bias, activation, residual,
   // clamp): under main_loop = tiled it becomes the GEMM's epilogue and the product
-  // gets no buffer; under "loops" it stays a kernel of its own.
+  // gets no buffer; under "loops" it stays a kernel of its own. The unit_batch cases'
+  // consumers read the product at index 0 of its leading size-1 dim.
   for (const std::string& name : {"linear_gelu_residual_clamp", "addmm_sigmoid", "conv2d_3x3_bias_relu",
-                                  "conv1d_strided_silu", "mm_relu_mm", "mm_odd_transposed_relu"}) {
+                                  "conv1d_strided_silu", "mm_relu_mm", "mm_odd_transposed_relu",
+                                  "bmm_unit_batch_residual_relu", "conv2d_unit_batch_sigmoid"}) {
     SCOPED_TRACE(name);
     const auto match = families::MatchLoopNest(CaseGraph(name), /*multithread=*/true);
     ASSERT_TRUE(match.tmpl != nullptr) << match.unsupported;
@@ -806,6 +809,19 @@ TEST(LoopNestEpilogue, ElementWiseConsumersRunInTheMainLoopsStore) {
   const std::string plain = mm.tmpl->Generate({{"main_loop", "tiled"}});
   EXPECT_NE(plain.find("ke_gemm_identity{}"), std::string::npos);
   EXPECT_EQ(plain.find("ke_epi"), std::string::npos);
+}
+
+TEST(LoopNestEpilogue, ABiasAddAndReluBetweenTwoProductsAreTheFirstOnesEpilogue) {
+  // relu(x @ w1^T + b1) @ w2^T + b2: the relu is a buffer (the second product reads each
+  // element 16 times); the bias add inlines into it rather than being a kernel of its
+  // own, so the pair runs in the first product's store.
+  const auto match = families::MatchLoopNest(CaseGraph("linear_relu_linear"), /*multithread=*/true);
+  ASSERT_TRUE(match.tmpl != nullptr) << match.unsupported;
+  const std::string tiled = match.tmpl->Generate({{"main_loop", "tiled"}});
+  const std::string header = tiled.substr(0, tiled.find("// Knobs:"));
+  EXPECT_EQ(header.find("element [5, 40] <- addmm"), std::string::npos) << header;
+  EXPECT_NE(header.find("element [5, 40] <- relu"), std::string::npos) << header;
+  EXPECT_NE(tiled.find("[5, 40]: the epilogue of t"), std::string::npos) << tiled;
 }
 
 TEST(LoopNestEpilogue, AConvolutionEpilogueReadsItsResidualAtOneFlatIndex) {

@@ -75,10 +75,14 @@ TEST(TritonMainLoop, TileKnobsReachTheLaunchAndIeeeIsOneOfTheDrafts) {
 }
 
 TEST(TritonMainLoop, TheHeaderNamesTheEpilogueItsMainLoopApplies) {
-  auto t = Match("addmm_sigmoid");
-  const std::string code = t->Generate(t->Drafts().front());
-  EXPECT_NE(code.find("'s main loop)"), std::string::npos) << code;
-  EXPECT_NE(code.find("epilogue, applied to the accumulator tile"), std::string::npos);
+  // The unit_batch cases' consumers read the product at index 0 of a leading size-1 dim.
+  for (const std::string name :
+       {"addmm_sigmoid", "bmm_unit_batch_residual_relu", "conv2d_unit_batch_sigmoid"}) {
+    auto t = Match(name);
+    const std::string code = t->Generate(t->Drafts().front());
+    EXPECT_NE(code.find("'s main loop)"), std::string::npos) << name << "\n" << code;
+    EXPECT_NE(code.find("epilogue, applied to the accumulator tile"), std::string::npos) << name;
+  }
 }
 
 }  // namespace

@@ -235,9 +235,18 @@ bool SameAffine(const Affine& a, const Affine& b) {
 
 bool ReadsOwnElement(const ExprNode& load, const std::vector<int64_t>& shape, const std::vector<int64_t>& own_shape) {
   if (load.mask || load.args.size() != shape.size() || Numel(shape) != Numel(own_shape)) return false;
-  const auto read = AffineOf(FlatOffset(load.args, shape));
-  const auto own = AffineOf(FlatOffset(IndexVars(own_shape.size()), own_shape));
-  return read && own && SameAffine(*read, *own);
+  auto read = AffineOf(FlatOffset(load.args, shape));
+  auto own = AffineOf(FlatOffset(IndexVars(own_shape.size()), own_shape));
+  if (!read || !own) return false;
+  // A loop var over a unit dim is always 0: its coefficient is not part of the function
+  // (a load simplified to [0, i1, i2] still reads the own element of a [1, m, n] loop).
+  for (size_t v = 0; v < own_shape.size(); ++v) {
+    if (own_shape[v] != 1) continue;
+    for (Affine* f : {&*read, &*own}) {
+      if (v < f->coeff.size()) f->coeff[v] = 0;
+    }
+  }
+  return SameAffine(*read, *own);
 }
 
 std::optional<Affine> AffineOf(const Expr& e, const std::vector<int64_t>* extents) {

@@ -62,7 +62,8 @@ bool SameAffine(const Affine& a, const Affine& b);
 
 /// True when `load`, unmasked, reads the element of a dense tensor of `shape` whose
 /// flat position is the flat position of the loop's own indices in `own_shape` (the
-/// same element of a same-sized tensor, read directly or through a reshape).
+/// same element of a same-sized tensor, read directly or through a reshape). Vars over
+/// unit dims of `own_shape` are ignored, since they are always 0.
 bool ReadsOwnElement(const ExprNode& load, const std::vector<int64_t>& shape, const std::vector<int64_t>& own_shape);
 
 }  // namespace kernelevolve::operators::ir

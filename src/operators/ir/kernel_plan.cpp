@@ -147,22 +147,23 @@ KernelPlan PlanKernels(TensorProgram program, const PlanOptions& options) {
   for (size_t k = 0; k < program.outputs.size(); ++k) {
     plan.output_slot[static_cast<size_t>(program.outputs[k])] = static_cast<int>(k);
   }
-  // Reverse pass: how many iterations read each element (through inlinable
-  // element-wise consumers, which pass on their consumers' counts).
+  // Reverse pass (consumers come after their producers): how many iterations read each
+  // element, and from that whether it is materialized. An inlined element-wise consumer
+  // passes on its consumers' count; a materialized one computes each element once, so
+  // its producers see only its own iterations (relu(x @ w + b) feeding a second product:
+  // the relu is a buffer, the bias add inlines into it, and the pair becomes the first
+  // product's epilogue).
   const auto producers = Producers(program);
   std::vector<double> demand(count, 0);
-  for (size_t k = count; k-- > 0;) {
-    const TensorDef& d = program.defs[k];
-    const bool transparent = d.kind == DefKind::kCompute && plan.output_slot[k] < 0;
-    const double reads = std::max(Iterations(d), transparent ? demand[k] : 0.0);
-    for (int p : producers[k]) demand[static_cast<size_t>(p)] = std::max(demand[static_cast<size_t>(p)], reads);
-  }
   plan.materialized.assign(count, false);
-  for (size_t k = 0; k < count; ++k) {
+  for (size_t k = count; k-- > 0;) {
     const TensorDef& d = program.defs[k];
     plan.materialized[k] = d.kind != DefKind::kCompute || plan.output_slot[k] >= 0 ||
                            (HasValueMath(d.body) &&
                             demand[k] > options.max_recompute * std::max(1.0, static_cast<double>(Numel(d.shape))));
+    const bool transparent = d.kind == DefKind::kCompute && !plan.materialized[k];
+    const double reads = std::max(Iterations(d), transparent ? demand[k] : 0.0);
+    for (int p : producers[k]) demand[static_cast<size_t>(p)] = std::max(demand[static_cast<size_t>(p)], reads);
   }
   // Forward pass: inline the non-materialized producers into each body.
   std::vector<Expr> inlined(count);  // bodies of inlinable defs after their own inlining

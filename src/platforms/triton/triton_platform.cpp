@@ -152,6 +152,14 @@ RunResult TritonPlatform::Run(const BuildResult& build, const core::Problem& pro
     }
   } catch (const problem::WorkerLostError& e) {
     result = Failure(LostRunnerStatus(e.what()), std::string("GPU runner lost: ") + e.what());
+    if (result.status == core::Status::kTimeout) {
+      // Compile, checks and timing together ran past the candidate's limit: say which
+      // flag raises it (the Triton interpreter and GPU-sized problems often need more).
+      result.message += fmt::format(
+          "; compiling, checking and timing this candidate took over --candidate-timeout ({:.0f} s): "
+          "raise it for TRITON_INTERPRET runs or large sizes",
+          options.timeout_seconds);
+    }
     runner_.Restart();
   } catch (const problem::WorkerError& e) {
     // The runner refused (e.g. poisoned by an earlier error): not the candidate's fault.

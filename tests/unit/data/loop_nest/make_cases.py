@@ -333,6 +333,16 @@ def cases():
         "conv3d_dilated_wide": (Fn(lambda s, x: s.mods[0](x),
                                    nn.Conv3d(3, 16, (2, 3, 3), padding=(1, 0, 1), dilation=(1, 2, 1), bias=False)),
                                 [r(2, 3, 5, 8, 6)]),
+        # A leading size of 1 (batch 1): the consumer's load of the product simplifies its
+        # unit index to 0 and still reads the product's own element, so the epilogue fuses.
+        "bmm_unit_batch_residual_relu": (Fn(lambda s, a, b, y: torch.relu(torch.bmm(a, b) + y)),
+                                         [r(1, 40, 24), r(1, 24, 36), r(1, 40, 36)]),
+        "conv2d_unit_batch_sigmoid": (Fn(lambda s, x: torch.sigmoid(s.mods[0](x)), nn.Conv2d(4, 16, 3, padding=1)),
+                                      [r(1, 4, 7, 9)]),
+        # relu(x @ w1^T + b1) feeding a second product: the bias add inlines into the relu
+        # (kernel_plan.cpp), which becomes the first product's epilogue.
+        "linear_relu_linear": (Fn(lambda s, x: s.mods[1](torch.relu(s.mods[0](x))), nn.Linear(24, 40), nn.Linear(40, 16)),
+                               [r(5, 24)]),
     }
 
 
