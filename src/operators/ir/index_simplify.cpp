@@ -17,7 +17,8 @@ class IndexSimplifier {
  public:
   explicit IndexSimplifier(const std::vector<int64_t>& extents) : extents_(extents) {}
 
-  /// An index expression, simplified top-down: the largest affine subexpressions first.
+  /// An index expression, simplified top-down: the largest affine subexpressions first;
+  /// where the whole is not affine as written, its operands, then the whole again.
   Expr Index(const Expr& e) {
     if (!e || e->kind != ExprKind::kOp || e->dtype != core::DType::kInt64) return e;
     if (auto it = done_.find(e.get()); it != done_.end()) return it->second;
@@ -33,7 +34,14 @@ class IndexSimplifier {
         args.push_back(Index(a));
         same = same && args.back() == a;
       }
-      if (!same) out = Op(e->op, std::move(args), e->dtype);
+      if (!same) {
+        out = Op(e->op, std::move(args), e->dtype);
+        // With its operands simplified, the whole may now be affine: (29 i0 + i1) mod 29
+        // once the dividend, a reshape's chain of divisions, has become 29 i0 + i1.
+        if (s.in_range) {
+          if (auto affine = AffineOf(out, &extents_)) out = Rebuild(*affine);
+        }
+      }
     }
     done_.emplace(e.get(), out);
     return out;

@@ -239,8 +239,11 @@ class Emitter {
     // libdevice (asin, acos, atan, atan2) only where used: TRITON_INTERPRET lacks it.
     std::string out = "import torch\nimport triton\nimport triton.language as tl\n";
     if (kernels.find("libdevice.") != std::string::npos) out += "from triton.language.extra import libdevice\n";
-    out += "\n\n@triton.jit\ndef _ke_mul(a, b):\n    return a * b\n\n\n";
-    return out + kernels + entry;
+    // The combine function of product reductions and scans, only where one uses it.
+    if (kernels.find("_ke_mul") != std::string::npos) {
+      out += "\n\n@triton.jit\ndef _ke_mul(a, b):\n    return a * b\n";
+    }
+    return out + "\n\n" + kernels + entry;
   }
 
  private:

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <regex>
 #include <unordered_map>
 #include <vector>
 
@@ -77,6 +78,29 @@ std::string Head(const std::string& comment, int out, const std::string& params,
       out, comment, out, params, rows, columns);
 }
 
+/// `assignments` ("    name = expr" lines, in order) without those whose name neither
+/// `uses` nor a kept later line reads: the epilogue's index vars it does not need (a
+/// bias reads only the column, i{rank-1}), and the batch split feeding only those.
+std::string DropUnusedAssignments(const std::string& assignments, const std::string& uses) {
+  std::vector<std::string> lines;
+  for (size_t at = 0; at < assignments.size();) {
+    const size_t end = assignments.find('\n', at);
+    lines.push_back(assignments.substr(at, end == std::string::npos ? end : end - at + 1));
+    at = end == std::string::npos ? assignments.size() : end + 1;
+  }
+  std::string live = uses, kept;
+  for (size_t k = lines.size(); k-- > 0;) {
+    const std::string& line = lines[k];
+    const size_t eq = line.find(" = ");
+    const std::string name =
+        eq == std::string::npos ? "" : line.substr(line.find_first_not_of(' '), eq - line.find_first_not_of(' '));
+    if (!name.empty() && !std::regex_search(live, std::regex("\\b" + name + "\\b"))) continue;
+    live += line;
+    kept.insert(0, line);
+  }
+  return kept;
+}
+
 /// The tile's store at offsets `c_off` under `mask` (both defined): the accumulator,
 /// or the epilogue's value after `index_lines` define the heavy definition's index vars.
 std::string Store(int out, core::DType store, const std::string& index_lines,
@@ -85,12 +109,13 @@ std::string Store(int out, core::DType store, const std::string& index_lines,
     return fmt::format("    tl.store(t{} + c_off, acc.to({}), mask=mask)\n", out,
                        SpellType(Language::kTriton, store));
   }
-  std::string lines =
-      "    # epilogue, applied to the accumulator tile\n" + index_lines + "    zero = c_off * 0\n";
+  std::string lines = "    zero = c_off * 0\n";
   const std::string value = epilogue->print(lines);
-  return lines + fmt::format("    tl.store(t{} + c_off, ({}).to({}), mask=mask)\n",
-                             epilogue->target, value,
-                             SpellType(Language::kTriton, epilogue->dtype));
+  const std::string store_line = fmt::format("    tl.store(t{} + c_off, ({}).to({}), mask=mask)\n",
+                                        epilogue->target, value,
+                                        SpellType(Language::kTriton, epilogue->dtype));
+  return "    # epilogue, applied to the accumulator tile\n" +
+         DropUnusedAssignments(index_lines, lines + store_line) + lines + store_line;
 }
 
 }  // namespace
