@@ -41,6 +41,18 @@ TEST(IndexSimplify, AffineSubexpressionsOfAnIndexThatIsNotAffine) {
   EXPECT_EQ(ExprText(idx[0]), ExprText(Op(Prim::kMul, {Var(0), gathered}, core::DType::kInt64)));
 }
 
+TEST(IndexSimplify, ARemainderOfAReshapeChainIsRetriedOnceTheChainIsAffine) {
+  // A [2, 7, 29] consumer re-indexed over a [14, 29] product: its last index i2 becomes
+  // ((x // 203) * 7 + (x // 29) % 7) * 29 + x % 29 with x = 29 i0 + i1, and a bias read
+  // at i2 % 29 is t0[(that) % 29]. The dividend cancels to x only once simplified, and
+  // x % 29 = i1 for i1 < 29.
+  const Expr x = IAdd(IMul(Var(0), 29), Var(1));
+  const Expr chain =
+      IAdd(IMul(IAdd(IMul(IFloorDiv(x, 203), 7), IRem(IFloorDiv(x, 29), 7)), 29), IRem(x, 29));
+  const Expr simple = SimplifyIndices(Load(0, core::DType::kFloat32, {IRem(chain, 29)}), {14, 29});
+  EXPECT_EQ(ExprText(simple), ExprText(Load(0, core::DType::kFloat32, {Var(1)})));
+}
+
 TEST(IndexSimplify, LeavesIndicesItCannotProveAndKeepsMasks) {
   // floor(i0 / 3) over i0 < 9 is not affine; a size read at run time and a var past the
   // extents are unknown ranges.
