@@ -199,7 +199,11 @@ int RunEval(const EvalOptions& options) {
   s.speedup_baseline = evaluator.FastestEager();
   s.evaluations = 1;
   s.stop_reason = "eval";
-  if (node.evaluation.correct && o.confirm_rounds > 0) {
+  const std::string skip = ConfirmationSkipReason(gpu.get());
+  if (node.evaluation.correct && o.confirm_rounds > 0 && !skip.empty()) {
+    s.confirmation.message = skip;
+    if (!o.quiet) fmt::print(stderr, "confirmation {}\n", skip);
+  } else if (node.evaluation.correct && o.confirm_rounds > 0) {
     if (!o.quiet) fmt::print(stderr, "confirming against eager: {} interleaved rounds...\n", o.confirm_rounds);
     core::ScopedPhase phase(s.phases, "confirmation");
     s.confirmation = exec::ConfirmSpeedup(time_baseline, platform, problem, node.candidate, run_options,

@@ -101,6 +101,11 @@ triton::GpuBaselines PrepareGpuRun(triton::TritonPlatform& gpu, core::Problem& p
   return baselines;
 }
 
+std::string ConfirmationSkipReason(const triton::TritonPlatform* gpu) {
+  if (gpu == nullptr || gpu->Device().cuda) return "";
+  return "skipped: TRITON_INTERPRET=1 runs kernels on the CPU, so their timings say nothing about GPU speed";
+}
+
 exec::BaselineTimer GpuPairedEagerTimer(triton::TritonPlatform& gpu) {
   return [&gpu]() { return gpu.LastPairedBaselines().eager; };
 }

@@ -67,6 +67,11 @@ platforms::triton::GpuBaselines PrepareGpuRun(platforms::triton::TritonPlatform&
                                               report::RunSummary& summary,
                                               const platforms::RunOptions& run_options, bool quiet);
 
+/// Why the interleaved confirmation is skipped on `gpu` (null: the CPU target): under
+/// TRITON_INTERPRET=1 both sides run on the CPU and their timings say nothing about GPU
+/// speed. Empty when it runs.
+std::string ConfirmationSkipReason(const platforms::triton::TritonPlatform* gpu);
+
 /// The paired eager baseline of the last timed candidate (timed inside the runner,
 /// interleaved with it), as a BaselineTimer for the evaluator and confirmation.
 exec::BaselineTimer GpuPairedEagerTimer(platforms::triton::TritonPlatform& gpu);

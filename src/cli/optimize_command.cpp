@@ -149,7 +149,14 @@ int RunOptimize(const OptimizeOptions& options_in) {
     s.best_source_path = o.out_dir / ("best_kernel" + KernelSourceExtension(o.target));
     report::WriteTextAtomic(s.best_source_path, s.best->candidate.source);
     if (Interrupted()) s.confirmation.message = "skipped: the run was interrupted";
-    if (o.confirm_rounds > 0 && !Interrupted()) {
+    // Under Triton's interpreter both sides run on the CPU: rounds would time nothing
+    // that says anything about the GPU.
+    const std::string skip = ConfirmationSkipReason(gpu.get());
+    if (!skip.empty() && o.confirm_rounds > 0) {
+      s.confirmation.message = skip;
+      if (!o.quiet) fmt::print(stderr, "confirmation {}\n", skip);
+    }
+    if (o.confirm_rounds > 0 && !Interrupted() && skip.empty()) {
       if (!o.quiet) fmt::print(stderr, "confirming node {} against eager: {} interleaved rounds...\n",
                                s.best->id, o.confirm_rounds);
       // bench --problems-at-once: one confirmation on this machine at a time.

@@ -98,6 +98,9 @@ TEST_F(TritonInterpretTest, OptimizeReluWithTheTritonPointwiseTemplate) {
   EXPECT_NE(err.find("timing eager PyTorch and torch.compile under TRITON_INTERPRET=1 (CPU, timings meaningless)"),
             std::string::npos) << err;
   EXPECT_EQ(err.find("on the GPU"), std::string::npos) << err;
+  // --confirm-rounds 2 asked for, none run: interpreted timings confirm nothing.
+  EXPECT_NE(err.find("confirmation skipped: TRITON_INTERPRET=1"), std::string::npos) << err;
+  EXPECT_EQ(err.find("interleaved rounds..."), std::string::npos) << err;
   EXPECT_EQ(err.find(" SMs"), std::string::npos) << err;
   EXPECT_NE(ReadFile(out / "best_kernel.py").find("def kernelevolve_entry(inputs, outputs):"), std::string::npos);
   for (const auto& [node, status] : Statuses(out / "kernelevolve.db")) EXPECT_EQ(status, "ok") << "node " << node;
