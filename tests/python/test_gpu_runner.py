@@ -415,3 +415,21 @@ def test_write_before_an_output_is_rejected(relu_runner: RunnerProcess, tmp_path
     result = relu_runner.run({"candidate_path": _candidate(tmp_path, "relu_before", source), **FAST_TIMING})
     assert result["status"] == "rejected_by_check", result
     assert result["message"] == "wrote outside output.0: 8 byte(s) before its start changed (seed check)"
+
+
+def test_warm_up_waits_for_each_call_before_reading_the_clock() -> None:
+    """Clock.estimate_us synchronizes after every warm-up call: GPU launches return at
+    once, and an unsynchronized loop queued up to 1000 GPU-sized calls (minutes of
+    device work for an 8 x 4096^3 batched matmul) inside its 0.05 s of wall time."""
+    from kernelevolve_worker.gpu_timing import Clock
+
+    events: list[str] = []
+
+    class Recording(Clock):
+        def synchronize(self) -> None:
+            events.append("sync")
+
+    clock = Recording(torch.device("cpu"))
+    clock.estimate_us(lambda: events.append("call"), warmup_seconds=0.0)
+    warm_up = events[:events.index("sync") + 3]  # the 2 warm-up calls, each then a sync
+    assert warm_up == ["call", "sync", "call", "sync"]

@@ -3,6 +3,7 @@
 // are checked under TRITON_INTERPRET by TritonLoopNestInterpret (integration).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -46,6 +47,28 @@ TEST(TritonMainLoop, BatchedProductsAndWideConvolutionsRunTlDotTiles) {
     auto t = Match(name);
     const std::string code = t->Generate(t->Drafts().front());
     EXPECT_EQ(Count(code, "main loop, convolution as implicit GEMM"), 1u) << name;
+  }
+}
+
+TEST(TritonMainLoop, OperandsFromOneBufferAreOneParameter) {
+  // q @ k^T where q and k are slices of one in-projection: the product's two operands
+  // are one tensor, which Python takes once in the kernel's signature.
+  auto t = Match("self_attention_scores");
+  const std::string code = t->Generate(t->Drafts().front());
+  EXPECT_GE(Count(code, "main loop, matrix product"), 2u) << code;
+  for (size_t at = code.find("\ndef _k"); at != std::string::npos; at = code.find("\ndef _k", at + 1)) {
+    const size_t open = code.find('(', at), close = code.find(')', open);
+    std::vector<std::string> names;
+    std::string params = code.substr(open + 1, close - open - 1);
+    for (size_t p = 0; p < params.size();) {
+      const size_t comma = params.find(',', p);
+      std::string name = params.substr(p, comma == std::string::npos ? std::string::npos : comma - p);
+      name.erase(0, name.find_first_not_of(' '));
+      name = name.substr(0, name.find(':'));
+      EXPECT_EQ(std::count(names.begin(), names.end(), name), 0) << name << " twice in\n" << code;
+      names.push_back(name);
+      p = comma == std::string::npos ? params.size() : comma + 1;
+    }
   }
 }
 

@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import json
 import os
+import sys
+import time
 import traceback
 from pathlib import Path
 from typing import Any, Callable
@@ -402,8 +404,18 @@ class GpuRunner:
 
     def _check_and_time(self, entry: Callable[..., Any], measure: bool, config: TimingConfig,
                         result: dict[str, Any], own: tuple[list[str], bool, str] = ([], True, "")) -> None:
+        # Each step's wall time on stderr (the run's logs/gpu_runner.log), so that a
+        # candidate killed at --candidate-timeout leaves where its time went.
+        started = [time.monotonic()]
+
+        def step(what: str) -> None:
+            now = time.monotonic()
+            print(f"gpu_run: {what}: {now - started[0]:.1f} s", file=sys.stderr, flush=True)
+            started[0] = now
+
         for k in range(len(self.inputs)):
             checks, cheat = self._check_seed(entry, k, "seed check")
+            step(f"seed {k} checked (the first call compiles)" if k == 0 else f"seed {k} checked")
             result["checks"].extend(checks)
             if cheat:
                 result.update(status="rejected_by_check", message=cheat)
@@ -411,6 +423,7 @@ class GpuRunner:
         if all(c["passed"] for c in result["checks"]):
             for name, description, ins, refs in self.edges:
                 checks, cheat = self._check_set(entry, ins, refs, 0, name, f"edge case '{name}'")
+                step(f"edge case '{name}' checked")
                 result["checks"].extend(checks)
                 if cheat:
                     result.update(status="rejected_by_check", message=cheat)
@@ -430,6 +443,7 @@ class GpuRunner:
                 f"{c['max_abs_error']} (atol {c['atol']}, rtol {c['rtol']}){'; ' + c['note'] if c['note'] else ''}"))
             return
         origin, foreign = self._kernel_origin(entry, own)
+        step("kernel origin profiled")
         result["kernel_origin"] = origin
         if foreign:
             result.update(status="rejected_by_check", message=foreign)
@@ -445,9 +459,11 @@ class GpuRunner:
                                                           for s, d in shapes])}
         fns.update(self._baseline_fns())
         result["samples_us"] = time_interleaved(self.clock, fns, config)
+        step(f"timed ({', '.join(fns)})")
         # Results must not depend on earlier calls: check every seed again, last first.
         for k in reversed(range(len(self.inputs))):
             checks, cheat = self._check_seed(entry, k, "after timing")
+            step(f"seed {k} checked again")
             if cheat or not all(c["passed"] for c in checks):
                 result.update(status="rejected_by_check", correct=False, message=cheat or (
                     f"seed {k} is wrong when checked again after timing: results depend on earlier calls"))

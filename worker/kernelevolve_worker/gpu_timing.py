@@ -81,10 +81,13 @@ class Clock:
         calls = 0
         while calls < 2 or time.perf_counter() < end:
             fn()
+            # Each call finishes before the clock is read: launches return at once, so
+            # unsynchronized the loop would queue up to 1000 calls in the warm-up time
+            # (1000 x 20 ms = 20 s of GPU work for one GPU-sized matmul).
+            self.synchronize()
             calls += 1
             if calls >= 1000:
                 break
-        self.synchronize()
         samples = sorted(self.time_calls(fn, 5))
         return max(samples[len(samples) // 2], 0.5)
 

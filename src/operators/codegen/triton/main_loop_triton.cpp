@@ -55,14 +55,20 @@ std::string Launch(int out, const std::string& args, const std::string& grid, in
 }
 
 /// The kernel's tensor parameters: the operands, what the epilogue loads, the target.
+/// Each tensor once: both operands may be one buffer (attention's q @ k^T, both slices
+/// of one in-projection).
 std::string Params(int a, int b, int out, const TritonEpilogue* epilogue) {
-  std::string params = fmt::format("t{}, t{}", a, b);
-  if (epilogue != nullptr) {
-    for (int t : epilogue->tensors) {
-      if (t != a && t != b) params += fmt::format(", t{}", t);
-    }
+  std::vector<int> tensors = {a, b};
+  if (epilogue != nullptr) tensors.insert(tensors.end(), epilogue->tensors.begin(), epilogue->tensors.end());
+  tensors.push_back(epilogue != nullptr ? epilogue->target : out);
+  std::string params;
+  std::vector<int> seen;
+  for (int t : tensors) {
+    if (std::find(seen.begin(), seen.end(), t) != seen.end()) continue;
+    seen.push_back(t);
+    params += fmt::format("{}t{}", params.empty() ? "" : ", ", t);
   }
-  return params + fmt::format(", t{}", epilogue != nullptr ? epilogue->target : out);
+  return params;
 }
 
 /// The kernel's comment, signature and tile counts of an `rows` x `columns` output.

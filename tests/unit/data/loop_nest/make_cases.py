@@ -343,6 +343,11 @@ def cases():
         # (kernel_plan.cpp), which becomes the first product's epilogue.
         "linear_relu_linear": (Fn(lambda s, x: s.mods[1](torch.relu(s.mods[0](x))), nn.Linear(24, 40), nn.Linear(40, 16)),
                                [r(5, 24)]),
+        # q @ k^T with q and k slices of one in-projection buffer: both operands of the
+        # product are the same tensor (one kernel parameter on Triton).
+        "self_attention_scores": (Fn(lambda s, x: (lambda q, k: q @ k.transpose(-1, -2))(*s.mods[0](x).chunk(2, dim=-1)),
+                                     nn.Linear(16, 64)),
+                                  [r(2, 20, 16)]),
     }
 
 
