@@ -72,6 +72,29 @@ TEST(TritonMainLoop, OperandsFromOneBufferAreOneParameter) {
   }
 }
 
+TEST(TritonMainLoop, KnobsNoKernelReadsAreLeftOut) {
+  // sigmoid(addmm): one main loop with its epilogue fused, so no element-kernel block,
+  // no reduction step and no accumulator type (main loops sum in float32).
+  auto mm = Match("addmm_sigmoid");
+  for (const char* knob : {"block", "block_r", "accumulator"}) {
+    EXPECT_EQ(mm->Space().Find(knob), nullptr) << knob;
+  }
+  EXPECT_NE(mm->Space().Find("block_m"), nullptr);
+  // A max reduction alone: block_r, no block, no accumulator; three distinct drafts.
+  auto amax = Match("amax_keepdim");
+  EXPECT_NE(amax->Space().Find("block_r"), nullptr);
+  EXPECT_EQ(amax->Space().Find("block"), nullptr);
+  const auto drafts = amax->Drafts();
+  ASSERT_EQ(drafts.size(), 3u);
+  EXPECT_NE(drafts[0], drafts[1]);
+  EXPECT_NE(drafts[0], drafts[2]);
+  EXPECT_NE(drafts[1], drafts[2]);
+  // Concatenation: element kernels only.
+  auto cat = Match("cat");
+  EXPECT_NE(cat->Space().Find("block"), nullptr);
+  EXPECT_EQ(cat->Space().Find("block_r"), nullptr);
+}
+
 TEST(TritonMainLoop, DepthwiseAndNarrowConvolutionsKeepTheReductionTile) {
   for (const std::string name : {"conv2d_depthwise", "conv2d_grouped_strided_padded"}) {
     auto t = Match(name);

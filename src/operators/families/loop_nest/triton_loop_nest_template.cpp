@@ -2,21 +2,24 @@
 
 #include <fmt/format.h>
 
+#include <iterator>
+#include <set>
 #include <unordered_map>
 
 #include "operators/codegen/triton/loop_nest_triton.h"
+#include "operators/codegen/triton/main_loop_triton.h"
 #include "operators/ir/generalize.h"
 #include "operators/ir/loop_ir.h"
 #include "operators/ir/lower_core.h"
 
 namespace kernelevolve::operators::families {
 
-templates::KnobSpace TritonLoopNestKnobSpace(bool float_accumulation, bool main_loop) {
-  std::vector<templates::KnobDim> dims = {
-      {"block", {256, 1024}, 1024, 1024, nullptr, "", nullptr, "{}-element blocks"},
-      {"block_r", {32, 128}, 32, 32, 128, "", nullptr, "{}-element reduction steps"},
-      {"num_warps", {4, 8}, 4, 4, 8, "", nullptr, "{} warps"},
-  };
+templates::KnobSpace TritonLoopNestKnobSpace(bool float_accumulation, bool main_loop, bool element,
+                                             bool rowwise) {
+  std::vector<templates::KnobDim> dims;
+  if (element) dims.push_back({"block", {256, 1024}, 1024, 1024, nullptr, "", nullptr, "{}-element blocks"});
+  if (rowwise) dims.push_back({"block_r", {32, 128}, 32, 32, 128, "", nullptr, "{}-element reduction steps"});
+  dims.push_back({"num_warps", {4, 8}, 4, 4, 8, "", nullptr, "{} warps"});
   // The same knob, values and default as the C++ loop nest's (docs/templates.md).
   if (float_accumulation) {
     dims.push_back({"accumulator", {"float64", "float32"}, "float64", "float64", nullptr, "", nullptr, "{} accumulators"});
@@ -32,31 +35,47 @@ templates::KnobSpace TritonLoopNestKnobSpace(bool float_accumulation, bool main_
 }
 
 namespace {
-bool PlanAccumulatesFloat32(const ir::KernelPlan& plan) {
+/// The knob space of the kernels a plan launches: main loops, and outside them element
+/// kernels, reductions and scans (a fused epilogue launches nothing of its own, and a
+/// main loop accumulates in float32 whatever the accumulator knob says).
+templates::KnobSpace PlanKnobSpace(const ir::KernelPlan& plan) {
+  std::set<int> fused;
+  for (const auto& [heavy, e] : codegen::PlanTritonMainLoopEpilogues(plan)) fused.insert(e.epilogue);
+  bool accumulate = false, main_loop = false, element = false, rowwise = false;
   for (int id : plan.kernels) {
-    if (ir::AccumulatesFloat32(plan.program.defs[static_cast<size_t>(id)])) return true;
+    const ir::TensorDef& d = plan.program.defs[static_cast<size_t>(id)];
+    if (fused.count(id) != 0) continue;
+    if (codegen::TritonRunsMainLoop(plan.program, d)) {
+      main_loop = true;
+      continue;
+    }
+    element = element || d.kind == ir::DefKind::kCompute;
+    rowwise = rowwise || d.kind == ir::DefKind::kReduce || d.kind == ir::DefKind::kScan;
+    accumulate = accumulate || ir::AccumulatesFloat32(d);
   }
-  return false;
+  return TritonLoopNestKnobSpace(accumulate, main_loop, element, rowwise);
 }
 
-bool PlanHasMainLoop(const ir::KernelPlan& plan) {
-  for (int id : plan.kernels) {
-    if (codegen::TritonRunsMainLoop(plan.program, plan.program.defs[static_cast<size_t>(id)])) return true;
+/// `knobs` less those the space does not have.
+nlohmann::json Only(const templates::KnobSpace& space, nlohmann::json knobs) {
+  for (auto it = knobs.begin(); it != knobs.end();) {
+    it = space.Find(it.key()) == nullptr ? knobs.erase(it) : std::next(it);
   }
-  return false;
+  return knobs;
 }
 }  // namespace
 
 TritonLoopNestTemplate::TritonLoopNestTemplate(ir::KernelPlan plan)
-    : plan_(std::move(plan)),
-      space_(TritonLoopNestKnobSpace(PlanAccumulatesFloat32(plan_), PlanHasMainLoop(plan_))) {}
+    : plan_(std::move(plan)), space_(PlanKnobSpace(plan_)) {}
 
 std::vector<nlohmann::json> TritonLoopNestTemplate::Drafts() const {
   std::vector<nlohmann::json> drafts = {space_.Canonical(nlohmann::json::object()),
-                                        space_.Canonical({{"block_r", 128}, {"num_warps", 8}}),
-                                        space_.Canonical({{"block", 256}})};
+                                        space_.Canonical(Only(space_, {{"block_r", 128}, {"num_warps", 8}})),
+                                        space_.Canonical(Only(space_, {{"block", 256}}))};
   // float32 partial sums: faster where float64 arithmetic is slow, less exact.
   if (space_.Find("accumulator") != nullptr) drafts[2]["accumulator"] = "float32";
+  // Without element kernels or float32 sums the third draft would be the first again.
+  if (drafts[2] == drafts[0] && space_.Find("block_r") != nullptr) drafts[2]["block_r"] = 128;
   if (space_.Find("input_precision") != nullptr) {
     // tl.dot main loops: 3xTF32 on tensor cores first, 128 x 128 x 32 tiles with 8 warps
     // (the Triton matmul's draft), then 64 x 64 x 32 with 4 warps, IEEE FMA last. On the
@@ -80,8 +99,8 @@ std::string TritonLoopNestTemplate::Summary(const nlohmann::json& knobs) const {
 std::string TritonLoopNestTemplate::Generate(const nlohmann::json& knobs) const {
   const nlohmann::json k = space_.Canonical(knobs);
   codegen::TritonLoopNestSchedule s;
-  s.block = k.at("block").get<int>();
-  s.rblock = k.at("block_r").get<int>();
+  s.block = k.value("block", s.block);
+  s.rblock = k.value("block_r", s.rblock);
   s.num_warps = k.at("num_warps").get<int>();
   s.double_accumulator = !k.contains("accumulator") || k.at("accumulator") == "float64";
   if (k.contains("input_precision")) {

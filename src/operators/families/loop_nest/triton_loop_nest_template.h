@@ -29,13 +29,16 @@ class TritonLoopNestTemplate : public templates::KernelTemplate {
 templates::TemplateMatch MatchTritonLoopNest(const core::OpGraph& graph,
                                              const std::vector<core::OpGraph>& shape_graphs = {});
 
-/// Knobs of "triton_loop_nest": block {256, 1024} output elements per program of an
-/// element kernel, block_r {32, 128} reduced elements per tile step, num_warps {4, 8};
-/// with `float_accumulation` (a kernel sums or multiplies float32), accumulator
+/// Knobs of "triton_loop_nest": num_warps {4, 8}; with `element` (an element kernel of
+/// its own), block {256, 1024} output elements per program; with `rowwise` (a reduction
+/// or scan outside a main loop), block_r {32, 128} reduced elements per tile step; with
+/// `float_accumulation` (such a kernel sums or multiplies float32), accumulator
 /// {float64, float32}: the partial results' type. With `main_loop` (a kernel is a
 /// tl.dot matrix product or convolution, codegen/triton/main_loop_triton.h): its tile
 /// block_m, block_n {32, 64, 128}, block_k {16, 32, 64}, num_stages {2, 3, 4} and
-/// input_precision {ieee, tf32x3} (templates::InputPrecisionKnob).
-templates::KnobSpace TritonLoopNestKnobSpace(bool float_accumulation, bool main_loop = false);
+/// input_precision {ieee, tf32x3} (templates::InputPrecisionKnob). A knob no kernel of
+/// the program reads is left out, so the search does not spend candidates on it.
+templates::KnobSpace TritonLoopNestKnobSpace(bool float_accumulation, bool main_loop = false,
+                                             bool element = true, bool rowwise = true);
 
 }  // namespace kernelevolve::operators::families
