@@ -103,8 +103,10 @@ std::function<core::KernelProfile(const search::Node&)> SearchProfiler(
     triton::TritonPlatform& gpu, const core::Problem& problem, double timeout_seconds, bool quiet,
     std::function<void()> before_print) {
   return [&gpu, &problem, timeout_seconds, quiet, before_print](const search::Node& node) {
-    if (!quiet) {
-      if (before_print) before_print();
+    // Without a CUDA device (TRITON_INTERPRET=1) ncu is not started: no announcement,
+    // only the skipped profile's line.
+    if (!quiet && before_print) before_print();
+    if (!quiet && gpu.Device().cuda) {
       fmt::print(stderr, "profiling node {} with ncu before expanding it (at most {:.0f} s)...\n",
                  node.id, timeout_seconds);
     }
@@ -130,7 +132,7 @@ json ProfileTopCandidates(triton::TritonPlatform& gpu, const core::Problem& prob
     const bool during_search = profile && profile->status != "failed";
     if (!during_search) {
       if (unusable) continue;
-      if (!quiet)
+      if (!quiet && gpu.Device().cuda)
         fmt::print(stderr, "profiling node {} with ncu (at most {:.0f} s)...\n", node.id,
                    timeout_seconds);
       profile = ProfileNode(gpu, problem, node, timeout_seconds);
