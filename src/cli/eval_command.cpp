@@ -199,9 +199,10 @@ int RunEval(const EvalOptions& options) {
   s.speedup_baseline = evaluator.FastestEager();
   s.evaluations = 1;
   s.stop_reason = "eval";
+  // A skipped confirmation is not attempted, not failed: the verdict stays "correct"
+  // (report::DecideEvalVerdict fails a confirmation that has a message and no result).
   const std::string skip = ConfirmationSkipReason(gpu.get());
   if (node.evaluation.correct && o.confirm_rounds > 0 && !skip.empty()) {
-    s.confirmation.message = skip;
     if (!o.quiet) fmt::print(stderr, "confirmation {}\n", skip);
   } else if (node.evaluation.correct && o.confirm_rounds > 0) {
     if (!o.quiet) fmt::print(stderr, "confirming against eager: {} interleaved rounds...\n", o.confirm_rounds);

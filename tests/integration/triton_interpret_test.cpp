@@ -104,6 +104,19 @@ TEST_F(TritonInterpretTest, OptimizeReluWithTheTritonPointwiseTemplate) {
   EXPECT_EQ(err.find(" SMs"), std::string::npos) << err;
   EXPECT_NE(ReadFile(out / "best_kernel.py").find("def kernelevolve_entry(inputs, outputs):"), std::string::npos);
   for (const auto& [node, status] : Statuses(out / "kernelevolve.db")) EXPECT_EQ(status, "ok") << "node " << node;
+  // `eval` of that kernel with the default --confirm-rounds: the skipped confirmation
+  // leaves the verdict "correct" (exit 0), not "failed_confirmation".
+  const fs::path eval_err = dir_ / "eval_stderr.txt";
+  const std::string eval_cmd = fmt::format(
+      "cd '{}' && '{}' eval problems/level1/relu.py '{}' --target triton --set batch_size=4 --set dim=64 "
+      "--seeds 1 --min-time 0.01 --cache-dir '{}' --out '{}' >/dev/null 2>'{}'",
+      KE_SOURCE_DIR, KE_BINARY_PATH, (out / "best_kernel.py").string(), (dir_ / "cache").string(),
+      (dir_ / "eval").string(), eval_err.string());
+  const int eval_status = std::system(eval_cmd.c_str());
+  const std::string eval_log = ReadFile(eval_err);
+  EXPECT_EQ(WIFEXITED(eval_status) ? WEXITSTATUS(eval_status) : -1, 0) << eval_log;
+  EXPECT_NE(eval_log.find("confirmation skipped: TRITON_INTERPRET=1"), std::string::npos) << eval_log;
+  EXPECT_EQ(eval_log.find("failed_confirmation"), std::string::npos) << eval_log;
 }
 
 TEST_F(TritonInterpretTest, OptimizeSoftmaxEveryDraftIsCorrect) {

@@ -146,7 +146,9 @@ fs::path BuildProbe(const PeakProbeOptions& o, const std::string& compiler) {
   auto result = eval::RunSandboxed(
       {compiler, "-std=c++17", "-O3", "-march=native", "-fopenmp", "-ffp-contract=fast", source.string(), "-o",
        binary.string()},
-      {{"PATH", dir + ":/usr/local/bin:/usr/bin:/bin"}, {"LC_ALL", "C"}, {"TMPDIR", "/tmp"}}, o.work_dir, limits);
+      // TMPDIR in work_dir: a compile killed midway leaves its cc*.s there, not in /tmp.
+      {{"PATH", dir + ":/usr/local/bin:/usr/bin:/bin"}, {"LC_ALL", "C"}, {"TMPDIR", o.work_dir.string()}}, o.work_dir,
+      limits);
   fs::remove(source, ec);
   if (result.timed_out || result.exit_code != 0) {
     throw core::IoError(fmt::format("bandwidth probe: compiling with {} failed (exit {}): {}", compiler,
