@@ -259,7 +259,7 @@ class Emitter {
   /// is applied as the micro-tiles are stored: the product needs no buffer.
   void PlanEpilogues() {
     if (!s_.gemm) return;
-    for (auto& [heavy, e] : ir::PlanMainLoopEpilogues(plan_, [this](const TensorDef& d) { return Heavy(d); })) {
+    for (auto& [heavy, e] : PlanCppMainLoopEpilogues(plan_, s_)) {
       epilogue_of_[heavy] = e.epilogue;
       fused_[e.epilogue] = heavy;
       epilogue_body_[heavy] = e.body;
@@ -267,10 +267,6 @@ class Emitter {
   }
 
   /// Whether `d` runs as a tiled main loop (a matrix product or a convolution).
-  bool Heavy(const TensorDef& d) const {
-    return s_.gemm && d.kind == DefKind::kReduce && ir::HasMainLoop(plan_.program, d);
-  }
-
   /// The body printer of the epilogue lambda fused into heavy kernel `heavy`, or null.
   /// With `own_flat_index` (a convolution's lambda, which defines `ke_own`: conv_cpp.h),
   /// tensors read at the element's own position are read at ke_own.
@@ -770,6 +766,14 @@ bool ReduceLoopApplies(const ir::TensorDef& d) {
   if (d.kind != DefKind::kReduce) return false;
   return std::any_of(d.shape.begin(), d.shape.end(), [](int64_t e) { return e > 1; }) &&
          d.reduce != ReduceOp::kAny && d.reduce != ReduceOp::kAll;
+}
+
+std::unordered_map<int, ir::MainLoopEpilogue> PlanCppMainLoopEpilogues(const ir::KernelPlan& plan,
+                                                                       const LoopNestSchedule& schedule) {
+  if (!schedule.gemm) return {};
+  return ir::PlanMainLoopEpilogues(plan, [&plan](const ir::TensorDef& d) {
+    return d.kind == ir::DefKind::kReduce && ir::HasMainLoop(plan.program, d);
+  });
 }
 
 std::string PrintLoopNestCpp(const ir::KernelPlan& plan, const LoopNestSchedule& schedule,

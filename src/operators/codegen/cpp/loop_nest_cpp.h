@@ -6,9 +6,11 @@
 
 #include <optional>
 #include <string>
+#include <unordered_map>
 
 #include "operators/codegen/cpp/gemm_cpp.h"
 #include "operators/ir/kernel_plan.h"
+#include "operators/ir/main_loop_epilogue.h"
 
 namespace kernelevolve::operators::codegen {
 
@@ -39,6 +41,12 @@ inline constexpr double kMinParallelIterations = 8192;
 /// Whether the reduce_loop knob changes how `def` is printed: a reduction (not any /
 /// all) with an output dim of more than one element.
 bool ReduceLoopApplies(const ir::TensorDef& def);
+
+/// The element kernels fused into a main loop's store (ir::PlanMainLoopEpilogues over
+/// the kernels with a main loop), by heavy kernel; none unless `schedule.gemm` is set
+/// (main_loop = tiled).
+std::unordered_map<int, ir::MainLoopEpilogue> PlanCppMainLoopEpilogues(const ir::KernelPlan& plan,
+                                                                       const LoopNestSchedule& schedule);
 
 /// The body of the translation unit after the generated header: includes, ABI
 /// helpers, any prelude or helper functions used, and `extern "C" int

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <unordered_map>
 
 #include "core/error.h"
 #include "operators/codegen/cpp/loop_nest_cpp.h"
@@ -147,9 +148,14 @@ std::string LoopNestTemplate::Generate(const nlohmann::json& knobs) const {
     s.gemm = tile;
   }
   std::string what = fmt::format("A program of {} loop-nest kernel(s), run in order:", plan_.kernels.size());
+  // An epilogue fused into a main loop's store runs inside that kernel.
+  std::unordered_map<int, int> fused_into;
+  for (const auto& [heavy, e] : codegen::PlanCppMainLoopEpilogues(plan_, s)) fused_into[e.epilogue] = heavy;
   for (int id : plan_.kernels) {
     const ir::TensorDef& d = plan_.program.defs[static_cast<size_t>(id)];
-    what += fmt::format("\n  t{}: {} {}{}", id, KindName(d.kind), ir::SizesText(d), d.origin.empty() ? "" : " <- " + d.origin);
+    const auto it = fused_into.find(id);
+    what += fmt::format("\n  t{}: {} {}{}{}", id, KindName(d.kind), ir::SizesText(d), d.origin.empty() ? "" : " <- " + d.origin,
+                        it == fused_into.end() ? "" : fmt::format(" (fused into t{}'s main loop)", it->second));
   }
   for (size_t k = 0; k < plan_.program.symbols.size(); ++k) {
     const ir::SizeSymbol& sym = plan_.program.symbols[k];
