@@ -58,4 +58,11 @@ std::unordered_map<int, MainLoopEpilogue> PlanMainLoopEpilogues(
   return out;
 }
 
+std::string FusedIntoNote(const std::unordered_map<int, MainLoopEpilogue>& epilogues, int kernel) {
+  for (const auto& [heavy, e] : epilogues) {
+    if (e.epilogue == kernel) return " (fused into t" + std::to_string(heavy) + "'s main loop)";
+  }
+  return "";
+}
+
 }  // namespace kernelevolve::operators::ir

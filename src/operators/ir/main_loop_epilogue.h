@@ -7,6 +7,7 @@
 #pragma once
 
 #include <functional>
+#include <string>
 #include <unordered_map>
 
 #include "operators/ir/kernel_plan.h"
@@ -27,5 +28,9 @@ struct MainLoopEpilogue {
 /// inputs or of kernels that run before it. Deterministic.
 std::unordered_map<int, MainLoopEpilogue> PlanMainLoopEpilogues(
     const KernelPlan& plan, const std::function<bool(const TensorDef&)>& heavy);
+
+/// For a generated kernel's header: " (fused into tN's main loop)" when `kernel` is the
+/// epilogue of heavy kernel N in `epilogues`, else "".
+std::string FusedIntoNote(const std::unordered_map<int, MainLoopEpilogue>& epilogues, int kernel);
 
 }  // namespace kernelevolve::operators::ir

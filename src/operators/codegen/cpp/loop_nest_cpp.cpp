@@ -258,7 +258,6 @@ class Emitter {
   /// convolutions, under main_loop = tiled) whose epilogue (ir/main_loop_epilogue.h)
   /// is applied as the micro-tiles are stored: the product needs no buffer.
   void PlanEpilogues() {
-    if (!s_.gemm) return;
     for (auto& [heavy, e] : PlanCppMainLoopEpilogues(plan_, s_)) {
       epilogue_of_[heavy] = e.epilogue;
       fused_[e.epilogue] = heavy;
@@ -266,7 +265,6 @@ class Emitter {
     }
   }
 
-  /// Whether `d` runs as a tiled main loop (a matrix product or a convolution).
   /// The body printer of the epilogue lambda fused into heavy kernel `heavy`, or null.
   /// With `own_flat_index` (a convolution's lambda, which defines `ke_own`: conv_cpp.h),
   /// tensors read at the element's own position are read at ke_own.

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <map>
-#include <unordered_map>
 
 #include "core/error.h"
 #include "operators/codegen/cpp/loop_nest_cpp.h"
@@ -149,13 +148,11 @@ std::string LoopNestTemplate::Generate(const nlohmann::json& knobs) const {
   }
   std::string what = fmt::format("A program of {} loop-nest kernel(s), run in order:", plan_.kernels.size());
   // An epilogue fused into a main loop's store runs inside that kernel.
-  std::unordered_map<int, int> fused_into;
-  for (const auto& [heavy, e] : codegen::PlanCppMainLoopEpilogues(plan_, s)) fused_into[e.epilogue] = heavy;
+  const auto epilogues = codegen::PlanCppMainLoopEpilogues(plan_, s);
   for (int id : plan_.kernels) {
     const ir::TensorDef& d = plan_.program.defs[static_cast<size_t>(id)];
-    const auto it = fused_into.find(id);
     what += fmt::format("\n  t{}: {} {}{}{}", id, KindName(d.kind), ir::SizesText(d), d.origin.empty() ? "" : " <- " + d.origin,
-                        it == fused_into.end() ? "" : fmt::format(" (fused into t{}'s main loop)", it->second));
+                        ir::FusedIntoNote(epilogues, id));
   }
   for (size_t k = 0; k < plan_.program.symbols.size(); ++k) {
     const ir::SizeSymbol& sym = plan_.program.symbols[k];

@@ -4,7 +4,6 @@
 
 #include <iterator>
 #include <set>
-#include <unordered_map>
 
 #include "operators/codegen/triton/loop_nest_triton.h"
 #include "operators/codegen/triton/main_loop_triton.h"
@@ -116,13 +115,11 @@ std::string TritonLoopNestTemplate::Generate(const nlohmann::json& knobs) const 
       "# Knobs: {}. A program of {} kernel(s), in order:\n",
       k.dump(), plan_.kernels.size());
   // An epilogue fused into a main loop is no launch of its own (ir/main_loop_epilogue.h).
-  std::unordered_map<int, int> fused_into;
-  for (const auto& [heavy, e] : codegen::PlanTritonMainLoopEpilogues(plan_)) fused_into[e.epilogue] = heavy;
+  const auto epilogues = codegen::PlanTritonMainLoopEpilogues(plan_);
   for (int id : plan_.kernels) {
     const ir::TensorDef& d = plan_.program.defs[static_cast<size_t>(id)];
-    const auto it = fused_into.find(id);
     header += fmt::format("#   t{}: {}{}{}\n", id, ir::SizesText(d), d.origin.empty() ? "" : " <- " + d.origin,
-                          it == fused_into.end() ? "" : fmt::format(" (fused into t{}'s main loop)", it->second));
+                          ir::FusedIntoNote(epilogues, id));
   }
   for (size_t k = 0; k < plan_.program.symbols.size(); ++k) {
     const ir::SizeSymbol& sym = plan_.program.symbols[k];
