@@ -1,5 +1,6 @@
 #include "eval/fixture_manifest.h"
 
+#include <cmath>
 #include <fstream>
 #include <sstream>
 
@@ -104,8 +105,22 @@ FixtureManifest ManifestFromJson(const json& doc, const fs::path& dir, const std
   m.seeds = doc.at("seeds").get<std::vector<int>>();
   for (const auto& f : doc.at("files")) m.files.push_back(dir / f.get<std::string>());
   for (const auto& e : doc.value("edge_cases", json::array())) {
-    m.edge_cases.push_back({e.at("name").get<std::string>(), e.value("description", ""),
-                            dir / e.at("file").get<std::string>()});
+    EdgeCaseFixture edge{e.at("name").get<std::string>(), e.value("description", ""),
+                         dir / e.at("file").get<std::string>(), {}};
+    const json errors = e.value("reference_error", json::object());  // items() must not outlive it
+    if (!errors.is_object()) throw core::InvalidInputError(where + ": edge case '" + edge.name + "': reference_error must be an object");
+    for (const auto& [output, error] : errors.items()) {
+      if (!error.is_number()) {
+        throw core::InvalidInputError(where + ": edge case '" + edge.name + "': reference_error." + output + " must be a number");
+      }
+      const double value = error.get<double>();
+      if (!(value >= 0) || !std::isfinite(value)) {
+        throw core::InvalidInputError(where + ": edge case '" + edge.name + "': reference_error." + output +
+                                      " must be a finite number >= 0");
+      }
+      edge.reference_error[output] = value;
+    }
+    m.edge_cases.push_back(std::move(edge));
   }
   for (const auto& e : doc.value("edge_skipped", json::array())) {
     m.edge_skipped.emplace_back(e.at("name").get<std::string>(), e.value("reason", ""));
@@ -148,6 +163,17 @@ std::vector<core::TensorSpec> FixtureManifest::OutputsOf(std::size_t file) const
 core::Tolerance FixtureManifest::ToleranceFor(core::DType dtype) const {
   auto it = tolerance_overrides.find(dtype);
   return it != tolerance_overrides.end() ? it->second : DefaultTolerance(dtype);
+}
+
+double EdgeCaseFixture::ReferenceError(const std::string& output) const {
+  auto it = reference_error.find(output);
+  return it == reference_error.end() ? 0.0 : it->second;
+}
+
+core::Tolerance FixtureManifest::EdgeToleranceFor(const EdgeCaseFixture& edge, const core::TensorSpec& output) const {
+  core::Tolerance tolerance = ToleranceFor(output.dtype);
+  tolerance.atol += kEdgeReferenceErrorMultiple * edge.ReferenceError(output.name);
+  return tolerance;
 }
 
 FixtureManifest ReadFixtureManifest(const fs::path& path) {
@@ -197,7 +223,9 @@ json FixtureManifestToJson(const FixtureManifest& m, const fs::path& manifest_di
   if (!m.edge_cases.empty()) {
     json edges = json::array();
     for (const auto& e : m.edge_cases) {
-      edges.push_back({{"name", e.name}, {"file", relative(e.file)}, {"description", e.description}});
+      json entry = {{"name", e.name}, {"file", relative(e.file)}, {"description", e.description}};
+      if (!e.reference_error.empty()) entry["reference_error"] = e.reference_error;
+      edges.push_back(std::move(entry));
     }
     doc["edge_cases"] = edges;
   }

@@ -24,7 +24,8 @@ namespace kernelevolve::eval {
 ///    "files": ["seed_0.safetensors", ...],              // relative to the manifest's folder
 ///    "tolerance": {"float32": {"atol": 1e-4, "rtol": 1e-4}},   // optional overrides
 ///    "edge_cases": [{"name": "large", "file": "edge_large.safetensors",
-///                    "description": "float inputs scaled by 10000"}],  // optional
+///                    "description": "float inputs scaled by 10000",
+///                    "reference_error": {"output.0": 512.0}}],        // optional
 ///    "edge_skipped": [{"name": "zeros", "reason": "..."}],            // optional
 ///    "set_shapes": [{"input.0": [517], "output.0": [8, 64], ...}, ...]}  // optional
 /// "set_shapes" (one object per file, same order as "files") is written when the seeds
@@ -39,6 +40,12 @@ struct EdgeCaseFixture {
   std::string name;                // "zeros", "negative", "large", "tiny"
   std::string description;         // how the set is built, one line
   std::filesystem::path file;      // absolute
+  /// Output name -> eager PyTorch's own max abs error on this set against its float64
+  /// reference (edge_cases.reference_error, in the output's units); absent means 0.
+  std::map<std::string, double> reference_error;
+
+  /// reference_error of `output`, 0 when absent.
+  double ReferenceError(const std::string& output) const;
 };
 
 struct FixtureManifest {
@@ -68,6 +75,9 @@ struct FixtureManifest {
 
   /// The override for `dtype`, else eval::DefaultTolerance(dtype).
   core::Tolerance ToleranceFor(core::DType dtype) const;
+  /// The tolerance of `output` on edge case `edge`: ToleranceFor(output.dtype) with
+  /// kEdgeReferenceErrorMultiple x edge.ReferenceError(output.name) added to atol.
+  core::Tolerance EdgeToleranceFor(const EdgeCaseFixture& edge, const core::TensorSpec& output) const;
 };
 
 /// Reads and validates `path`. Throws IoError (unreadable) or InvalidInputError naming

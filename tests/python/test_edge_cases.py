@@ -238,3 +238,36 @@ def test_forward_argument_names_stop_at_varargs() -> None:
 
     assert edges.forward_argument_names(Model()) == ["x", "y"]
     assert edges.problem_edge_cases(module_with(), "p.py") == ALL_SETS
+
+
+def test_reference_error_is_eagers_own_error_against_the_float64_reference() -> None:
+    torch.manual_seed(0)
+    a, b = torch.randn(40, 24) * 1e4, torch.randn(24, 36) * 1e4
+    eager = [a @ b, torch.tensor([3, 1]), torch.tensor([1.0, float("inf"), float("nan")])]
+    exact = [(a.double() @ b.double()).float(), eager[1], torch.tensor([1.5, 2.0, 0.0])]
+    errors = edges.reference_error(eager, exact)
+    # Terms of 1e8 cancel: float32 is off by hundreds somewhere (the allowance's reason).
+    assert errors[0] == float((eager[0].double() - exact[0].double()).abs().max()) > 1.0
+    assert errors[1] == 0.0                      # integer output: exact by definition
+    assert errors[2] == 0.5                      # only the pair where both are finite
+    assert edges.reference_error([eager[0]], [eager[0]]) == [0.0]  # no float64 reference: nothing to allow
+
+
+def test_large_set_of_a_product_records_eagers_error_in_the_manifest(worker: WorkerProcess, tmp_path: Path) -> None:
+    source = tmp_path / "bmm_residual.py"
+    source.write_text(
+        "import torch\n"
+        "class Model(torch.nn.Module):\n"
+        "    def forward(self, a, b, r):\n"
+        "        return torch.relu(torch.bmm(a, b) + r)\n"
+        "def get_inputs():\n"
+        "    return [torch.randn(1, 40, 24), torch.randn(1, 24, 36), torch.randn(1, 40, 36)]\n"
+        "def get_init_inputs():\n"
+        "    return []\n")
+    _, manifest = load(worker, source, tmp_path / "fixtures", seeds=[0])
+    by_name = {e["name"]: e for e in manifest["edge_cases"]}
+    assert "reference_error" not in by_name["zeros"]  # relu(0 + 0) is exact
+    error = by_name["large"]["reference_error"]["output.0"]
+    edge = load_file(str(tmp_path / "fixtures" / "edge_large.safetensors"))
+    eager = torch.relu(torch.bmm(edge["input.0"], edge["input.1"]) + edge["input.2"])
+    assert error == float((eager.double() - edge["output.0"].double()).abs().max()) > 1.0

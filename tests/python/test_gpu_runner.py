@@ -196,6 +196,22 @@ def test_compare_follows_the_cpu_tolerance_rule() -> None:
     assert nan["note"] == "NaN where reference is finite"
 
 
+def test_an_edge_set_widens_atol_by_a_multiple_of_eagers_own_error() -> None:
+    from kernelevolve_worker.edge_cases import REFERENCE_ERROR_MULTIPLE
+    edge = gpu_checks.EdgeSet("large", "float inputs scaled by 10000", [], [], {"output.0": 10.0})
+    assert edge.extra_atol("output.0") == REFERENCE_ERROR_MULTIPLE * 10.0 and edge.extra_atol("output.1") == 0.0
+    ref = torch.tensor([0.0, 5e8])
+    within = torch.tensor([0.75 * edge.extra_atol("output.0"), 5e8])
+    assert not compare(within, ref, 0, "output.0", {})["passed"]
+    widened = compare(within, ref, 0, "output.0", {}, edge.extra_atol("output.0"))
+    assert widened["passed"] and widened["atol"] == pytest.approx(1e-4 + REFERENCE_ERROR_MULTIPLE * 10.0)
+    beyond = torch.tensor([1.5 * edge.extra_atol("output.0"), 5e8])
+    assert not compare(beyond, ref, 0, "output.0", {}, edge.extra_atol("output.0"))["passed"]
+    assert edge.allowance_note("output.0") == (
+        f"; atol includes {REFERENCE_ERROR_MULTIPLE:g} x eager PyTorch's own max error on this set (10)")
+    assert edge.allowance_note("output.1") == ""
+
+
 def test_compare_in_chunks_gives_the_whole_outputs_figures(monkeypatch: pytest.MonkeyPatch) -> None:
     # Issue 22: a 1.6e9-element output went out of GPU memory in float64 temporaries of
     # its whole size; the comparison now goes chunk by chunk, with the same answer.
@@ -297,6 +313,9 @@ def test_device_fixtures_write_no_file_and_match_the_files_bit_for_bit(tmp_path:
     prepared = from_seeds.prepare({"manifest_path": str(tmp_path / "device" / "manifest.json"), "compile": False})
     assert any("drawn on the device" in n for n in prepared["notes"])
     assert len(from_seeds.edges) == len(from_files.edges) > 0
+    # Eager's own error is measured where each set is drawn; both name the same outputs.
+    assert all(set(a.reference_error) <= {"output.0"} and set(b.reference_error) <= {"output.0"}
+               for a, b in zip(from_files.edges, from_seeds.edges))
     inputs = list(zip(from_files.inputs, from_seeds.inputs)) + [(a[2], b[2]) for a, b in
                                                                   zip(from_files.edges, from_seeds.edges)]
     outputs = list(zip(from_files.outputs, from_seeds.outputs)) + [(a[3], b[3]) for a, b in

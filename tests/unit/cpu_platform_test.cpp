@@ -11,8 +11,11 @@
 #include <memory>
 #include <random>
 
+#include <fmt/format.h>
+
 #include "eval/fixture_manifest.h"
 #include "eval/safetensors.h"
+#include "eval/tolerance.h"
 
 namespace kernelevolve::platforms::cpu {
 namespace {
@@ -163,6 +166,35 @@ TEST_F(CpuPlatformTest, WrongOnlyOnLargeInputsIsIncorrectOnThatEdgeCase) {
   EXPECT_EQ(result.checks[3].edge_case, "large");
   EXPECT_FALSE(result.checks[3].passed);
   EXPECT_FALSE(result.latency.Measured());
+}
+
+TEST_F(CpuPlatformTest, AnEdgeCaseAllowsAMultipleOfEagersOwnErrorThere) {
+  // Eager PyTorch was off by 10 on "large" (reference_error): a kernel may be off by up
+  // to kEdgeReferenceErrorMultiple x 10 there on top of atol, and no more.
+  const fs::path dir = root_ / "fixtures_allowance";
+  fs::create_directories(dir);
+  const core::Problem problem = kernelevolve::testing_util::WriteReluFixtures(dir, 10.0);
+  auto run = [&](double offset) {
+    BuildResult build = platform_->Build(Source(Kernel(fmt::format(
+        "for (int64_t i = 0; i < n; ++i) y[i] = (x[i] > 0 ? x[i] : 0.0f) + (x[i] > 1000 ? {:.1f}f : 0.0f);", offset))));
+    EXPECT_EQ(build.status, core::Status::kOk) << build.message << "\n" << build.log;
+    return platform_->Run(build, problem, QuickOptions());
+  };
+  const double allowed = eval::kEdgeReferenceErrorMultiple * 10.0;
+  RunResult within = run(allowed * 0.75);
+  EXPECT_EQ(within.status, core::Status::kOk) << within.message;
+  ASSERT_EQ(within.checks.size(), 5u);
+  EXPECT_EQ(within.checks[3].edge_case, "large");
+  EXPECT_DOUBLE_EQ(within.checks[3].atol, 1e-4 + allowed);
+  EXPECT_DOUBLE_EQ(within.checks[4].atol, 1e-4);  // "zeros" has no reference error
+
+  RunResult beyond = run(allowed * 1.5);
+  EXPECT_EQ(beyond.status, core::Status::kIncorrect) << beyond.message;
+  EXPECT_NE(beyond.message.find("on edge case 'large'"), std::string::npos) << beyond.message;
+  EXPECT_NE(beyond.message.find(fmt::format("atol includes {:g} x eager PyTorch's own max error on this set (10)",
+                                            eval::kEdgeReferenceErrorMultiple)),
+            std::string::npos)
+      << beyond.message;
 }
 
 TEST_F(CpuPlatformTest, EarlierResultOnAnEdgeCaseIsRejectedAsReused) {

@@ -10,6 +10,7 @@
 
 #include "core/error.h"
 #include "eval/fixture_manifest.h"
+#include "eval/tolerance.h"
 #include "platforms/cpu/cpu_platform.h"
 
 namespace kernelevolve::platforms::cpu {
@@ -113,7 +114,7 @@ TEST(FixtureManifestTest, ReadsWhatItWritesAndNamesBadFields) {
   m.seeds = {5};
   m.files = {dir / "seed_5.safetensors"};
   m.tolerance_overrides[core::DType::kFloat32] = {1e-3, 2e-3};
-  m.edge_cases = {{"large", "float inputs scaled by 10000", dir / "edge_large.safetensors"}};
+  m.edge_cases = {{"large", "float inputs scaled by 10000", dir / "edge_large.safetensors", {{"output.0", 640.0}}}};
   m.edge_skipped = {{"zeros", "'x' reaches 0 below its INPUT_DOMAIN [1, 2]"}};
   nlohmann::json doc = eval::FixtureManifestToJson(m, dir);
   EXPECT_EQ(doc["files"][0], "seed_5.safetensors");
@@ -129,6 +130,10 @@ TEST(FixtureManifestTest, ReadsWhatItWritesAndNamesBadFields) {
   EXPECT_EQ(back.edge_cases[0].name, "large");
   EXPECT_EQ(back.edge_cases[0].description, "float inputs scaled by 10000");
   EXPECT_EQ(back.edge_cases[0].file, dir / "edge_large.safetensors");
+  EXPECT_EQ(back.edge_cases[0].ReferenceError("output.0"), 640.0);
+  EXPECT_EQ(back.edge_cases[0].ReferenceError("output.1"), 0.0);
+  EXPECT_DOUBLE_EQ(back.EdgeToleranceFor(back.edge_cases[0], back.outputs[0]).atol,
+                   1e-3 + eval::kEdgeReferenceErrorMultiple * 640.0);  // the float32 override's atol, widened
   ASSERT_EQ(back.edge_skipped.size(), 1u);
   EXPECT_EQ(back.edge_skipped[0].first, "zeros");
 
@@ -139,6 +144,17 @@ TEST(FixtureManifestTest, ReadsWhatItWritesAndNamesBadFields) {
     ADD_FAILURE() << "expected InvalidInputError";
   } catch (const core::InvalidInputError& e) {
     EXPECT_NE(std::string(e.what()).find("unknown role 'weight'"), std::string::npos) << e.what();
+  }
+  doc["inputs"][0]["role"] = "input";
+  doc["edge_cases"][0]["reference_error"]["output.0"] = -1.0;
+  std::ofstream(dir / "bad_error.json") << doc.dump();
+  try {
+    eval::ReadFixtureManifest(dir / "bad_error.json");
+    ADD_FAILURE() << "expected InvalidInputError";
+  } catch (const core::InvalidInputError& e) {
+    EXPECT_NE(std::string(e.what()).find("edge case 'large': reference_error.output.0 must be a finite number >= 0"),
+              std::string::npos)
+        << e.what();
   }
   fs::remove_all(dir);
 }

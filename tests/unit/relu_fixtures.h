@@ -16,8 +16,9 @@ namespace kernelevolve::testing_util {
 /// (32000 bytes: a multiple of 64, so a guard page follows the last element), seeds
 /// 0, 1, 2 of standard normal inputs, plus the edge-case sets "large" (seed 0 x 1e4)
 /// and "zeros" as the worker writes them (edge_cases.py), into `dir`; returns the
-/// matching Problem.
-inline core::Problem WriteReluFixtures(const std::filesystem::path& dir) {
+/// matching Problem. `large_reference_error` > 0 is written as eager's own error on
+/// "large" (the manifest's reference_error of output.0), widening that set's atol.
+inline core::Problem WriteReluFixtures(const std::filesystem::path& dir, double large_reference_error = 0) {
   namespace fs = std::filesystem;
   core::Problem problem;
   problem.name = "relu";
@@ -57,7 +58,10 @@ inline core::Problem WriteReluFixtures(const std::filesystem::path& dir) {
       fs::path edge_file = dir / ("edge_" + name + ".safetensors");
       eval::WriteSafetensors(edge_file, {ex, ey}, {{"edge_case", name}});
       manifest.edge_cases.push_back({name, name == "large" ? "float inputs scaled by 10000" : "every float input element 0",
-                                     edge_file});
+                                     edge_file, {}});
+      if (name == "large" && large_reference_error > 0) {
+        manifest.edge_cases.back().reference_error["output.0"] = large_reference_error;
+      }
     }
   }
   std::ofstream(dir / "manifest.json") << eval::FixtureManifestToJson(manifest, dir).dump(2);

@@ -27,6 +27,7 @@ from typing import Any
 import torch
 
 from . import edge_cases as edges
+from .gpu_checks import EdgeSet
 from . import problem_loader as loader
 
 ENV_VAR = "KE_FIXTURES"
@@ -54,7 +55,7 @@ def on_device(manifest: dict[str, Any]) -> bool:
 
 def generate(manifest: dict[str, Any], device: torch.device) -> tuple[
         list[list[torch.Tensor]], list[list[torch.Tensor]],
-        list[tuple[str, str, list[torch.Tensor], list[torch.Tensor]]]]:
+        list[EdgeSet]]:
     """Draws the fixture sets of ``manifest`` on ``device``.
 
     Args:
@@ -62,8 +63,8 @@ def generate(manifest: dict[str, Any], device: torch.device) -> tuple[
             inputs, outputs, seeds, edge_cases).
         device: where the tensors live (a CUDA device; the CPU under TRITON_INTERPRET).
     Returns:
-        (inputs per seed, outputs per seed, [(edge name, description, inputs,
-        outputs)]); inputs in the manifest's ABI order (forward inputs, then
+        (inputs per seed, outputs per seed, [EdgeSet] with eager's error measured
+        here, on ``device``); inputs in the manifest's ABI order (forward inputs, then
         parameters), every tensor contiguous on ``device``.
     Raises:
         ProblemError: the problem file fails (import, get_inputs, forward), or gives
@@ -96,9 +97,11 @@ def generate(manifest: dict[str, Any], device: torch.device) -> tuple[
         for entry in manifest.get("edge_cases", []):
             edge = edges.edge_inputs(entry["name"], first)
             outputs = loader.run_reference(model, edge, path, keep_device=True)
-            outputs = edges.float64_reference(model, edge, outputs)
-            edge_sets.append((entry["name"], entry.get("description", ""),
-                              _abi(names, edge, params, device, manifest, path), _checked(outputs, manifest, path)))
+            exact = edges.float64_reference(model, edge, outputs)
+            errors = {f"output.{i}": e for i, e in enumerate(edges.reference_error(outputs, exact)) if e > 0}
+            edge_sets.append(EdgeSet(entry["name"], entry.get("description", ""),
+                                     _abi(names, edge, params, device, manifest, path), _checked(exact, manifest, path),
+                                     errors))
         return inputs_per_seed, outputs_per_seed, edge_sets
     finally:
         loader.forget_problem(module)

@@ -11,9 +11,11 @@ The result is an OutputCheck document (src/eval/result_json.h, OutputCheckToJson
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, NamedTuple
 
 import torch
+
+from .edge_cases import REFERENCE_ERROR_MULTIPLE
 
 # src/eval/tolerance.cpp, DefaultTolerance.
 DEFAULT_TOLERANCE: dict[str, tuple[float, float]] = {
@@ -29,6 +31,31 @@ TINY_REFERENCE = 1e-12  # src/eval/tolerance.cpp, kTinyReference
 CHUNK_ELEMENTS = 1 << 24
 # The failure kinds a check's "note" names, the first found in this order.
 NOTE_ORDER = ("NaN where reference is finite", "finite value where reference is NaN", "infinity mismatch")
+
+
+class EdgeSet(NamedTuple):
+    """One edge-case set as the GPU runner checks it (edge_cases.py)."""
+
+    name: str                     # "zeros", "negative", "large", "tiny"
+    description: str              # how the set is built, one line
+    inputs: list[torch.Tensor]    # ABI order, on the runner's device
+    outputs: list[torch.Tensor]   # float64 references rounded to the output dtypes
+    # Eager's own error per output name (edge_cases.reference_error); absent = 0.
+    reference_error: dict[str, float]
+
+    def extra_atol(self, output: str) -> float:
+        """What this set adds to ``output``'s atol: edge_cases.REFERENCE_ERROR_MULTIPLE
+        times eager's error (0 when it had none)."""
+        return REFERENCE_ERROR_MULTIPLE * float(self.reference_error.get(output, 0.0))
+
+    def allowance_note(self, output: str) -> str:
+        """What a mismatch message adds when ``output``'s atol holds that allowance, as
+        the CPU harness words it ("; atol includes 8 x eager PyTorch's own max error on
+        this set (512)"); "" when it holds none."""
+        error = float(self.reference_error.get(output, 0.0))
+        if error <= 0:
+            return ""
+        return f"; atol includes {REFERENCE_ERROR_MULTIPLE:g} x eager PyTorch's own max error on this set ({error:g})"
 
 
 def json_double(value: float) -> Any:
@@ -49,14 +76,18 @@ def tolerance_for(dtype: torch.dtype, overrides: dict[str, dict[str, float]]) ->
 
 
 def compare(actual: torch.Tensor, expected: torch.Tensor, seed_index: int, name: str,
-            overrides: dict[str, dict[str, float]]) -> dict[str, Any]:
+            overrides: dict[str, dict[str, float]], extra_atol: float = 0.0) -> dict[str, Any]:
     """Compares one output with its reference (any device; the reference is moved).
+
+    ``extra_atol`` (>= 0) is added to the dtype's atol: an edge set's allowance for
+    eager's own error there (EdgeSet.extra_atol).
 
     Returns:
         {"seed_index", "output", "passed", "max_abs_error", "max_rel_error",
          "mismatches", "first_mismatch", "atol", "rtol", "note"}.
     """
     atol, rtol = tolerance_for(expected.dtype, overrides)
+    atol += extra_atol
     check: dict[str, Any] = {"seed_index": seed_index, "output": name, "passed": False,
                              "max_abs_error": 0.0, "max_rel_error": 0.0, "mismatches": 0,
                              "first_mismatch": -1, "atol": atol, "rtol": rtol, "note": ""}

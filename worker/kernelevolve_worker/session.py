@@ -289,7 +289,7 @@ class WorkerSession:
     def _write_edge_cases(module: Any, model: torch.nn.Module, path: str, names: list[str],
                           inputs: list[torch.Tensor], params: list[tuple[str, torch.Tensor]],
                           output_specs: list[dict[str, Any]], bounds: dict[int, list[int]], fixtures_dir: Path,
-                          ref: ReferenceRunner, write: bool = True) -> tuple[list[tuple[str, str]],
+                          ref: ReferenceRunner, write: bool = True) -> tuple[list[tuple[str, str, list[float]]],
                                                                             list[tuple[str, str]]]:
         """Writes one fixture file per edge-case set in ``names`` (edge_cases.problem_edge_cases),
         built from ``inputs`` (the first seed's); ``ref`` runs forward() (reference_device.py).
@@ -297,7 +297,8 @@ class WorkerSession:
         outputs (``bounds``, set_shapes.py) get their size tensors.
 
         Returns:
-            ([(name, file name)] written, [(name, reason)] skipped). With ``write`` False
+            ([(name, file name, eager's error per output)] written, [(name, reason)]
+            skipped); the errors are edge_cases.reference_error's. With ``write`` False
             (KE_FIXTURES=device) nothing is written and "written" lists the sets the
             GPU runner is to draw again.
         Raises:
@@ -306,7 +307,7 @@ class WorkerSession:
         """
         arg_names = edges.forward_argument_names(model)
         domain = edges.problem_input_domain(module, path, arg_names, len(inputs))
-        written: list[tuple[str, str]] = []
+        written: list[tuple[str, str, list[float]]] = []
         skipped: list[tuple[str, str]] = []
         for name in names:
             edge = edges.edge_inputs(name, inputs)
@@ -330,19 +331,21 @@ class WorkerSession:
                 skipped.append((name, "the reference gives other outputs on it "
                                       f"({_spec_text(specs_out)}, not {_spec_text(output_specs)} as on the seeds)"))
                 continue
-            outputs = edges.float64_reference(model, edge, outputs)
+            exact = edges.float64_reference(model, edge, outputs)
+            errors = edges.reference_error(outputs, exact)
+            outputs = exact
             named = [(f"input.{i}", t) for i, t in enumerate(edge)] + params
             named += [(f"output.{i}", t) for i, t in enumerate(outputs)]
             named += shapes.size_tensors(outputs, bounds, f"edge case '{name}'", path)
             file_name = edges.edge_file_name(name)
             if not write:
-                written.append((name, file_name))
+                written.append((name, file_name, errors))
                 continue
             try:
                 write_fixture_file(fixtures_dir, file_name, named, {"edge_case": name})
             except OSError as exc:
                 raise ProtocolError(f"load_problem: cannot write fixtures to {fixtures_dir}: {exc}") from exc
-            written.append((name, file_name))
+            written.append((name, file_name, errors))
         return written, skipped
 
     @staticmethod

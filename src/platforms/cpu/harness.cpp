@@ -67,6 +67,14 @@ std::string MismatchMessage(const core::OutputCheck& check, const std::string& w
   return text;
 }
 
+/// What a mismatch message on an edge case adds when its atol holds an allowance for
+/// eager's own error there (eval::kEdgeReferenceErrorMultiple); "" when it holds none.
+std::string EdgeAllowanceNote(double reference_error) {
+  if (reference_error <= 0) return "";
+  return fmt::format("; atol includes {:g} x eager PyTorch's own max error on this set ({:g})",
+                     eval::kEdgeReferenceErrorMultiple, reference_error);
+}
+
 // How long after a checked call returns the harness looks again at its outputs and
 // thread count: work a kernel left running in a thread shows up within this window.
 constexpr auto kSettleTime = std::chrono::milliseconds(20);
@@ -259,7 +267,7 @@ SeedOutcome CheckEdgeCases(EntryFn entry, CheckContext& ctx, std::vector<core::O
       const auto& spec = ctx.manifest.outputs[static_cast<std::size_t>(i)];
       const auto& reference = ctx.edges[e].references[static_cast<std::size_t>(i)];
       core::OutputCheck check = eval::CompareTensors(host[static_cast<std::size_t>(i)], reference,
-                                                     ctx.manifest.ToleranceFor(spec.dtype));
+                                                     ctx.manifest.EdgeToleranceFor(edge, spec));
       check.output = spec.name;
       check.edge_case = edge.name;
       if (!check.passed) {
@@ -267,7 +275,10 @@ SeedOutcome CheckEdgeCases(EntryFn entry, CheckContext& ctx, std::vector<core::O
           outcome.failure = Verdict(core::Status::kRejectedByCheck, *stale);
           return outcome;
         }
-        if (outcome.first_incorrect.empty()) outcome.first_incorrect = MismatchMessage(check, where, reference.NumElements());
+        if (outcome.first_incorrect.empty()) {
+          outcome.first_incorrect = MismatchMessage(check, where, reference.NumElements()) +
+                                    EdgeAllowanceNote(edge.ReferenceError(spec.name));
+        }
       }
       checks->push_back(std::move(check));
     }
