@@ -62,13 +62,14 @@ std::unique_ptr<triton::TritonPlatform> MakeGpuPlatform(const OptimizeOptions& o
 
 std::string PeakDtype(const core::Problem& problem) {
   const core::DType d = problem.outputs.empty() ? core::DType::kFloat32 : problem.outputs[0].dtype;
-  return d == core::DType::kFloat16 || d == core::DType::kBFloat16 ? std::string(core::DTypeName(d)) : "float32";
+  return d == core::DType::kFloat16 || d == core::DType::kBFloat16 ? std::string(core::DTypeName(d)) : "tf32";
 }
 
 double GpuPeakGflops(triton::TritonPlatform& gpu, const core::Problem& problem, bool quiet) {
   try {
     const auto peaks = gpu.MatmulPeakTflops();
-    const auto it = peaks.find(PeakDtype(problem));
+    auto it = peaks.find(PeakDtype(problem));
+    if (it == peaks.end() && PeakDtype(problem) == "tf32") it = peaks.find("float32");
     return it == peaks.end() ? 0 : it->second * 1e3;
   } catch (const problem::WorkerError& e) {  // the roofline falls back to bandwidth only
     if (!quiet) fmt::print(stderr, "note: no GPU matmul peak: {}\n", e.what());

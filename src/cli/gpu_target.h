@@ -49,7 +49,10 @@ std::unique_ptr<platforms::triton::TritonPlatform> MakeGpuPlatform(const GpuPlat
 std::unique_ptr<platforms::triton::TritonPlatform> MakeGpuPlatform(const OptimizeOptions& options);
 
 /// The dtype whose matmul peak bounds `problem`: its first output's dtype when float16
-/// or bfloat16, else "float32".
+/// or bfloat16, else "tf32": the fastest a float32 kernel can multiply is on TF32 tensor
+/// cores (the "tf32" and "tf32x3" input precisions of the Triton main loops), so the
+/// IEEE float32 peak would put such kernels above 100% (a TF32 convolution read "424% FMA
+/// peak" on an H100). GpuPeakGflops falls back to "float32" where "tf32" is unmeasured.
 std::string PeakDtype(const core::Problem& problem);
 
 /// The GPU compute peak for the roofline of `problem`, 1e9 FLOP/s: torch.mm

@@ -18,6 +18,16 @@ struct Tolerance {
   double rtol = 1e-4;
 };
 
+/// Whether the reference's CUDA float32 products run in TF32 (tensor-core inputs
+/// rounded to a 10-bit mantissa, float32 accumulation), as PyTorch's flags say after
+/// importing the problem (worker/kernelevolve_worker/reference_precision.py;
+/// https://pytorch.org/docs/stable/notes/cuda.html, "TensorFloat-32"). GPU targets only:
+/// a float32 kernel may use plain TF32 for the products the reference runs in it.
+struct ReferenceTf32 {
+  bool matmul = false;  // torch.backends.cuda.matmul.allow_tf32 (PyTorch's default: false)
+  bool conv = false;    // torch.backends.cudnn.allow_tf32 (PyTorch's default: true)
+};
+
 struct Problem {
   std::string name;                     // file stem, "softmax"
   std::filesystem::path source_path;    // the problem .py file
@@ -38,6 +48,7 @@ struct Problem {
   TimingStats eager_baseline;           // drop-in eager latency, same thread count
   int threads = 1;
   std::string torch_version;
+  ReferenceTf32 reference_tf32;
 };
 
 }  // namespace kernelevolve::core

@@ -123,6 +123,9 @@ core::Problem LoadProblem(WorkerClient& worker, const LoadOptions& options) {
   problem.eager_baseline.converged = eval::MedianPreciseEnough(problem.eager_baseline);
   problem.threads = result.value("threads", options.threads);
   problem.torch_version = result.value("torch_version", "");
+  const nlohmann::json tf32 = result.value("reference_tf32", nlohmann::json::object());
+  problem.reference_tf32.matmul = tf32.value("matmul", false);
+  problem.reference_tf32.conv = tf32.value("conv", false);
   if (options.phases != nullptr) options.phases->AddParts("load", result.value("phase_seconds", nlohmann::json()));
   return problem;
 }

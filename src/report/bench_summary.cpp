@@ -272,7 +272,10 @@ std::string BenchTable(const std::vector<BenchEntry>& entries, const BenchTotals
     const std::string interval = e.correct ? fmt::format("[{:.2f}, {:.2f}]", e.ci_low, e.ci_high) : "";
     std::string roofline = "-";
     if (e.correct && e.bound == "memory") roofline = fmt::format("{:.0f}% copy bw", 100 * e.roofline_fraction);
-    if (e.correct && e.bound == "compute") roofline = fmt::format("{:.0f}% FMA peak", 100 * e.roofline_fraction);
+    // GPU rows: of the matmul peak (cli::PeakDtype); CPU rows: of the FMA loop's.
+    if (e.correct && e.bound == "compute") {
+      roofline = fmt::format("{:.0f}% {} peak", 100 * e.roofline_fraction, e.has_gpu ? "mm" : "FMA");
+    }
     std::string vs_compile;
     if (t.gpu) vs_compile = fmt::format(" {:>10}", e.correct && e.speedup_vs_compile > 0
                                                        ? fmt::format("{:.2f}x", e.speedup_vs_compile) : "-");

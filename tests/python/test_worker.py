@@ -33,6 +33,7 @@ def test_load_relu_writes_fixtures_manifest_and_baseline(worker: WorkerProcess, 
     assert result["threads"] == 1
     assert result["memory_check"] == "ok"
     assert result["torch_version"] == torch.__version__
+    assert result["reference_tf32"] == {"matmul": False, "conv": True}  # PyTorch's defaults
     assert result["graph_error"] is None
     assert [n["target"] for n in result["graph"]["nodes"] if n["kind"] == "call"] == ["aten.relu.default"]
 
@@ -294,3 +295,25 @@ def test_release_forgets_the_problem_and_the_worker_serves_the_next(worker: Work
     result = worker.call("load_problem", load_params(PROBLEMS_DIR / "softmax.py", tmp_path / "b"))
     assert result["name"] == "softmax"
     assert worker.call("time_baseline", FAST_BASELINE)["samples_us"]
+
+
+def test_a_problem_that_turns_tf32_on_says_so(tmp_path: Path) -> None:
+    # The flags are per process: read in a worker of its own, after the problem's import.
+    source = tmp_path / "tf32_linear.py"
+    source.write_text(
+        "import torch\n"
+        "torch.backends.cuda.matmul.allow_tf32 = True\n"
+        "torch.backends.cudnn.allow_tf32 = False\n"
+        "class Model(torch.nn.Module):\n"
+        "    def forward(self, a, b):\n"
+        "        return a @ b\n"
+        "def get_inputs():\n"
+        "    return [torch.randn(4, 8), torch.randn(8, 3)]\n"
+        "def get_init_inputs():\n"
+        "    return []\n")
+    own = WorkerProcess()
+    try:
+        result = own.call("load_problem", load_params(source, tmp_path / "fixtures"))
+    finally:
+        own.close()
+    assert result["reference_tf32"] == {"matmul": True, "conv": False}

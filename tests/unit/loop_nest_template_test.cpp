@@ -71,7 +71,7 @@ const std::vector<std::string>& CaseNames() {
       "conv2d_depthwise_strided_dilated_relu", "conv1d_depthwise_wide_pad", "conv3d_depthwise_bias_add",
       "conv2d_swish_residual", "conv1d_unbatched_residual", "conv2d_grouped_wide", "conv1d_unbatched_wide",
       "conv3d_dilated_wide", "bmm_unit_batch_residual_relu", "conv2d_unit_batch_sigmoid",
-      "linear_relu_linear", "self_attention_scores",
+      "linear_relu_linear", "self_attention_scores", "conv_flatten_linear",
       // operands materialized for the main loop; rows of 40 as vectorized inner sums
       "linear_permuted_rows", "conv2d_channels_last_input", "layer_norm_rows",
       // triangular masks over products (tiles outside the triangle not multiplied)

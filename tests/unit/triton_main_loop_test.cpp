@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
@@ -118,6 +119,40 @@ TEST(TritonMainLoop, TileKnobsReachTheLaunchAndIeeeIsOneOfTheDrafts) {
   const std::string code = t->Generate(knobs);
   EXPECT_NE(code.find("BLOCK_K=16, num_warps=4, num_stages=4)"), std::string::npos) << code;
   EXPECT_NE(code.find("input_precision=\"ieee\""), std::string::npos);
+}
+
+TEST(TritonMainLoop, PlainTf32IsOfferedOnlyForTheProductsTheReferenceRunsInTf32) {
+  auto generate = [](const std::string& name, core::ReferenceTf32 tf32) {
+    auto match = operators::families::MatchTritonLoopNest(CaseGraph(name), {}, tf32);
+    EXPECT_TRUE(match.tmpl) << match.unsupported;
+    const auto& values = match.tmpl->Space().Find("input_precision")->values;
+    const bool offered = std::find(values.begin(), values.end(), nlohmann::json("tf32")) != values.end();
+    const nlohmann::json first = match.tmpl->Drafts().front();
+    return std::make_tuple(offered, first.at("input_precision").get<std::string>(), match.tmpl->Generate(first));
+  };
+  // PyTorch's defaults: cuDNN convolutions in TF32, matmuls not.
+  const core::ReferenceTf32 defaults{false, true};
+  auto [conv_offered, conv_first, conv_code] = generate("conv2d_grouped_wide", defaults);
+  EXPECT_TRUE(conv_offered);
+  EXPECT_EQ(conv_first, "tf32");
+  EXPECT_NE(conv_code.find("input_precision=\"tf32\")"), std::string::npos) << conv_code;
+  auto [bmm_offered, bmm_first, bmm_code] = generate("bmm", defaults);
+  EXPECT_FALSE(bmm_offered);
+  EXPECT_EQ(bmm_first, "tf32x3");
+  EXPECT_EQ(bmm_code.find("input_precision=\"tf32\")"), std::string::npos);
+  // A conv net's head: the convolution's loop takes plain TF32, the Linear's keeps 3xTF32.
+  auto [head_offered, head_first, head_code] = generate("conv_flatten_linear", defaults);
+  EXPECT_TRUE(head_offered);
+  EXPECT_EQ(head_first, "tf32");
+  EXPECT_EQ(Count(head_code, "input_precision=\"tf32\")"), 1u) << head_code;
+  EXPECT_EQ(Count(head_code, "input_precision=\"tf32x3\")"), 1u) << head_code;
+  // torch.backends.cuda.matmul.allow_tf32 = True: the Linear's too.
+  auto [all_offered, all_first, all_code] = generate("conv_flatten_linear", {true, true});
+  EXPECT_EQ(Count(all_code, "input_precision=\"tf32\")"), 2u) << all_code;
+  // Neither (e.g. torch.backends.cudnn.allow_tf32 = False in the problem file): no TF32.
+  auto [none_offered, none_first, none_code] = generate("conv2d_grouped_wide", {});
+  EXPECT_FALSE(none_offered);
+  EXPECT_EQ(none_first, "tf32x3");
 }
 
 TEST(TritonMainLoop, TheHeaderNamesTheEpilogueItsMainLoopApplies) {

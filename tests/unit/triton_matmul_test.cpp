@@ -3,6 +3,8 @@
 // tests/integration/triton_interpret_test.cpp (TRITON_INTERPRET=1) and the GPU script.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "cli/gpu_target.h"
@@ -196,6 +198,26 @@ TEST(TritonMatmul, MasksARaggedKAndKeepsFloat32Exact) {
   EXPECT_NE(src.find("tl.store(c_ptr + rows * N + offs_n[None, :], acc.to("), std::string::npos);
 }
 
+TEST(TritonMatmul, Float32TakesPlainTf32OnlyWhenTheReferenceDoes) {
+  core::Problem p = ProblemOf(
+      {Placeholder("a", 0, {64, 64}, "float32"), Placeholder("b", 1, {64, 64}, "float32"),
+       Call("mm", "aten.mm.default", {R("self", "a"), R("mat2", "b")}, {64, 64}, "float32")},
+      "mm");
+  p.reference_tf32.conv = true;  // PyTorch's defaults: convolutions in TF32, matmuls not
+  auto strict = MatchTritonTemplate(p);
+  ASSERT_TRUE(strict.tmpl) << strict.unsupported;
+  const auto& values = strict.tmpl->Space().Find("input_precision")->values;
+  EXPECT_EQ(std::count(values.begin(), values.end(), nlohmann::json("tf32")), 0);
+  EXPECT_EQ(strict.tmpl->Drafts().front().at("input_precision"), "tf32x3");
+  p.reference_tf32.matmul = true;  // torch.backends.cuda.matmul.allow_tf32 = True
+  auto tf32 = MatchTritonTemplate(p);
+  ASSERT_TRUE(tf32.tmpl) << tf32.unsupported;
+  const auto drafts = tf32.tmpl->Drafts();
+  EXPECT_EQ(drafts[0].at("input_precision"), "tf32");
+  EXPECT_EQ(drafts[1].at("input_precision"), "tf32x3");
+  EXPECT_NE(tf32.tmpl->Generate(drafts[0]).find("input_precision=\"tf32\")"), std::string::npos);
+}
+
 TEST(TritonMatmul, RefusesWhatItCannotFuse) {
   const std::string h = "float16";
   // A prologue op on an operand.
@@ -247,13 +269,13 @@ TEST(TritonMatmul, RooflinePeakFollowsTheOutputDtype) {
   core::Problem p;
   core::TensorSpec out;
   for (auto [dtype, expected] : {std::pair{core::DType::kFloat16, "float16"}, {core::DType::kBFloat16, "bfloat16"},
-                                 {core::DType::kFloat32, "float32"}, {core::DType::kInt64, "float32"}}) {
+                                 {core::DType::kFloat32, "tf32"}, {core::DType::kInt64, "tf32"}}) {
     out.dtype = dtype;
     p.outputs = {out};
     EXPECT_EQ(cli::PeakDtype(p), expected);
   }
   p.outputs.clear();
-  EXPECT_EQ(cli::PeakDtype(p), "float32");
+  EXPECT_EQ(cli::PeakDtype(p), "tf32");
 }
 
 }  // namespace

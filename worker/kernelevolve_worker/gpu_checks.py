@@ -43,19 +43,21 @@ class EdgeSet(NamedTuple):
     # Eager's own error per output name (edge_cases.reference_error); absent = 0.
     reference_error: dict[str, float]
 
-    def extra_atol(self, output: str) -> float:
-        """What this set adds to ``output``'s atol: edge_cases.REFERENCE_ERROR_MULTIPLE
-        times eager's error (0 when it had none)."""
-        return REFERENCE_ERROR_MULTIPLE * float(self.reference_error.get(output, 0.0))
 
-    def allowance_note(self, output: str) -> str:
-        """What a mismatch message adds when ``output``'s atol holds that allowance, as
-        the CPU harness words it ("; atol includes 8 x eager PyTorch's own max error on
-        this set (512)"); "" when it holds none."""
-        error = float(self.reference_error.get(output, 0.0))
-        if error <= 0:
-            return ""
-        return f"; atol includes {REFERENCE_ERROR_MULTIPLE:g} x eager PyTorch's own max error on this set ({error:g})"
+def allowance(reference_error: dict[str, float], output: str) -> float:
+    """What an input set adds to ``output``'s atol: edge_cases.REFERENCE_ERROR_MULTIPLE
+    times eager's own error on it (``reference_error``, by output name; 0 when absent)."""
+    return REFERENCE_ERROR_MULTIPLE * float(reference_error.get(output, 0.0))
+
+
+def allowance_note(reference_error: dict[str, float], output: str) -> str:
+    """What a mismatch message adds when ``output``'s atol holds that allowance, as the
+    CPU harness words it ("; atol includes 8 x eager PyTorch's own max error on this set
+    (512)"); "" when it holds none."""
+    error = float(reference_error.get(output, 0.0))
+    if error <= 0:
+        return ""
+    return f"; atol includes {REFERENCE_ERROR_MULTIPLE:g} x eager PyTorch's own max error on this set ({error:g})"
 
 
 def json_double(value: float) -> Any:
@@ -79,8 +81,8 @@ def compare(actual: torch.Tensor, expected: torch.Tensor, seed_index: int, name:
             overrides: dict[str, dict[str, float]], extra_atol: float = 0.0) -> dict[str, Any]:
     """Compares one output with its reference (any device; the reference is moved).
 
-    ``extra_atol`` (>= 0) is added to the dtype's atol: an edge set's allowance for
-    eager's own error there (EdgeSet.extra_atol).
+    ``extra_atol`` (>= 0) is added to the dtype's atol: an input set's allowance for
+    eager's own error there (allowance()).
 
     Returns:
         {"seed_index", "output", "passed", "max_abs_error", "max_rel_error",

@@ -32,9 +32,10 @@ import torch
 
 from . import gpu_peaks, gpu_profile, set_shapes
 from . import device_fixtures
+from . import edge_cases as edges
 from . import problem_loader as loader
 from .compile_cache import CompiledBaselines, baseline_key
-from .gpu_checks import EdgeSet, compare, fill_poison, same_bits
+from .gpu_checks import EdgeSet, allowance, allowance_note, compare, fill_poison, same_bits
 from .gpu_timing import Clock, TimingConfig, time_interleaved
 from .guarded_buffers import first_guard_message, guarded_clone, guarded_empty
 from .phase_clock import PhaseClock
@@ -82,6 +83,10 @@ class GpuRunner:
         # Edge-case sets (manifest "edge_cases"), checked once per candidate after the
         # seeds, never timed (as the CPU harness).
         self.edges: list[EdgeSet] = []
+        # Eager PyTorch's own max error on each seed on this device, by output name
+        # (_measure_eager_errors): where the reference runs a product in TF32 (cuDNN's
+        # float32 convolutions by default), a candidate may be as far off as a multiple of it.
+        self.seed_errors: list[dict[str, float]] = []
         self.num_forward_inputs = 0
         self.eager: Callable[..., Any] | None = None
         self.compiled: Callable[..., Any] | None = None
@@ -156,7 +161,8 @@ class GpuRunner:
         GPU is present).
         Returns: {"device", "seeds", "edge_cases", "flush_bytes", "notes": [str] (notes
         say why a baseline is missing), "phase_seconds" {"fixtures" (files read, or sets
-        drawn on the device), "baselines" (eager model built, torch.compile's first call)}}.
+        drawn on the device), "baselines" (eager model built, torch.compile's first call),
+        "eager_error" (eager run once on every set: _measure_eager_errors)}}.
         Raises:
             ProtocolError: bad params, unreadable manifest or fixtures.
         """
@@ -170,7 +176,7 @@ class GpuRunner:
         except (OSError, ValueError) as exc:
             raise ProtocolError(f"{method}: cannot read {path}: {exc}") from exc
         from safetensors.torch import load_file
-        self.inputs, self.outputs, self.edges, self.notes = [], [], [], []
+        self.inputs, self.outputs, self.edges, self.notes, self.seed_errors = [], [], [], [], []
         in_names = [t["name"] for t in self.manifest["inputs"]]
         out_names = [t["name"] for t in self.manifest["outputs"]]
         self.num_forward_inputs = sum(1 for t in self.manifest["inputs"] if t.get("role") == "input")
@@ -201,6 +207,8 @@ class GpuRunner:
         if want_eager:
             with phases.phase("baselines"):
                 self._build_baselines(want_compile)
+            with phases.phase("eager_error"):
+                self._measure_eager_errors()
         return {"device": str(self.device), "seeds": len(self.inputs), "edge_cases": len(self.edges),
                 "flush_bytes": self.clock.flush_bytes(), "notes": self.notes, "phase_seconds": phases.seconds}
 
@@ -237,6 +245,36 @@ class GpuRunner:
             except Exception as exc:  # inductor failures are the baseline's, not ours
                 self.notes.append(f"no torch.compile baseline: {loader.exception_line(exc)}")
         self.baselines.put(key, self.eager, self.compiled)
+
+    def _measure_eager_errors(self) -> None:
+        """Eager's own error on every input set, run here, against the set's reference:
+        self.seed_errors, and each edge set's reference_error raised to it. A reference
+        of record is float64 rounded once, or the CPU's float32 result, while eager on
+        this device may run products in TF32 (torch.backends.cudnn.allow_tf32, on by
+        default for convolutions): tolerances then follow the reference's own precision
+        (issue 18), as edge_cases.reference_error does for the edge sets. Nothing is
+        measured without an eager model; a forward() that raises here is a note."""
+        if self.eager is None:
+            return
+        names = [t["name"] for t in self.manifest["outputs"]]
+        source = self.manifest.get("source_path", "")
+
+        def errors(inputs: list[torch.Tensor], refs: list[torch.Tensor]) -> dict[str, float]:
+            outs = loader.run_reference(self.eager, inputs[:self.num_forward_inputs], source, keep_device=True)
+            outs = set_shapes.trim_outputs(self.manifest["outputs"], outs, refs)
+            return {n: e for n, e in zip(names, edges.reference_error(outs, refs)) if e > 0}
+
+        try:
+            self.seed_errors = [errors(ins, refs) for ins, refs in zip(self.inputs, self.outputs)]
+            for i, edge in enumerate(self.edges):
+                measured = errors(edge.inputs, edge.outputs)
+                merged = {n: max(measured.get(n, 0.0), edge.reference_error.get(n, 0.0))
+                          for n in set(measured) | set(edge.reference_error)}
+                self.edges[i] = edge._replace(reference_error=merged)
+        except (ProblemError, Exception) as exc:  # user code: the tolerances stay as they are
+            self.seed_errors = []
+            self.notes.append(f"eager's own error not measured: {loader.exception_line(exc)}")
+        self.clock.synchronize()
 
     def _require_prepared(self, method: str) -> None:
         self._require_device(method)
@@ -310,13 +348,15 @@ class GpuRunner:
 
     def _check_seed(self, entry: Callable[..., Any], k: int, when: str) -> tuple[list[dict[str, Any]], str]:
         """Runs the candidate on seed k with poisoned outputs; returns (checks, cheat)."""
-        return self._check_set(entry, self.inputs[k], self.outputs[k], k, "", when)
+        errors = self.seed_errors[k] if k < len(self.seed_errors) else {}
+        return self._check_set(entry, self.inputs[k], self.outputs[k], k, "", when, errors)
 
     def _check_set(self, entry: Callable[..., Any], pristine: list[torch.Tensor], refs: list[torch.Tensor],
-                   k: int, edge: str, when: str, edge_set: EdgeSet | None = None) -> tuple[list[dict[str, Any]], str]:
+                   k: int, edge: str, when: str, reference_error: dict[str, float] | None = None
+                   ) -> tuple[list[dict[str, Any]], str]:
         """Runs the candidate on one input set (seed k, or edge case ``edge`` with k = 0)
-        with poisoned outputs; returns (checks, cheat). ``edge_set`` (an edge case's)
-        widens each output's atol by its allowance for eager's own error there.
+        with poisoned outputs; returns (checks, cheat). ``reference_error`` (eager's own
+        error on the set, by output name) widens each output's atol by allowance().
 
         Inputs and outputs are guarded buffers (guarded_buffers.py): poison before and
         after each, so a float read past an input is NaN (the output comes out wrong)
@@ -341,7 +381,7 @@ class GpuRunner:
             if not same_bits(a, b):
                 return [], f"mutated input {spec['name']} ({when})"
         snapshot = set_shapes.trim_outputs(self.manifest["outputs"], snapshot, refs)
-        extra = [edge_set.extra_atol(n) if edge_set else 0.0 for n in names]
+        extra = [allowance(reference_error or {}, n) for n in names]
         checks = [compare(s, ref, k, n, overrides, x) for s, ref, n, x in zip(snapshot, refs, names, extra)]
         for c in checks:
             c["edge_case"] = edge
@@ -426,7 +466,8 @@ class GpuRunner:
         if all(c["passed"] for c in result["checks"]):
             for edge_set in self.edges:
                 name, ins, refs = edge_set.name, edge_set.inputs, edge_set.outputs
-                checks, cheat = self._check_set(entry, ins, refs, 0, name, f"edge case '{name}'", edge_set)
+                checks, cheat = self._check_set(entry, ins, refs, 0, name, f"edge case '{name}'",
+                                                edge_set.reference_error)
                 step(f"edge case '{name}' checked")
                 result["checks"].extend(checks)
                 if cheat:
@@ -442,11 +483,13 @@ class GpuRunner:
         if failed:
             c = failed[0]
             where = f"edge case '{c['edge_case']}'" if c["edge_case"] else f"seed {c['seed_index']}"
-            allowance = next((e.allowance_note(c["output"]) for e in self.edges if e.name == c["edge_case"]), "")
+            errors = (next((e.reference_error for e in self.edges if e.name == c["edge_case"]), {}) if c["edge_case"]
+                      else self.seed_errors[c["seed_index"]] if c["seed_index"] < len(self.seed_errors) else {})
+            note = allowance_note(errors, c["output"])
             result.update(status="incorrect", message=(
                 f"{c['output']} {where}: {c['mismatches']} mismatches, max abs error "
                 f"{c['max_abs_error']} (atol {c['atol']}, rtol {c['rtol']}){'; ' + c['note'] if c['note'] else ''}"
-                f"{allowance}"))
+                f"{note}"))
             return
         origin, foreign = self._kernel_origin(entry, own)
         step("kernel origin profiled")

@@ -222,8 +222,10 @@ KnobDim ThreadsKnob(bool multithread) {
           "1", "1", multithread ? nlohmann::json("all") : nlohmann::json(), "", nullptr, "{} threads"};
 }
 
-KnobDim InputPrecisionKnob() {
-  return {"input_precision", {"ieee", "tf32x3"}, "ieee", "ieee", "tf32x3", "", nullptr, "{} dot products"};
+KnobDim InputPrecisionKnob(bool tf32) {
+  std::vector<nlohmann::json> values = {"ieee", "tf32x3"};
+  if (tf32) values.push_back("tf32");
+  return {"input_precision", std::move(values), "ieee", "ieee", "tf32x3", "", nullptr, "{} dot products"};
 }
 
 std::vector<nlohmann::json> KnobValuesUpTo(const std::vector<int64_t>& all, int64_t cap) {

@@ -111,8 +111,13 @@ KnobDim ThreadsKnob(bool multithread);
 /// hi*hi + hi*lo + lo*hi on tensor cores (the 3xTF32 trick of NVIDIA CUTLASS,
 /// github.com/NVIDIA/cutlass/discussions/385; Triton's tl.dot input_precision="tf32x3"),
 /// which keeps about 22 of float32's 24 mantissa bits of each operand, where plain TF32
-/// keeps 11: its candidates pass the same float32 tolerances as any other.
-KnobDim InputPrecisionKnob();
+/// keeps 11: its candidates pass the same float32 tolerances as any other. With `tf32`
+/// (the reference itself runs some of the products in TF32: core::ReferenceTf32) the
+/// values add "tf32", one TF32 product (11 bits), which a printer applies only to the
+/// products the reference runs in TF32 (3xTF32 elsewhere); such candidates pass because
+/// the GPU runner allows a multiple of eager's own error on its device
+/// (worker gpu_checks.EdgeSet / seeds_reference_error, docs/fitness.md).
+KnobDim InputPrecisionKnob(bool tf32 = false);
 
 /// A JSON scalar as plain text: strings without quotes, numbers as written.
 std::string KnobText(const nlohmann::json& value);

@@ -27,9 +27,10 @@ const std::vector<KnobWord>& KnobVocabulary() {
       {"unroll", "vectors per loop step", true},
       {"simd", "\"on\": `#pragma omp simd` inner loops (with the vectorizable math prelude)", true},
       {"input_precision",
-       "how Triton's tl.dot multiplies float32 tiles: \"ieee\" (float32 FMA, no tensor cores) or \"tf32x3\" "
+       "how Triton's tl.dot multiplies float32 tiles: \"ieee\" (float32 FMA, no tensor cores), \"tf32x3\" "
        "(three TF32 tensor-core products of the operands' high and low parts, NVIDIA CUTLASS's 3xTF32: float32-level "
-       "accuracy; plain TF32 is never offered)",
+       "accuracy) or \"tf32\" (one TF32 product, offered only where the reference itself runs the product in TF32: "
+       "its convolutions under torch.backends.cudnn.allow_tf32, its matmuls under torch.backends.cuda.matmul.allow_tf32)",
        true},
       {"accumulator", "type of sums and products: \"float64\" (the safe value) or \"float32\"", true},
       {"math", "implementation of exp, log, tanh, erf: \"libm\", \"vectorized\" (the math prelude), "

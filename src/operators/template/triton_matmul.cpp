@@ -75,7 +75,7 @@ std::string Tile(const nlohmann::json& knobs) {
 
 }  // namespace
 
-KnobSpace TritonMatmulKnobSpace(bool float32_operands) {
+KnobSpace TritonMatmulKnobSpace(bool float32_operands, bool tf32) {
   std::vector<KnobDim> dims = {
       {"block_m", {64, 128, 256}, 128, 64, nullptr, "", nullptr, "BLOCK_M {}"},
       {"block_n", {64, 128, 256}, 128, 64, 256, "", nullptr, "BLOCK_N {}"},
@@ -84,12 +84,13 @@ KnobSpace TritonMatmulKnobSpace(bool float32_operands) {
       {"num_stages", {2, 3, 4, 5}, 3, 2, nullptr, "", nullptr, "{} pipeline stages"},
       {"num_warps", {4, 8}, 8, 4, nullptr, "", nullptr, "{} warps"},
   };
-  if (float32_operands) dims.push_back(InputPrecisionKnob());
+  if (float32_operands) dims.push_back(InputPrecisionKnob(tf32));
   return KnobSpace(std::move(dims));
 }
 
 TritonMatmulTemplate::TritonMatmulTemplate(TritonMatmulSpec spec)
-    : spec_(std::move(spec)), space_(TritonMatmulKnobSpace(spec_.dtype == core::DType::kFloat32)) {}
+    : spec_(std::move(spec)),
+      space_(TritonMatmulKnobSpace(spec_.dtype == core::DType::kFloat32, spec_.reference_tf32)) {}
 
 std::vector<nlohmann::json> TritonMatmulTemplate::Drafts() const {
   // Source: the Triton tutorial's get_cuda_autotune_config() (first entries).
@@ -106,6 +107,10 @@ std::vector<nlohmann::json> TritonMatmulTemplate::Drafts() const {
     nlohmann::json tc = knobs(128, 128, 32, 3, 8);
     tc["input_precision"] = "tf32x3";
     drafts.insert(drafts.begin(), tc);
+    if (spec_.reference_tf32) {  // the reference's own precision, one tensor-core product a step
+      tc["input_precision"] = "tf32";
+      drafts.insert(drafts.begin(), tc);
+    }
     for (auto& d : drafts) d = space_.Canonical(d);
   }
   return drafts;

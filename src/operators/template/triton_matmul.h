@@ -18,10 +18,11 @@ namespace kernelevolve::operators::templates {
 /// group_m {1, 4, 8} (row blocks per group of the program order; 1 = plain row-major
 /// order), num_stages {2, 3, 4, 5} (software pipelining depth of the K loop: shared
 /// memory holds num_stages x (BLOCK_M + BLOCK_N) x BLOCK_K operand elements),
-/// num_warps {4, 8}; with `float32_operands`, input_precision {"ieee", "tf32x3"}
-/// (InputPrecisionKnob; never plain TF32). Settings beyond the 228 KiB of shared memory of an H100/H200 SM
-/// fail to compile (Triton's OutOfResources), which the search records as a failure.
-KnobSpace TritonMatmulKnobSpace(bool float32_operands);
+/// num_warps {4, 8}; with `float32_operands`, input_precision {"ieee", "tf32x3"}, plus
+/// "tf32" with `tf32` (the reference runs the product in TF32; InputPrecisionKnob).
+/// Settings beyond the 228 KiB of shared memory of an H100/H200 SM fail to compile
+/// (Triton's OutOfResources), which the search records as a failure.
+KnobSpace TritonMatmulKnobSpace(bool float32_operands, bool tf32 = false);
 
 class TritonMatmulTemplate : public KernelTemplate {
  public:

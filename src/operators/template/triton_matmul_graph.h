@@ -44,6 +44,9 @@ struct TritonMatmulSpec {
   std::vector<std::string> lines;
   std::string result_var = "acc";
   std::vector<std::string> ops;  // the matmul op, then the epilogue ops ("addmm", "relu")
+  /// The reference runs this float32 product in TF32 (core::ReferenceTf32::matmul), so
+  /// input_precision may be "tf32". Set by the caller from the problem, not the graph.
+  bool reference_tf32 = false;
 };
 
 /// The match: a spec, or why the graph is a matmul the template cannot take.

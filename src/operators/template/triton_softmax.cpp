@@ -211,14 +211,17 @@ TemplateMatch MatchTritonTemplate(const core::Problem& problem) {
   // the specialized Triton families bake the first set's sizes, so the loop nest, which
   // reads the sizes that differ at run time, takes the graph.
   if (!problem.shape_graphs.empty()) {
-    return families::NoteEmbeddingBagRefusal(graph, families::MatchTritonLoopNest(graph, problem.shape_graphs));
+    return families::NoteEmbeddingBagRefusal(graph, families::MatchTritonLoopNest(graph, problem.shape_graphs, problem.reference_tf32));
   }
   // A softmax the last-dim template refuses (another dim) falls through to rowwise.
   std::optional<TemplateMatch> softmax = MatchTritonSoftmax(graph);
   if (softmax && softmax->tmpl) return std::move(*softmax);
   // A graph a specialized family refuses (two matmuls, say) goes on to the loop nest.
   if (auto mm = MatchTritonMatmul(graph)) {  // issue 6: matmul + elementwise epilogue
-    if (mm->spec) return {std::make_unique<TritonMatmulTemplate>(std::move(*mm->spec)), ""};
+    if (mm->spec) {
+      mm->spec->reference_tf32 = problem.reference_tf32.matmul;
+      return {std::make_unique<TritonMatmulTemplate>(std::move(*mm->spec)), ""};
+    }
   }
   std::optional<TemplateMatch> scan = MatchTritonScan(problem);  // cumsum / cumprod
   if (scan && scan->tmpl) return std::move(*scan);
@@ -228,7 +231,7 @@ TemplateMatch MatchTritonTemplate(const core::Problem& problem) {
   if (rowwise.tmpl) return rowwise;
   // Every other graph the Core ATen lowering accepts: a program of loop-nest kernels.
   // When nothing applies, the lowering's reason is the answer (it names the node).
-  return families::NoteEmbeddingBagRefusal(graph, families::MatchTritonLoopNest(graph));
+  return families::NoteEmbeddingBagRefusal(graph, families::MatchTritonLoopNest(graph, {}, problem.reference_tf32));
 }
 
 TemplateMatch MatchTemplateForTarget(const std::string& target, const core::Problem& problem, int threads,

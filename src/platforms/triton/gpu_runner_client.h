@@ -86,7 +86,8 @@ class GpuRunnerClient {
   int Starts() const { return starts_; }
   /// The prepare result notes (why a baseline is missing).
   const std::vector<std::string>& PrepareNotes() const { return prepare_notes_; }
-  /// The last gpu_prepare's "phase_seconds" ({"fixtures", "baselines"}: wall seconds).
+  /// The last gpu_prepare's "phase_seconds" ({"fixtures", "baselines", "eager_error"}:
+  /// wall seconds).
   const nlohmann::json& PreparePhaseSeconds() const { return prepare_phase_seconds_; }
 
  private:

@@ -42,9 +42,12 @@ int64_t Product(const std::vector<int64_t>& v, size_t from = 0) {
   return p;
 }
 
-/// `, input_precision="..."` for float32 operands.
-std::string Precision(const TritonMainLoopSchedule& s) {
-  return fmt::format(", input_precision=\"{}\"", s.input_precision);
+/// `, input_precision="..."` for float32 operands: "tf32" only where the reference
+/// runs the product in TF32 (a convolution when `conv`, else a matrix product), else
+/// "tf32x3" in its place.
+std::string Precision(const TritonMainLoopSchedule& s, bool conv) {
+  const bool allowed = conv ? s.tf32_conv : s.tf32_matmul;
+  return fmt::format(", input_precision=\"{}\"", s.input_precision == "tf32" && !allowed ? "tf32x3" : s.input_precision);
 }
 
 std::string Launch(int out, const std::string& args, const std::string& grid, int64_t bm,
@@ -130,6 +133,12 @@ bool TritonRunsContraction(const ir::Contraction& c) { return !ir::IsMatrixVecto
 
 bool TritonRunsConvolution(const ir::Convolution& c) {
   return c.CoutPerGroup() >= kMinConvChannels && c.Depth() >= kMinDotTile;
+}
+
+bool ReferenceRunsInTf32(const ir::TensorProgram& program, const ir::TensorDef& def, bool conv_tf32,
+                         bool matmul_tf32) {
+  if (ir::MatchContraction(program, def)) return matmul_tf32;
+  return conv_tf32 && ir::MatchConvolution(program, def).has_value();
 }
 
 bool TritonRunsMainLoop(const ir::TensorProgram& program, const ir::TensorDef& def) {
@@ -233,7 +242,7 @@ TritonKernelText PrintContractionTriton(const ir::Contraction& c, int out, core:
           fmt::arg("batch_lines", batch_lines), fmt::arg("a_base", a_base),
           fmt::arg("b_base", b_base), fmt::arg("a_m", c.a_m), fmt::arg("a_k", c.a_k),
           fmt::arg("b_k", c.b_k), fmt::arg("b_n", c.b_n), fmt::arg("a_mask", a_mask),
-          fmt::arg("b_mask", b_mask), fmt::arg("precision", Precision(s)),
+          fmt::arg("b_mask", b_mask), fmt::arg("precision", Precision(s, false)),
           fmt::arg("store_lines", store_lines));
   const int64_t programs = batches * ((c.m + bm - 1) / bm) * ((c.n + bn - 1) / bn);
   t.launch = Launch(out, params, std::to_string(programs), bm, bn, bk, s);
@@ -322,7 +331,7 @@ TritonKernelText PrintConvolutionTriton(const ir::Convolution& c, int out, core:
           fmt::arg("kx", k_mask ? fmt::format(" & (kk < {})[:, None]", depth) : ""),
           fmt::arg("w_mask",
                    k_mask ? fmt::format(", mask=(kk < {})[None, :], other=0.0", depth) : ""),
-          fmt::arg("precision", Precision(s)), fmt::arg("store_lines", store_lines));
+          fmt::arg("precision", Precision(s, true)), fmt::arg("store_lines", store_lines));
   const int64_t programs = c.groups * ((cpg_out + bm - 1) / bm) * ((columns + bn - 1) / bn);
   t.launch = Launch(out, params, std::to_string(programs), bm, bn, bk, s);
   return t;

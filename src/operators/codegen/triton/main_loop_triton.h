@@ -32,10 +32,19 @@ struct TritonMainLoopSchedule {
   int block_k = 32;    // "block_k": depth per main-loop step
   int num_warps = 4;   // "num_warps"
   int num_stages = 3;  // "num_stages": software-pipelined operand tiles in flight
-  /// "input_precision" of tl.dot over float32 operands: "ieee" or "tf32x3"
-  /// (templates::InputPrecisionKnob).
+  /// "input_precision" of tl.dot over float32 operands: "ieee", "tf32x3" or "tf32"
+  /// (templates::InputPrecisionKnob). "tf32" applies to the main loops the reference
+  /// itself runs in TF32 (ReferenceRunsInTf32 with the two flags below); the others get
+  /// "tf32x3".
   std::string input_precision = "ieee";
+  bool tf32_conv = false;    // core::ReferenceTf32::conv
+  bool tf32_matmul = false;  // core::ReferenceTf32::matmul
 };
+
+/// Whether the reference runs main loop `def` in TF32: a convolution with `conv_tf32`
+/// (cuDNN under torch.backends.cudnn.allow_tf32), a matrix product with `matmul_tf32`.
+bool ReferenceRunsInTf32(const ir::TensorProgram& program, const ir::TensorDef& def, bool conv_tf32,
+                         bool matmul_tf32);
 
 /// Whether the Triton loop nest runs `c` as a tl.dot main loop: not a matrix-vector
 /// product (ir::IsMatrixVector: no operand reuse for a tile to exploit).

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <iterator>
 #include <set>
 
@@ -14,7 +15,7 @@
 namespace kernelevolve::operators::families {
 
 templates::KnobSpace TritonLoopNestKnobSpace(bool float_accumulation, bool main_loop, bool element,
-                                             bool rowwise) {
+                                             bool rowwise, bool tf32) {
   std::vector<templates::KnobDim> dims;
   if (element) dims.push_back({"block", {256, 1024}, 1024, 1024, nullptr, "", nullptr, "{}-element blocks"});
   if (rowwise) dims.push_back({"block_r", {32, 128}, 32, 32, 128, "", nullptr, "{}-element reduction steps"});
@@ -28,7 +29,7 @@ templates::KnobSpace TritonLoopNestKnobSpace(bool float_accumulation, bool main_
     dims.push_back({"block_n", {32, 64, 128}, 64, 64, nullptr, "", nullptr, "BLOCK_N {}"});
     dims.push_back({"block_k", {16, 32, 64}, 32, 32, nullptr, "", nullptr, "BLOCK_K {}"});
     dims.push_back({"num_stages", {2, 3, 4}, 3, 2, nullptr, "", nullptr, "{} stages"});
-    dims.push_back(templates::InputPrecisionKnob());
+    dims.push_back(templates::InputPrecisionKnob(tf32));
   }
   return templates::KnobSpace(std::move(dims));
 }
@@ -37,22 +38,23 @@ namespace {
 /// The knob space of the kernels a plan launches: main loops, and outside them element
 /// kernels, reductions and scans (a fused epilogue launches nothing of its own, and a
 /// main loop accumulates in float32 whatever the accumulator knob says).
-templates::KnobSpace PlanKnobSpace(const ir::KernelPlan& plan) {
+templates::KnobSpace PlanKnobSpace(const ir::KernelPlan& plan, core::ReferenceTf32 tf32) {
   std::set<int> fused;
   for (const auto& [heavy, e] : codegen::PlanTritonMainLoopEpilogues(plan)) fused.insert(e.epilogue);
-  bool accumulate = false, main_loop = false, element = false, rowwise = false;
+  bool accumulate = false, main_loop = false, element = false, rowwise = false, reference_tf32 = false;
   for (int id : plan.kernels) {
     const ir::TensorDef& d = plan.program.defs[static_cast<size_t>(id)];
     if (fused.count(id) != 0) continue;
     if (codegen::TritonRunsMainLoop(plan.program, d)) {
       main_loop = true;
+      reference_tf32 = reference_tf32 || codegen::ReferenceRunsInTf32(plan.program, d, tf32.conv, tf32.matmul);
       continue;
     }
     element = element || d.kind == ir::DefKind::kCompute;
     rowwise = rowwise || d.kind == ir::DefKind::kReduce || d.kind == ir::DefKind::kScan;
     accumulate = accumulate || ir::AccumulatesFloat32(d);
   }
-  return TritonLoopNestKnobSpace(accumulate, main_loop, element, rowwise);
+  return TritonLoopNestKnobSpace(accumulate, main_loop, element, rowwise, reference_tf32);
 }
 
 /// `knobs` less those the space does not have.
@@ -64,8 +66,8 @@ nlohmann::json Only(const templates::KnobSpace& space, nlohmann::json knobs) {
 }
 }  // namespace
 
-TritonLoopNestTemplate::TritonLoopNestTemplate(ir::KernelPlan plan)
-    : plan_(std::move(plan)), space_(PlanKnobSpace(plan_)) {}
+TritonLoopNestTemplate::TritonLoopNestTemplate(ir::KernelPlan plan, core::ReferenceTf32 tf32)
+    : plan_(std::move(plan)), tf32_(tf32), space_(PlanKnobSpace(plan_, tf32)) {}
 
 std::vector<nlohmann::json> TritonLoopNestTemplate::Drafts() const {
   std::vector<nlohmann::json> drafts = {space_.Canonical(nlohmann::json::object()),
@@ -80,7 +82,11 @@ std::vector<nlohmann::json> TritonLoopNestTemplate::Drafts() const {
     // (the Triton matmul's draft), then 64 x 64 x 32 with 4 warps, IEEE FMA last. On the
     // H200 (docs/gpu.md) the 64 x 64 3xTF32 draft ran past the 60 s candidate timeout at
     // depths of 2560-4096 where the 128 x 128 one finished.
-    drafts[0]["input_precision"] = "tf32x3";
+    // A main loop the reference itself runs in TF32 (cuDNN's convolutions by default):
+    // plain TF32 first, one tensor-core product a step where 3xTF32 does three.
+    const auto& values = space_.Find("input_precision")->values;
+    const bool tf32 = std::find(values.begin(), values.end(), nlohmann::json("tf32")) != values.end();
+    drafts[0]["input_precision"] = tf32 ? "tf32" : "tf32x3";
     drafts[0]["block_m"] = 128;
     drafts[0]["block_n"] = 128;
     drafts[0]["num_warps"] = 8;
@@ -108,6 +114,8 @@ std::string TritonLoopNestTemplate::Generate(const nlohmann::json& knobs) const 
     s.main_loop.block_k = k.at("block_k").get<int>();
     s.main_loop.num_stages = k.at("num_stages").get<int>();
     s.main_loop.num_warps = s.num_warps;
+    s.main_loop.tf32_conv = tf32_.conv;
+    s.main_loop.tf32_matmul = tf32_.matmul;
     s.main_loop.input_precision = k.at("input_precision").get<std::string>();
   }
   std::string header = fmt::format(
@@ -131,10 +139,11 @@ std::string TritonLoopNestTemplate::Generate(const nlohmann::json& knobs) const 
 }
 
 templates::TemplateMatch MatchTritonLoopNest(const core::OpGraph& graph,
-                                             const std::vector<core::OpGraph>& shape_graphs) {
+                                             const std::vector<core::OpGraph>& shape_graphs,
+                                             core::ReferenceTf32 tf32) {
   ir::GeneralizeResult lowered = ir::LowerGeneralized(graph, shape_graphs);
   if (!lowered.program) return {nullptr, lowered.unsupported};
-  auto tmpl = std::make_unique<TritonLoopNestTemplate>(ir::PlanKernels(std::move(*lowered.program)));
+  auto tmpl = std::make_unique<TritonLoopNestTemplate>(ir::PlanKernels(std::move(*lowered.program)), tf32);
   try {
     (void)tmpl->Generate(tmpl->Drafts().front());
   } catch (const std::exception& e) {
