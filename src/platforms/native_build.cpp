@@ -1,8 +1,12 @@
 #include "platforms/native_build.h"
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
+#include <mutex>
+#include <set>
 #include <cstdlib>
 #include <fstream>
 #include <regex>
@@ -172,7 +176,33 @@ std::string FirstErrorLine(const std::string& log) {
   return "";
 }
 
+int SweepStaleTemporaries(const fs::path& cache_dir, std::chrono::seconds min_age) {
+  static const std::regex kTemporary(R"(.*\.tmp\.([0-9]+)\.[0-9]+.*)");
+  const auto now = fs::file_time_type::clock::now();
+  int removed = 0;
+  std::error_code ec;
+  for (fs::directory_iterator it(cache_dir, ec), end; !ec && it != end; it.increment(ec)) {
+    std::smatch m;
+    const std::string name = it->path().filename().string();
+    if (!std::regex_match(name, m, kTemporary)) continue;
+    const long pid = std::strtol(m[1].str().c_str(), nullptr, 10);
+    // kill(pid, 0): 0 when the process exists, EPERM when it exists as another user's.
+    if (pid <= 0 || pid == getpid() || ::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM) continue;
+    std::error_code time_ec, remove_ec;
+    const auto modified = fs::last_write_time(it->path(), time_ec);
+    if (time_ec || now - modified < min_age) continue;
+    if (fs::remove_all(it->path(), remove_ec) > 0 && !remove_ec) ++removed;
+  }
+  return removed;
+}
+
 BuildResult CompileCached(const fs::path& cache_dir, const NativeCompiler& compiler, const std::string& source) {
+  {  // once per process and folder: what killed builds left (SweepStaleTemporaries)
+    static std::mutex mutex;
+    static std::set<fs::path> swept;
+    std::lock_guard<std::mutex> lock(mutex);
+    if (swept.insert(cache_dir).second) SweepStaleTemporaries(cache_dir);
+  }
   BuildResult build;
   std::string key = source + "\n" + Joined(compiler.flags) + "\n" + compiler.version;
   if (!compiler.target.empty()) key += "\n" + compiler.target;

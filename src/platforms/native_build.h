@@ -3,6 +3,7 @@
 // builders share.
 #pragma once
 
+#include <chrono>
 #include <filesystem>
 #include <map>
 #include <string>
@@ -32,11 +33,13 @@ struct NativeCompiler {
 /// + flags joined by spaces + "\n" + version [+ "\n" + target when set]); the source is kept beside it as
 /// `<hash><source_extension>`. An existing object is reused (cache_hit, status kOk).
 /// The compiler runs through eval::RunSandboxed: no network, read-only file system
-/// except `cache_dir` and /tmp, 8 GiB of address space, `compiler.timeout_seconds` of
-/// wall time. Failures, compiler crashes and timeouts are kCompileError values with
-/// the first "error" line as message and the first 16 KiB of output as log.
-/// Safe from several threads and processes sharing `cache_dir` (unique temporary
-/// names renamed into place). Throws IoError when the cache cannot be written.
+/// except `cache_dir` (its TMPDIR is a folder of the build's own there, removed after),
+/// 8 GiB of address space, `compiler.timeout_seconds` of wall time. Failures, compiler
+/// crashes and timeouts are kCompileError values with the first "error" line as message
+/// and the first 16 KiB of output as log. Safe from several threads and processes
+/// sharing `cache_dir` (unique temporary names renamed into place). The first build of
+/// a process in a `cache_dir` sweeps it (SweepStaleTemporaries). Throws IoError when
+/// the cache cannot be written.
 BuildResult CompileCached(const std::filesystem::path& cache_dir, const NativeCompiler& compiler,
                           const std::string& source);
 
@@ -67,5 +70,14 @@ std::string FirstErrorLine(const std::string& log);
 /// Writes `content` to `path` through a unique temporary name and a rename.
 /// Throws IoError.
 void WriteFileAtomically(const std::filesystem::path& path, const std::string& content);
+
+/// Removes what builds of dead processes left in `cache_dir`: entries named
+/// `<name>.tmp.<pid>.<n>` with any suffix (CompileCached's object and TMPDIR folder,
+/// WriteFileAtomically's file) when no process `pid` runs on this machine and the entry
+/// was last modified more than `min_age` ago (a host or PID namespace sharing the folder
+/// keeps its in-flight files). A process killed mid-build (SIGKILL, Ctrl-C twice) leaves
+/// them. Returns how many entries it removed; errors skip the entry.
+int SweepStaleTemporaries(const std::filesystem::path& cache_dir,
+                          std::chrono::seconds min_age = std::chrono::minutes(10));
 
 }  // namespace kernelevolve::platforms

@@ -14,6 +14,7 @@
 #include "core/error.h"
 #include "eval/sandbox.h"
 #include "platforms/cpu/cache_flush.h"
+#include "platforms/native_build.h"
 
 namespace kernelevolve::platforms::cpu {
 namespace {
@@ -130,7 +131,10 @@ fs::path BuildProbe(const PeakProbeOptions& o, const std::string& compiler) {
   std::error_code ec;
   fs::create_directories(o.work_dir, ec);
   if (ec) throw core::IoError(fmt::format("bandwidth probe: cannot create {}: {}", o.work_dir.string(), ec.message()));
-  const std::string stem = fmt::format("peak_probe_v{}_{}", kPeakProbeVersion, getpid());
+  // A probe killed midway (with the process that ran it) leaves its files: named as the
+  // build cache's temporaries, the next probe's sweep removes them.
+  SweepStaleTemporaries(o.work_dir);
+  const std::string stem = fmt::format("peak_probe_v{}.tmp.{}.0", kPeakProbeVersion, getpid());
   const fs::path source = o.work_dir / (stem + ".cpp");
   const fs::path binary = o.work_dir / stem;
   {
