@@ -120,7 +120,7 @@ void AddCompareCommand(CLI::App& app, CompareOptions& o) {
   cmd->add_option("--confirm-rounds", o.confirm_rounds,
                   "interleaved eager/kernel rounds for each run's best (0: skip)")->default_val(0);
   cmd->add_option("--out", o.out_dir, "output folder (default runs/compare-<UTC time>)");
-  cmd->add_option("--cache-dir", o.cache_dir, "build cache (default ~/.cache/kernelevolve)");
+  cmd->add_option("--cache-dir", o.cache_dir, fmt::format("build cache ({})", kCacheDirDefaultHelp));
   cmd->add_flag("--quiet", o.quiet, "no line per run");
   AddLlmFlags(*cmd, o);  // issue 21
   cmd->footer(

@@ -107,7 +107,7 @@ void AddEvalCommand(CLI::App& app, EvalOptions& e) {
   cmd->add_option("--candidate-memory-mb", o.candidate_memory_mb,
                   "address-space limit of the kernel's process, MiB (0: from problem size)")
       ->default_val(0);
-  cmd->add_option("--cache-dir", o.cache_dir, "build cache (default ~/.cache/kernelevolve)");
+  cmd->add_option("--cache-dir", o.cache_dir, fmt::format("build cache ({})", kCacheDirDefaultHelp));
   cmd->add_option("--load-timeout", o.load_timeout_seconds,
                   "limit for loading the problem (import, reference runs, eager timing), seconds")
       ->default_val(300)

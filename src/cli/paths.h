@@ -12,6 +12,9 @@ std::filesystem::path ExecutableDir();
 std::filesystem::path HarnessPath();
 /// $KERNELEVOLVE_CACHE_DIR, else $XDG_CACHE_HOME/kernelevolve, else ~/.cache/kernelevolve.
 std::filesystem::path DefaultCacheDir();
+/// The default DefaultCacheDir picks, as --cache-dir's help says it.
+inline constexpr const char* kCacheDirDefaultHelp =
+    "default $KERNELEVOLVE_CACHE_DIR, else $XDG_CACHE_HOME/kernelevolve, else ~/.cache/kernelevolve";
 
 /// Creates the build cache folder `dir` (--cache-dir) if missing, before any long work.
 /// Throws InvalidInputError naming --cache-dir when it cannot be created or is not a

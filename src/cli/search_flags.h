@@ -6,6 +6,9 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "cli/paths.h"
 
 namespace kernelevolve::cli {
 
@@ -13,7 +16,7 @@ namespace kernelevolve::cli {
 /// BenchOptions): --threads (0: all CPUs), --seeds (3), --drafts (0: max(3, budget/10)),
 /// --seed (0), --policy (greedy), --min-time (0.2 s), --candidate-timeout (60 s),
 /// --omp-wait-policy (passive | active; default OpenMP's own), --cache-dir (default
-/// ~/.cache/kernelevolve), --fixtures (files | device; default $KE_FIXTURES, else files),
+/// DefaultCacheDir), --fixtures (files | device; default $KE_FIXTURES, else files),
 /// --remeasure-machine and --profile-timeout (240 s).
 template <class Options>
 void AddSharedSearchFlags(CLI::App& cmd, Options& o) {
@@ -35,7 +38,7 @@ void AddSharedSearchFlags(CLI::App& cmd, Options& o) {
                  "OMP_WAIT_POLICY for eager PyTorch and candidates alike: passive suits a busy "
                  "or oversubscribed machine (default: OpenMP's own, as PyTorch runs)")
       ->check(CLI::IsMember({"passive", "active"}));
-  cmd.add_option("--cache-dir", o.cache_dir, "build cache (default ~/.cache/kernelevolve)");
+  cmd.add_option("--cache-dir", o.cache_dir, fmt::format("build cache ({})", kCacheDirDefaultHelp));
   cmd.add_option("--fixtures", o.fixtures,
                  "GPU targets: where the input sets and reference outputs live: files (safetensors under "
                  "OUT/fixtures) or device (drawn again on the GPU from their seeds, no files: for inputs of several "

@@ -36,7 +36,7 @@ void AddWorkerCommand(CLI::App& app, WorkerCommandOptions& o) {
       ->default_val(300)
       ->check(LoadTimeoutSeconds());
   cmd->add_option("--name", o.name, "consumer name in the queue (default <host>:<pid>)");
-  cmd->add_option("--cache-dir", o.cache_dir, "build cache and fetched fixtures (default ~/.cache/kernelevolve)");
+  cmd->add_option("--cache-dir", o.cache_dir, fmt::format("build cache and fetched fixtures ({})", kCacheDirDefaultHelp));
   cmd->add_option("--lease", o.lease_seconds,
                   "seconds a job may sit unrenewed in a worker's hands before another worker takes it over "
                   "(a live worker renews every lease/3)")
