@@ -123,7 +123,8 @@ def test_wrong_result_is_incorrect(runner: RunnerProcess, tmp_path: Path) -> Non
     result = runner.run({"candidate_path": _candidate(tmp_path, "bad", source), **FAST_TIMING})
     assert result["status"] == "incorrect"
     assert result["correct"] is False
-    assert "output.0 seed 0" in result["message"]
+    assert result["message"].startswith("output.0 differs from the reference on seed 0: "), result["message"]
+    assert " elements outside atol=0.0001 rtol=0.0001 (max abs error " in result["message"]
 
 
 def test_edge_case_sets_are_checked(runner: RunnerProcess, tmp_path: Path) -> None:

@@ -44,6 +44,28 @@ class EdgeSet(NamedTuple):
     reference_error: dict[str, float]
 
 
+def mismatch_message(check: dict[str, Any], where: str, elements: int) -> str:
+    """The incorrect verdict's message for a failed ``check`` (compare()), worded as the
+    CPU harness words it (platforms/cpu/harness.cpp MismatchMessage): "output.0 differs
+    from the reference on seed 1: 3 of 4096 elements outside atol=0.0001 rtol=0.0001
+    (max abs error 0.02, first at flat index 17)", then "; <note>" when there is one.
+    ``where`` names the set ("seed 1", "edge case 'large' (float inputs scaled by 10000)")."""
+    text = f"{check['output']} differs from the reference on {where}: "
+    counted = check["mismatches"] > 0 and not check["note"].startswith("shape/dtype mismatch")
+    if counted:
+        text += (f"{check['mismatches']} of {elements} elements outside atol={check['atol']:g} "
+                 f"rtol={check['rtol']:g} (max abs error {_number(check['max_abs_error'])}, "
+                 f"first at flat index {check['first_mismatch']})")
+    if check["note"]:
+        text += ("; " if counted else "") + check["note"]
+    return text
+
+
+def _number(value: Any) -> str:
+    """A json_double() value as %g text ("NaN", "Infinity" as they are)."""
+    return f"{value:g}" if isinstance(value, (int, float)) else str(value)
+
+
 def allowance(reference_error: dict[str, float], output: str) -> float:
     """What an input set adds to ``output``'s atol: edge_cases.REFERENCE_ERROR_MULTIPLE
     times eager's own error on it (``reference_error``, by output name; 0 when absent)."""

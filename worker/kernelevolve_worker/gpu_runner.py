@@ -35,7 +35,7 @@ from . import device_fixtures
 from . import edge_cases as edges
 from . import problem_loader as loader
 from .compile_cache import CompiledBaselines, baseline_key
-from .gpu_checks import EdgeSet, allowance, allowance_note, compare, fill_poison, same_bits
+from .gpu_checks import EdgeSet, allowance, allowance_note, compare, fill_poison, mismatch_message, same_bits
 from .gpu_timing import Clock, TimingConfig, time_interleaved
 from .guarded_buffers import first_guard_message, guarded_clone, guarded_empty
 from .phase_clock import PhaseClock
@@ -482,14 +482,16 @@ class GpuRunner:
         failed = [c for c in result["checks"] if not c["passed"]]
         if failed:
             c = failed[0]
-            where = f"edge case '{c['edge_case']}'" if c["edge_case"] else f"seed {c['seed_index']}"
-            errors = (next((e.reference_error for e in self.edges if e.name == c["edge_case"]), {}) if c["edge_case"]
-                      else self.seed_errors[c["seed_index"]] if c["seed_index"] < len(self.seed_errors) else {})
-            note = allowance_note(errors, c["output"])
-            result.update(status="incorrect", message=(
-                f"{c['output']} {where}: {c['mismatches']} mismatches, max abs error "
-                f"{c['max_abs_error']} (atol {c['atol']}, rtol {c['rtol']}){'; ' + c['note'] if c['note'] else ''}"
-                f"{note}"))
+            index = [t["name"] for t in self.manifest["outputs"]].index(c["output"])
+            edge = next((e for e in self.edges if e.name == c["edge_case"]), None) if c["edge_case"] else None
+            if edge is not None:
+                where, errors, refs = f"edge case '{edge.name}' ({edge.description})", edge.reference_error, edge.outputs
+            else:
+                k = c["seed_index"]
+                where, refs = f"seed {k}", self.outputs[k]
+                errors = self.seed_errors[k] if k < len(self.seed_errors) else {}
+            result.update(status="incorrect", message=mismatch_message(c, where, refs[index].numel())
+                          + allowance_note(errors, c["output"]))
             return
         origin, foreign = self._kernel_origin(entry, own)
         step("kernel origin profiled")
