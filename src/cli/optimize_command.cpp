@@ -152,7 +152,7 @@ int RunOptimize(const OptimizeOptions& options_in) {
     // Under Triton's interpreter both sides run on the CPU: rounds would time nothing
     // that says anything about the GPU.
     const std::string skip = ConfirmationSkipReason(gpu.get());
-    if (!skip.empty() && o.confirm_rounds > 0) {
+    if (!skip.empty() && o.confirm_rounds > 0 && !Interrupted()) {  // an interruption is the reason given
       s.confirmation.message = skip;
       if (!o.quiet) fmt::print(stderr, "confirmation {}\n", skip);
     }
