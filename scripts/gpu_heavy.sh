@@ -15,7 +15,10 @@
 #   (default ./gpu_heavy_out)
 # Env: KE_HV_SIZES (gpu | cpu), KE_HV_FOLDERS ("attention conv matmul networks pool rnn"), KE_HV_PROBLEMS
 #      (space-separated stems; default all), KE_HV_SHARDS (2), KE_HV_BUDGET (2),
-#      KE_HV_DEADLINE (480 s), KE_HV_CANDIDATE_TIMEOUT (60 s a candidate), KE_HV_FIXTURES (device: input sets drawn on the GPU, no
+#      KE_HV_DEADLINE (480 s), KE_HV_CANDIDATE_TIMEOUT (60 s a candidate), KE_HV_THREADS (CPU threads
+#      per shard for the problem worker's CPU-side reference work: the machine's CPUs / KE_HV_SHARDS,
+#      since every shard on all of them oversubscribes the cores; with 4 shards two loads ran past
+#      the 300 s --load-timeout, 2026-12-06), KE_HV_LOAD_TIMEOUT (600 s), KE_HV_FIXTURES (device: input sets drawn on the GPU, no
 #      files; four shards of fixture files at these sizes filled the 64 GB disk), KE_GPU_BIN (prebuilt), KE_GPU_WORK, KERNELEVOLVE_PYTHON.
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -52,9 +55,11 @@ for i in range(shards):
     (suite / "sizes.json").write_text(json.dumps({p.stem: sizes[p.stem] for p in mine if at_gpu_sizes and p.stem in sizes}, indent=1))
     print(f"== shard {i + 1}: {len(mine)} problems: {' '.join(p.stem for p in mine)}")
 PY
+THREADS="${KE_HV_THREADS:-$(( $(nproc) / SHARDS > 0 ? $(nproc) / SHARDS : 1 ))}"
 for i in $(seq 1 "$SHARDS"); do
   S="$HV/shard$i"
   timeout "${KE_HV_DEADLINE:-480}" "$BIN" bench "$S/suite" --target triton --sizes "$S/suite/sizes.json" \
+    --threads "$THREADS" --load-timeout "${KE_HV_LOAD_TIMEOUT:-600}" \
     --budget "${KE_HV_BUDGET:-2}" --seeds 3 --min-time 0.05 --confirm-rounds 3 --candidate-timeout "${KE_HV_CANDIDATE_TIMEOUT:-60}" \
     --profile-top 0 --fixtures "${KE_HV_FIXTURES:-device}" --cache-dir "$S/cache" --out "$S/bench" > "$OUT/bench$i.log" 2>&1 &
 done
