@@ -210,6 +210,24 @@ TEST(LlmTargetProtocol, CpuAndCudaPromptsSpellBoolAsDocsAbiMd) {
   EXPECT_NE(cuda.find("one fenced ```cuda block"), std::string::npos);
 }
 
+TEST(LlmTargetProtocol, PromptsSayWhatTheCheckerAllowsBeyondTheToleranceAndWhereTf32Follows) {
+  core::Problem p = Bf16Problem();
+  const std::string cpu = PromptFor(CpuProtocol(), p, nullptr).user;
+  EXPECT_NE(cpu.find("atol also allows 8 x eager PyTorch's own error there"), std::string::npos) << cpu;
+  EXPECT_EQ(cpu.find("TF32"), std::string::npos);
+  const std::string strict = PromptFor(TritonProtocol(), p, nullptr).user;
+  EXPECT_NE(strict.find("and on every set on the GPU,"), std::string::npos);
+  EXPECT_NE(strict.find("The reference runs no float32 product in TF32"), std::string::npos) << strict;
+  p.reference_tf32.conv = true;  // PyTorch's default
+  const std::string conv = PromptFor(TritonProtocol(), p, nullptr).user;
+  EXPECT_NE(conv.find("The reference runs its float32 convolutions in TF32 (torch.backends.cudnn.allow_tf32, "
+                      "PyTorch's default), so tl.dot(..., input_precision=\"tf32\") is acceptable for those"),
+            std::string::npos)
+      << conv;
+  const std::string cuda = PromptFor(CudaProtocol(), p, nullptr).user;
+  EXPECT_NE(cuda.find("so TF32 tensor-core MMA is acceptable for those"), std::string::npos) << cuda;
+}
+
 TEST(LlmTargetProtocol, PromptsV1ServeTheCpuOnly) {
   const core::Problem p = Bf16Problem();
   const fs::path v1 = fs::path(KE_SOURCE_DIR) / "prompts" / "v1";

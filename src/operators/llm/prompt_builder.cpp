@@ -70,6 +70,35 @@ std::string ToleranceText(const core::Problem& p, const std::map<core::DType, co
   return out;
 }
 
+/// What the checker allows beyond the tolerance (docs/fitness.md): a multiple of eager's
+/// own error on the edge-case sets, and on GPU targets on every set; there, which float32
+/// products the reference itself runs in TF32 (core::ReferenceTf32), so a kernel may too.
+std::string AllowanceText(const core::Problem& p, const TargetProtocol& protocol) {
+  const bool gpu = protocol.target != "cpu";
+  std::string out = fmt::format(
+      ". On the edge-case input sets (the first set's float inputs set to 0, -|x|, x * 1e4, x * 1e-30){} atol "
+      "also allows {:g} x eager PyTorch's own error there against a float64 reference",
+      gpu ? ", and on every set on the GPU," : "", eval::kEdgeReferenceErrorMultiple);
+  if (!gpu) return out;
+  const auto& tf32 = p.reference_tf32;
+  const bool triton = protocol.target == "triton";
+  const std::string tf32_way = triton ? "tl.dot(..., input_precision=\"tf32\")" : "TF32 tensor-core MMA";
+  const std::string exact_way = triton ? "tl.dot input_precision=\"tf32x3\" or \"ieee\""
+                                       : "float32 FMA, or 3xTF32 (hi/lo split) on tensor cores";
+  if (tf32.conv || tf32.matmul) {
+    out += fmt::format(". The reference runs its float32 {} in TF32 ({}), so {} is acceptable for {}; other float32 "
+                       "products must keep float32 accuracy ({})",
+                       tf32.conv && tf32.matmul ? "convolutions and matmuls" : tf32.conv ? "convolutions" : "matmuls",
+                       tf32.conv && tf32.matmul ? "torch.backends.cudnn.allow_tf32, torch.backends.cuda.matmul.allow_tf32"
+                       : tf32.conv              ? "torch.backends.cudnn.allow_tf32, PyTorch's default"
+                                                : "torch.backends.cuda.matmul.allow_tf32",
+                       tf32_way, tf32.conv && tf32.matmul ? "them" : "those", exact_way);
+  } else {
+    out += fmt::format(". The reference runs no float32 product in TF32: keep float32 accuracy ({})", exact_way);
+  }
+  return out;
+}
+
 std::string ProblemSection(const PromptLibrary& lib, const PromptInputs& in, const TargetProtocol& protocol,
                            int threads) {
   const core::Problem& p = *in.context->problem;
@@ -96,7 +125,7 @@ std::string ProblemSection(const PromptLibrary& lib, const PromptInputs& in, con
                      {"eager_where", protocol.eager_where(threads)},
                      {"atol", fmt::format("{:g}", tol.atol)},
                      {"rtol", fmt::format("{:g}", tol.rtol)},
-                     {"tolerance", ToleranceText(p, in.tolerance_overrides)},
+                     {"tolerance", ToleranceText(p, in.tolerance_overrides) + AllowanceText(p, protocol)},
                      {"graph", Graph(p)}});
 }
 
