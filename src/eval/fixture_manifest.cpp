@@ -122,6 +122,10 @@ FixtureManifest ManifestFromJson(const json& doc, const fs::path& dir, const std
     }
     m.edge_cases.push_back(std::move(edge));
   }
+  m.eager_error_multiple = doc.value("eager_error_multiple", 0.0);
+  if (!(m.eager_error_multiple >= 0) || !std::isfinite(m.eager_error_multiple)) {
+    throw core::InvalidInputError(where + ": eager_error_multiple must be a finite number >= 0");
+  }
   for (const auto& e : doc.value("edge_skipped", json::array())) {
     m.edge_skipped.emplace_back(e.at("name").get<std::string>(), e.value("reason", ""));
   }
@@ -172,7 +176,7 @@ double EdgeCaseFixture::ReferenceError(const std::string& output) const {
 
 core::Tolerance FixtureManifest::EdgeToleranceFor(const EdgeCaseFixture& edge, const core::TensorSpec& output) const {
   core::Tolerance tolerance = ToleranceFor(output.dtype);
-  tolerance.atol += kEdgeReferenceErrorMultiple * edge.ReferenceError(output.name);
+  tolerance.atol += eager_error_multiple * edge.ReferenceError(output.name);
   return tolerance;
 }
 
@@ -229,6 +233,7 @@ json FixtureManifestToJson(const FixtureManifest& m, const fs::path& manifest_di
     }
     doc["edge_cases"] = edges;
   }
+  if (m.eager_error_multiple > 0) doc["eager_error_multiple"] = m.eager_error_multiple;
   if (!m.edge_skipped.empty()) {
     json skipped = json::array();
     for (const auto& [name, reason] : m.edge_skipped) skipped.push_back({{"name", name}, {"reason", reason}});

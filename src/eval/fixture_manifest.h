@@ -26,6 +26,7 @@ namespace kernelevolve::eval {
 ///    "edge_cases": [{"name": "large", "file": "edge_large.safetensors",
 ///                    "description": "float inputs scaled by 10000",
 ///                    "reference_error": {"output.0": 512.0}}],        // optional
+///    "eager_error_multiple": 8,                                       // optional, default 0
 ///    "edge_skipped": [{"name": "zeros", "reason": "..."}],            // optional
 ///    "set_shapes": [{"input.0": [517], "output.0": [8, 64], ...}, ...]}  // optional
 /// "set_shapes" (one object per file, same order as "files") is written when the seeds
@@ -75,8 +76,13 @@ struct FixtureManifest {
 
   /// The override for `dtype`, else eval::DefaultTolerance(dtype).
   core::Tolerance ToleranceFor(core::DType dtype) const;
+  /// The problem's EAGER_ERROR_MULTIPLE (worker edge_cases.py): an edge set's atol also
+  /// allows this many times eager PyTorch's own error there (EdgeCaseFixture::
+  /// reference_error). 0, the default, is off: one maximum per output widens atol for
+  /// every element, also where eager is exact (docs/fitness.md).
+  double eager_error_multiple = 0;
   /// The tolerance of `output` on edge case `edge`: ToleranceFor(output.dtype) with
-  /// kEdgeReferenceErrorMultiple x edge.ReferenceError(output.name) added to atol.
+  /// eager_error_multiple x edge.ReferenceError(output.name) added to atol.
   core::Tolerance EdgeToleranceFor(const EdgeCaseFixture& edge, const core::TensorSpec& output) const;
 };
 

@@ -7,18 +7,6 @@
 
 namespace kernelevolve::eval {
 
-/// How many times eager PyTorch's own error on an edge-case set (its float32 result
-/// against the float64 reference, EdgeCaseFixture::reference_error) a kernel may add to
-/// atol there. At inputs x 1e4 a float32 product of K terms of 1e8 is off by hundreds
-/// wherever the terms cancel, which no kernel, eager included, meets within
-/// atol 1e-4 + rtol 1e-4 x |ref|. The idea is torch._dynamo's accuracy check, which
-/// passes a compiled result within a multiple of eager's error against a float64
-/// reference (torch/_dynamo/utils.py, same(..., fp64_ref)). 8 rather than dynamo's 2:
-/// eager's GEMMs sum K in blocks, and a kernel summing K in one sequential loop is
-/// 1-8x eager's max error at K = 24-4096 (randn x 1e4, torch 2.11 on the build VM),
-/// which the seeds already accept. Mirrors edge_cases.REFERENCE_ERROR_MULTIPLE.
-inline constexpr double kEdgeReferenceErrorMultiple = 8.0;
-
 /// Default tolerance per dtype: float32 atol = rtol = 1e-4; float64 1e-7;
 /// float16 / bfloat16 1e-2; integer and bool types exact (0, 0).
 core::Tolerance DefaultTolerance(core::DType dtype);

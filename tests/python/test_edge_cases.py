@@ -271,3 +271,18 @@ def test_large_set_of_a_product_records_eagers_error_in_the_manifest(worker: Wor
     edge = load_file(str(tmp_path / "fixtures" / "edge_large.safetensors"))
     eager = torch.relu(torch.bmm(edge["input.0"], edge["input.1"]) + edge["input.2"])
     assert error == float((eager.double() - edge["output.0"].double()).abs().max()) > 1.0
+
+
+@pytest.mark.parametrize("value", [-1, float("nan"), float("inf"), "8", True])
+def test_eager_error_multiple_must_be_a_finite_number(value: Any) -> None:
+    module = types.ModuleType("p")
+    module.EAGER_ERROR_MULTIPLE = value
+    with pytest.raises(ProblemError, match="p.py: EAGER_ERROR_MULTIPLE"):
+        edges.problem_eager_error_multiple(module, "p.py")
+
+
+def test_eager_error_multiple_defaults_to_off() -> None:
+    module = types.ModuleType("p")
+    assert edges.problem_eager_error_multiple(module, "p.py") == 0.0
+    module.EAGER_ERROR_MULTIPLE = 8
+    assert edges.problem_eager_error_multiple(module, "p.py") == 8.0

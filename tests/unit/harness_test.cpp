@@ -10,7 +10,6 @@
 
 #include "core/error.h"
 #include "eval/fixture_manifest.h"
-#include "eval/tolerance.h"
 #include "platforms/cpu/cpu_platform.h"
 
 namespace kernelevolve::platforms::cpu {
@@ -116,6 +115,7 @@ TEST(FixtureManifestTest, ReadsWhatItWritesAndNamesBadFields) {
   m.tolerance_overrides[core::DType::kFloat32] = {1e-3, 2e-3};
   m.edge_cases = {{"large", "float inputs scaled by 10000", dir / "edge_large.safetensors", {{"output.0", 640.0}}}};
   m.edge_skipped = {{"zeros", "'x' reaches 0 below its INPUT_DOMAIN [1, 2]"}};
+  m.eager_error_multiple = 4;
   nlohmann::json doc = eval::FixtureManifestToJson(m, dir);
   EXPECT_EQ(doc["files"][0], "seed_5.safetensors");
   EXPECT_EQ(doc["edge_cases"][0]["file"], "edge_large.safetensors");
@@ -132,8 +132,11 @@ TEST(FixtureManifestTest, ReadsWhatItWritesAndNamesBadFields) {
   EXPECT_EQ(back.edge_cases[0].file, dir / "edge_large.safetensors");
   EXPECT_EQ(back.edge_cases[0].ReferenceError("output.0"), 640.0);
   EXPECT_EQ(back.edge_cases[0].ReferenceError("output.1"), 0.0);
+  EXPECT_EQ(back.eager_error_multiple, 4);  // EAGER_ERROR_MULTIPLE = 4
   EXPECT_DOUBLE_EQ(back.EdgeToleranceFor(back.edge_cases[0], back.outputs[0]).atol,
-                   1e-3 + eval::kEdgeReferenceErrorMultiple * 640.0);  // the float32 override's atol, widened
+                   1e-3 + 4 * 640.0);  // the float32 override's atol, widened
+  back.eager_error_multiple = 0;  // the default: no allowance
+  EXPECT_DOUBLE_EQ(back.EdgeToleranceFor(back.edge_cases[0], back.outputs[0]).atol, 1e-3);
   ASSERT_EQ(back.edge_skipped.size(), 1u);
   EXPECT_EQ(back.edge_skipped[0].first, "zeros");
 

@@ -212,6 +212,14 @@ TEST(LlmTargetProtocol, CpuAndCudaPromptsSpellBoolAsDocsAbiMd) {
 
 TEST(LlmTargetProtocol, PromptsSayWhatTheCheckerAllowsBeyondTheToleranceAndWhereTf32Follows) {
   core::Problem p = Bf16Problem();
+  p.reference_tf32.conv = true;  // PyTorch's default, but the problem has not opted in
+  const std::string plain = PromptFor(TritonProtocol(), p, nullptr).user;
+  EXPECT_NE(plain.find("Float32 products must keep float32 accuracy against that exact reference (no plain TF32)"),
+            std::string::npos)
+      << plain;
+  EXPECT_EQ(PromptFor(CpuProtocol(), p, nullptr).user.find("eager PyTorch's own error"), std::string::npos);
+  p.reference_tf32.conv = false;
+  p.eager_error_multiple = 8;  // EAGER_ERROR_MULTIPLE = 8
   const std::string cpu = PromptFor(CpuProtocol(), p, nullptr).user;
   EXPECT_NE(cpu.find("atol also allows 8 x eager PyTorch's own error there"), std::string::npos) << cpu;
   EXPECT_EQ(cpu.find("TF32"), std::string::npos);

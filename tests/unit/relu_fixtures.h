@@ -17,8 +17,10 @@ namespace kernelevolve::testing_util {
 /// 0, 1, 2 of standard normal inputs, plus the edge-case sets "large" (seed 0 x 1e4)
 /// and "zeros" as the worker writes them (edge_cases.py), into `dir`; returns the
 /// matching Problem. `large_reference_error` > 0 is written as eager's own error on
-/// "large" (the manifest's reference_error of output.0), widening that set's atol.
-inline core::Problem WriteReluFixtures(const std::filesystem::path& dir, double large_reference_error = 0) {
+/// "large" (the manifest's reference_error of output.0), `eager_error_multiple` as the
+/// problem's EAGER_ERROR_MULTIPLE (together: that set's atol widened).
+inline core::Problem WriteReluFixtures(const std::filesystem::path& dir, double large_reference_error = 0,
+                                       double eager_error_multiple = 0) {
   namespace fs = std::filesystem;
   core::Problem problem;
   problem.name = "relu";
@@ -28,6 +30,7 @@ inline core::Problem WriteReluFixtures(const std::filesystem::path& dir, double 
   problem.outputs = {{"output.0", core::TensorRole::kOutput, {8, 1000}, core::DType::kFloat32}};
   eval::FixtureManifest manifest;
   manifest.problem = "relu";
+  manifest.eager_error_multiple = eager_error_multiple;
   manifest.inputs = problem.inputs;
   manifest.outputs = problem.outputs;
   manifest.seeds = problem.seeds;

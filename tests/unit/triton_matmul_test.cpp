@@ -204,6 +204,7 @@ TEST(TritonMatmul, Float32TakesPlainTf32OnlyWhenTheReferenceDoes) {
        Call("mm", "aten.mm.default", {R("self", "a"), R("mat2", "b")}, {64, 64}, "float32")},
       "mm");
   p.reference_tf32.conv = true;  // PyTorch's defaults: convolutions in TF32, matmuls not
+  p.eager_error_multiple = 8;    // the problem opts in to tolerances that follow eager
   auto strict = MatchTritonTemplate(p);
   ASSERT_TRUE(strict.tmpl) << strict.unsupported;
   const auto& values = strict.tmpl->Space().Find("input_precision")->values;
@@ -216,6 +217,10 @@ TEST(TritonMatmul, Float32TakesPlainTf32OnlyWhenTheReferenceDoes) {
   EXPECT_EQ(drafts[0].at("input_precision"), "tf32");
   EXPECT_EQ(drafts[1].at("input_precision"), "tf32x3");
   EXPECT_NE(tf32.tmpl->Generate(drafts[0]).find("input_precision=\"tf32\")"), std::string::npos);
+  p.eager_error_multiple = 0;  // the default: float32 tolerances, so no plain TF32 even under allow_tf32
+  auto off = MatchTritonTemplate(p);
+  ASSERT_TRUE(off.tmpl) << off.unsupported;
+  EXPECT_EQ(off.tmpl->Drafts().front().at("input_precision"), "tf32x3");
 }
 
 TEST(TritonMatmul, RefusesWhatItCannotFuse) {

@@ -15,7 +15,6 @@ from typing import Any, NamedTuple
 
 import torch
 
-from .edge_cases import REFERENCE_ERROR_MULTIPLE
 
 # src/eval/tolerance.cpp, DefaultTolerance.
 DEFAULT_TOLERANCE: dict[str, tuple[float, float]] = {
@@ -66,20 +65,28 @@ def _number(value: Any) -> str:
     return f"{value:g}" if isinstance(value, (int, float)) else str(value)
 
 
-def allowance(reference_error: dict[str, float], output: str) -> float:
-    """What an input set adds to ``output``'s atol: edge_cases.REFERENCE_ERROR_MULTIPLE
-    times eager's own error on it (``reference_error``, by output name; 0 when absent)."""
-    return REFERENCE_ERROR_MULTIPLE * float(reference_error.get(output, 0.0))
+def allowance(reference_error: dict[str, float], output: str, multiple: float) -> float:
+    """What an input set adds to ``output``'s atol: the problem's EAGER_ERROR_MULTIPLE
+    (``multiple``; 0 = off) times eager's own error on it (``reference_error``, by output
+    name; 0 when absent)."""
+    return multiple * float(reference_error.get(output, 0.0))
 
 
-def allowance_note(reference_error: dict[str, float], output: str) -> str:
-    """What a mismatch message adds when ``output``'s atol holds that allowance, as the
-    CPU harness words it ("; atol includes 8 x eager PyTorch's own max error on this set
-    (512)"); "" when it holds none."""
+def allowance_note(reference_error: dict[str, float], output: str, multiple: float, atol: float) -> str:
+    """What a mismatch message adds, as the CPU harness words it: with an allowance,
+    "; atol includes 8 x eager PyTorch's own max error on this set (512)"; without one,
+    when eager's own error exceeds ``atol`` (the dtype's), a hint that eager misses the
+    tolerance there too; else ""."""
     error = float(reference_error.get(output, 0.0))
     if error <= 0:
         return ""
-    return f"; atol includes {REFERENCE_ERROR_MULTIPLE:g} x eager PyTorch's own max error on this set ({error:g})"
+    if multiple > 0:
+        return f"; atol includes {multiple:g} x eager PyTorch's own max error on this set ({error:g})"
+    if error > atol:
+        return (f"; eager PyTorch's own float32 result is up to {error:g} off the float64 reference on this set, "
+                "outside this tolerance too: leave the set out with EDGE_CASES, or set EAGER_ERROR_MULTIPLE, in the "
+                "problem file (docs/fitness.md)")
+    return ""
 
 
 def json_double(value: float) -> Any:

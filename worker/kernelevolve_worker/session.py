@@ -178,6 +178,7 @@ class WorkerSession:
         loader.apply_overrides(module, overrides, path)
         tolerance = loader.problem_tolerance(module, path)
         edge_names = edges.problem_edge_cases(module, path)  # a malformed EDGE_CASES fails before any work
+        eager_multiple = edges.problem_eager_error_multiple(module, path)
         bounds = shapes.problem_output_bounds(module, path)
         try:
             on_device = device_fixtures.requested_mode() == device_fixtures.DEVICE_MODE
@@ -260,6 +261,8 @@ class WorkerSession:
         if bounds or any(s != set_shapes[0] for s in set_shapes):
             manifest["set_shapes"] = set_shapes
         manifest.update(edges.manifest_entries(edge_written, edge_skipped))
+        if eager_multiple > 0:
+            manifest["eager_error_multiple"] = eager_multiple
         if on_device:
             manifest["fixtures"] = device_fixtures.DEVICE_MODE
         try:
@@ -282,7 +285,7 @@ class WorkerSession:
             "fixtures": device_fixtures.DEVICE_MODE if on_device else "files",
             "threads": threads, "torch_version": torch.__version__, "memory_check": memory,
             "reference_device": "cpu" if ref.device is None else str(ref.device), "reference_note": ref.note,
-            "reference_tf32": reference_tf32(),
+            "reference_tf32": reference_tf32(), "eager_error_multiple": eager_multiple,
             "phase_seconds": clock.seconds,
         }
         return result, LoadedProblem(path, module, model, first_inputs, threads)

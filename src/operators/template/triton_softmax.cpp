@@ -211,7 +211,8 @@ TemplateMatch MatchTritonTemplate(const core::Problem& problem) {
   // the specialized Triton families bake the first set's sizes, so the loop nest, which
   // reads the sizes that differ at run time, takes the graph.
   if (!problem.shape_graphs.empty()) {
-    return families::NoteEmbeddingBagRefusal(graph, families::MatchTritonLoopNest(graph, problem.shape_graphs, problem.reference_tf32));
+    return families::NoteEmbeddingBagRefusal(
+        graph, families::MatchTritonLoopNest(graph, problem.shape_graphs, problem.TritonTf32()));
   }
   // A softmax the last-dim template refuses (another dim) falls through to rowwise.
   std::optional<TemplateMatch> softmax = MatchTritonSoftmax(graph);
@@ -219,7 +220,7 @@ TemplateMatch MatchTritonTemplate(const core::Problem& problem) {
   // A graph a specialized family refuses (two matmuls, say) goes on to the loop nest.
   if (auto mm = MatchTritonMatmul(graph)) {  // issue 6: matmul + elementwise epilogue
     if (mm->spec) {
-      mm->spec->reference_tf32 = problem.reference_tf32.matmul;
+      mm->spec->reference_tf32 = problem.TritonTf32().matmul;
       return {std::make_unique<TritonMatmulTemplate>(std::move(*mm->spec)), ""};
     }
   }
@@ -231,7 +232,7 @@ TemplateMatch MatchTritonTemplate(const core::Problem& problem) {
   if (rowwise.tmpl) return rowwise;
   // Every other graph the Core ATen lowering accepts: a program of loop-nest kernels.
   // When nothing applies, the lowering's reason is the answer (it names the node).
-  return families::NoteEmbeddingBagRefusal(graph, families::MatchTritonLoopNest(graph, {}, problem.reference_tf32));
+  return families::NoteEmbeddingBagRefusal(graph, families::MatchTritonLoopNest(graph, {}, problem.TritonTf32()));
 }
 
 TemplateMatch MatchTemplateForTarget(const std::string& target, const core::Problem& problem, int threads,

@@ -67,12 +67,21 @@ std::string MismatchMessage(const core::OutputCheck& check, const std::string& w
   return text;
 }
 
-/// What a mismatch message on an edge case adds when its atol holds an allowance for
-/// eager's own error there (eval::kEdgeReferenceErrorMultiple); "" when it holds none.
-std::string EdgeAllowanceNote(double reference_error) {
+/// What a mismatch message on an edge case adds: with the problem's EAGER_ERROR_MULTIPLE
+/// (`multiple` > 0), that its atol includes that multiple of eager's own error there;
+/// without, when eager's own error exceeds the dtype's `atol`, a hint that eager misses
+/// the tolerance there too; else "". Worded as the GPU runner's allowance_note.
+std::string EdgeAllowanceNote(double reference_error, double multiple, double atol) {
   if (reference_error <= 0) return "";
-  return fmt::format("; atol includes {:g} x eager PyTorch's own max error on this set ({:g})",
-                     eval::kEdgeReferenceErrorMultiple, reference_error);
+  if (multiple > 0) {
+    return fmt::format("; atol includes {:g} x eager PyTorch's own max error on this set ({:g})", multiple,
+                       reference_error);
+  }
+  if (reference_error <= atol) return "";
+  return fmt::format("; eager PyTorch's own float32 result is up to {:g} off the float64 reference on this set, "
+                     "outside this tolerance too: leave the set out with EDGE_CASES, or set EAGER_ERROR_MULTIPLE, "
+                     "in the problem file (docs/fitness.md)",
+                     reference_error);
 }
 
 // How long after a checked call returns the harness looks again at its outputs and
@@ -277,7 +286,8 @@ SeedOutcome CheckEdgeCases(EntryFn entry, CheckContext& ctx, std::vector<core::O
         }
         if (outcome.first_incorrect.empty()) {
           outcome.first_incorrect = MismatchMessage(check, where, reference.NumElements()) +
-                                    EdgeAllowanceNote(edge.ReferenceError(spec.name));
+                                    EdgeAllowanceNote(edge.ReferenceError(spec.name), ctx.manifest.eager_error_multiple,
+                                                      ctx.manifest.ToleranceFor(spec.dtype).atol);
         }
       }
       checks->push_back(std::move(check));
