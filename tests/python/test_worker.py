@@ -317,3 +317,28 @@ def test_a_problem_that_turns_tf32_on_says_so(tmp_path: Path) -> None:
     finally:
         own.close()
     assert result["reference_tf32"] == {"matmul": True, "conv": False}
+
+
+def test_a_problem_files_torch_settings_do_not_reach_the_next_problem(worker: WorkerProcess, tmp_path: Path) -> None:
+    # bench loads many problems in one worker: float64 by default and TF32 matmuls set by
+    # one file at import must not change how the next one draws inputs or reports TF32.
+    first = tmp_path / "a_float64_tf32.py"
+    first.write_text(
+        "import torch\n"
+        "torch.set_default_dtype(torch.float64)\n"
+        "torch.backends.cuda.matmul.allow_tf32 = True\n"
+        "class Model(torch.nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        return x * 2\n"
+        "def get_inputs():\n"
+        "    return [torch.randn(4, 8)]\n"
+        "def get_init_inputs():\n"
+        "    return []\n")
+    second = tmp_path / "b_plain.py"
+    second.write_text(first.read_text().replace("torch.set_default_dtype(torch.float64)\n", "")
+                      .replace("torch.backends.cuda.matmul.allow_tf32 = True\n", ""))
+    a = worker.call("load_problem", load_params(first, tmp_path / "fa"))
+    assert a["inputs"][0]["dtype"] == "float64" and a["reference_tf32"]["matmul"] is True
+    b = worker.call("load_problem", load_params(second, tmp_path / "fb"))
+    assert b["inputs"][0]["dtype"] == "float32"
+    assert b["reference_tf32"] == {"matmul": False, "conv": True}

@@ -23,6 +23,7 @@ from typing import Any
 import torch
 
 from .protocol import ProblemError, one_line
+from .torch_state import restore_defaults
 
 REQUIRED_NAMES = ("Model", "get_inputs", "get_init_inputs")
 
@@ -63,7 +64,9 @@ def exception_line(exc: BaseException) -> str:
 
 
 def import_problem(path: str) -> types.ModuleType:
-    """Imports the problem file under a fresh, unique module name.
+    """Imports the problem file under a fresh, unique module name, after putting torch's
+    process-wide settings back to the worker's start (torch_state.restore_defaults: an
+    earlier problem file may have changed them).
 
     Args:
         path: the file, as the caller gave it (used verbatim in messages).
@@ -84,6 +87,7 @@ def import_problem(path: str) -> types.ModuleType:
         raise ProblemError(f"{path}: cannot be imported as a Python file")
     module = importlib.util.module_from_spec(spec)
     sys.modules[module_name] = module
+    restore_defaults()
     try:
         spec.loader.exec_module(module)
     except SyntaxError as exc:
