@@ -93,6 +93,21 @@ class WorkerProcess:
             return self.proc.wait()
 
 
+def write_problem(path: Path, args: str, result: str, inputs: str, prelude: str = "") -> Path:
+    """Writes a KernelBench-format problem file: ``prelude`` lines after ``import torch``,
+    ``forward(self, <args>)`` returning ``result``, ``get_inputs()`` returning ``inputs``
+    (a Python list expression) and no init inputs. Returns ``path``."""
+    path.write_text(f"import torch\n{prelude}"
+                    "class Model(torch.nn.Module):\n"
+                    f"    def forward(self, {args}):\n"
+                    f"        return {result}\n"
+                    "def get_inputs():\n"
+                    f"    return {inputs}\n"
+                    "def get_init_inputs():\n"
+                    "    return []\n")
+    return path
+
+
 def load_params(path: Path, fixtures_dir: Path, **extra: Any) -> dict[str, Any]:
     """load_problem params with test defaults (one thread, 2 GB budget, fast baseline)."""
     params: dict[str, Any] = {"path": str(path), "overrides": {}, "seeds": [0, 1, 2],

@@ -15,7 +15,7 @@ import torch
 from safetensors import safe_open
 from safetensors.torch import load_file
 
-from conftest import BAD_PROBLEMS_DIR, PROBLEMS_DIR, TEST_PROBLEMS_DIR, WorkerProcess, load_params
+from conftest import BAD_PROBLEMS_DIR, PROBLEMS_DIR, TEST_PROBLEMS_DIR, WorkerProcess, load_params, write_problem
 from kernelevolve_worker import edge_cases as edges
 from kernelevolve_worker.protocol import ProblemError
 
@@ -254,16 +254,8 @@ def test_reference_error_is_eagers_own_error_against_the_float64_reference() -> 
 
 
 def test_large_set_of_a_product_records_eagers_error_in_the_manifest(worker: WorkerProcess, tmp_path: Path) -> None:
-    source = tmp_path / "bmm_residual.py"
-    source.write_text(
-        "import torch\n"
-        "class Model(torch.nn.Module):\n"
-        "    def forward(self, a, b, r):\n"
-        "        return torch.relu(torch.bmm(a, b) + r)\n"
-        "def get_inputs():\n"
-        "    return [torch.randn(1, 40, 24), torch.randn(1, 24, 36), torch.randn(1, 40, 36)]\n"
-        "def get_init_inputs():\n"
-        "    return []\n")
+    source = write_problem(tmp_path / "bmm_residual.py", "a, b, r", "torch.relu(torch.bmm(a, b) + r)",
+                           "[torch.randn(1, 40, 24), torch.randn(1, 24, 36), torch.randn(1, 40, 36)]")
     _, manifest = load(worker, source, tmp_path / "fixtures", seeds=[0])
     by_name = {e["name"]: e for e in manifest["edge_cases"]}
     assert "reference_error" not in by_name["zeros"]  # relu(0 + 0) is exact

@@ -11,7 +11,7 @@ from safetensors import safe_open
 from safetensors.torch import load_file
 
 from conftest import (BAD_PROBLEMS_DIR, FAST_BASELINE, PROBLEMS_DIR, REPO_ROOT, TEST_PROBLEMS_DIR, WorkerProcess,
-                      load_params)
+                      load_params, write_problem)
 
 
 def test_hello_reports_versions_and_pid(worker: WorkerProcess) -> None:
@@ -299,18 +299,8 @@ def test_release_forgets_the_problem_and_the_worker_serves_the_next(worker: Work
 
 def test_a_problem_that_turns_tf32_on_says_so(tmp_path: Path) -> None:
     # The flags are per process: read in a worker of its own, after the problem's import.
-    source = tmp_path / "tf32_linear.py"
-    source.write_text(
-        "import torch\n"
-        "torch.backends.cuda.matmul.allow_tf32 = True\n"
-        "torch.backends.cudnn.allow_tf32 = False\n"
-        "class Model(torch.nn.Module):\n"
-        "    def forward(self, a, b):\n"
-        "        return a @ b\n"
-        "def get_inputs():\n"
-        "    return [torch.randn(4, 8), torch.randn(8, 3)]\n"
-        "def get_init_inputs():\n"
-        "    return []\n")
+    source = write_problem(tmp_path / "tf32_linear.py", "a, b", "a @ b", "[torch.randn(4, 8), torch.randn(8, 3)]",
+                           "torch.backends.cuda.matmul.allow_tf32 = True\ntorch.backends.cudnn.allow_tf32 = False\n")
     own = WorkerProcess()
     try:
         result = own.call("load_problem", load_params(source, tmp_path / "fixtures"))
@@ -322,21 +312,9 @@ def test_a_problem_that_turns_tf32_on_says_so(tmp_path: Path) -> None:
 def test_a_problem_files_torch_settings_do_not_reach_the_next_problem(worker: WorkerProcess, tmp_path: Path) -> None:
     # bench loads many problems in one worker: float64 by default and TF32 matmuls set by
     # one file at import must not change how the next one draws inputs or reports TF32.
-    first = tmp_path / "a_float64_tf32.py"
-    first.write_text(
-        "import torch\n"
-        "torch.set_default_dtype(torch.float64)\n"
-        "torch.backends.cuda.matmul.allow_tf32 = True\n"
-        "class Model(torch.nn.Module):\n"
-        "    def forward(self, x):\n"
-        "        return x * 2\n"
-        "def get_inputs():\n"
-        "    return [torch.randn(4, 8)]\n"
-        "def get_init_inputs():\n"
-        "    return []\n")
-    second = tmp_path / "b_plain.py"
-    second.write_text(first.read_text().replace("torch.set_default_dtype(torch.float64)\n", "")
-                      .replace("torch.backends.cuda.matmul.allow_tf32 = True\n", ""))
+    first = write_problem(tmp_path / "a_float64_tf32.py", "x", "x * 2", "[torch.randn(4, 8)]",
+                          "torch.set_default_dtype(torch.float64)\ntorch.backends.cuda.matmul.allow_tf32 = True\n")
+    second = write_problem(tmp_path / "b_plain.py", "x", "x * 2", "[torch.randn(4, 8)]")
     a = worker.call("load_problem", load_params(first, tmp_path / "fa"))
     assert a["inputs"][0]["dtype"] == "float64" and a["reference_tf32"]["matmul"] is True
     b = worker.call("load_problem", load_params(second, tmp_path / "fb"))
