@@ -35,7 +35,8 @@ from . import device_fixtures
 from . import edge_cases as edges
 from . import problem_loader as loader
 from .compile_cache import CompiledBaselines, baseline_key
-from .gpu_checks import EdgeSet, allowance, allowance_note, compare, fill_poison, mismatch_message, same_bits
+from .gpu_checks import (EdgeSet, allowance, allowance_note, compare, fill_poison, mismatch_message, same_bits,
+                         tolerance_for)
 from .gpu_timing import Clock, TimingConfig, time_interleaved
 from .guarded_buffers import first_guard_message, guarded_clone, guarded_empty
 from .phase_clock import PhaseClock
@@ -209,7 +210,7 @@ class GpuRunner:
         if want_eager:
             with phases.phase("baselines"):
                 self._build_baselines(want_compile)
-            if float(self.manifest.get("eager_error_multiple", 0.0)) > 0:  # the problem's opt-in
+            if self._eager_error_multiple() > 0:  # the problem's opt-in
                 with phases.phase("eager_error"):
                     self._measure_eager_errors()
         return {"device": str(self.device), "seeds": len(self.inputs), "edge_cases": len(self.edges),
@@ -278,6 +279,14 @@ class GpuRunner:
             self.seed_errors = []
             self.notes.append(f"eager's own error not measured: {loader.exception_line(exc)}")
         self.clock.synchronize()
+
+    def _eager_error_multiple(self) -> float:
+        """The problem's EAGER_ERROR_MULTIPLE (manifest "eager_error_multiple"; 0 = off)."""
+        return float(self.manifest.get("eager_error_multiple", 0.0))
+
+    def _seed_errors(self, k: int) -> dict[str, float]:
+        """Eager's own error on seed k by output name; {} when not measured."""
+        return self.seed_errors[k] if k < len(self.seed_errors) else {}
 
     def _require_prepared(self, method: str) -> None:
         self._require_device(method)
@@ -351,8 +360,7 @@ class GpuRunner:
 
     def _check_seed(self, entry: Callable[..., Any], k: int, when: str) -> tuple[list[dict[str, Any]], str]:
         """Runs the candidate on seed k with poisoned outputs; returns (checks, cheat)."""
-        errors = self.seed_errors[k] if k < len(self.seed_errors) else {}
-        return self._check_set(entry, self.inputs[k], self.outputs[k], k, "", when, errors)
+        return self._check_set(entry, self.inputs[k], self.outputs[k], k, "", when, self._seed_errors(k))
 
     def _check_set(self, entry: Callable[..., Any], pristine: list[torch.Tensor], refs: list[torch.Tensor],
                    k: int, edge: str, when: str, reference_error: dict[str, float] | None = None
@@ -384,8 +392,7 @@ class GpuRunner:
             if not same_bits(a, b):
                 return [], f"mutated input {spec['name']} ({when})"
         snapshot = set_shapes.trim_outputs(self.manifest["outputs"], snapshot, refs)
-        multiple = float(self.manifest.get("eager_error_multiple", 0.0))
-        extra = [allowance(reference_error or {}, n, multiple) for n in names]
+        extra = [allowance(reference_error or {}, n, self._eager_error_multiple()) for n in names]
         checks = [compare(s, ref, k, n, overrides, x) for s, ref, n, x in zip(snapshot, refs, names, extra)]
         for c in checks:
             c["edge_case"] = edge
@@ -492,12 +499,10 @@ class GpuRunner:
                 where, errors, refs = f"edge case '{edge.name}' ({edge.description})", edge.reference_error, edge.outputs
             else:
                 k = c["seed_index"]
-                where, refs = f"seed {k}", self.outputs[k]
-                errors = self.seed_errors[k] if k < len(self.seed_errors) else {}
-            base_atol = c["atol"] - allowance(errors, c["output"], float(self.manifest.get("eager_error_multiple", 0.0)))
+                where, refs, errors = f"seed {k}", self.outputs[k], self._seed_errors(k)
+            dtype_atol = tolerance_for(refs[index].dtype, self.manifest.get("tolerance", {}))[0]
             result.update(status="incorrect", message=mismatch_message(c, where, refs[index].numel())
-                          + allowance_note(errors, c["output"], float(self.manifest.get("eager_error_multiple", 0.0)),
-                                           base_atol))
+                          + allowance_note(errors, c["output"], self._eager_error_multiple(), dtype_atol))
             return
         origin, foreign = self._kernel_origin(entry, own)
         step("kernel origin profiled")
