@@ -49,10 +49,12 @@ struct Problem {
   int threads = 1;
   std::string torch_version;
   ReferenceTf32 reference_tf32;
-  /// The problem's EAGER_ERROR_MULTIPLE (worker edge_cases.py; 0 = off): checks allow
-  /// this many times eager's own error on the edge sets, and on GPU targets on every
-  /// set. Only then may a GPU kernel use plain TF32 where the reference does
-  /// (TritonTf32), since TF32 misses float32 tolerances against the exact answer.
+  /// The problem's EAGER_ERROR_MULTIPLE (worker edge_cases.py; default 8, 0 = off):
+  /// where float rounding moves an element by about its tolerance, the checks allow this
+  /// many times eager's own per-element error scale there (worker eager_error.py) on
+  /// the edge sets, and on GPU targets on every set. Only then may a GPU kernel use plain
+  /// TF32 where the reference does (TritonTf32), since TF32 misses float32 tolerances
+  /// against the exact answer. 0 here when the worker did not say.
   double eager_error_multiple = 0;
 
   /// reference_tf32 when eager_error_multiple > 0, else no TF32 anywhere.

@@ -1,5 +1,6 @@
 #include "eval/fixture_manifest.h"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -97,6 +98,36 @@ void ReadShapeEntries(const json& doc, FixtureManifest& m, const std::string& wh
   }
 }
 
+/// The "allowance" list of edge entry `entry` (absent: empty): distinct names of outputs
+/// of `m`, whose outputs are read already; throws naming `where` and the bad value.
+std::vector<std::string> AllowanceFromJson(const json& entry, const FixtureManifest& m,
+                                           const std::string& where) {
+  if (!entry.contains("allowance")) return {};
+  const json& list = entry.at("allowance");
+  if (!list.is_array()) {
+    throw core::InvalidInputError(where + ": allowance must be a list of output names");
+  }
+  std::vector<std::string> names;
+  for (const auto& item : list) {
+    if (!item.is_string()) {
+      throw core::InvalidInputError(where + ": allowance entry " + item.dump() +
+                                    " must be an output name");
+    }
+    const std::string name = item.get<std::string>();
+    const bool known = std::any_of(m.outputs.begin(), m.outputs.end(),
+                                   [&](const core::TensorSpec& spec) { return spec.name == name; });
+    if (!known) {
+      throw core::InvalidInputError(where + ": allowance names '" + name +
+                                    "', which is not an output");
+    }
+    if (std::find(names.begin(), names.end(), name) != names.end()) {
+      throw core::InvalidInputError(where + ": allowance lists '" + name + "' twice");
+    }
+    names.push_back(name);
+  }
+  return names;
+}
+
 FixtureManifest ManifestFromJson(const json& doc, const fs::path& dir, const std::string& where) {
   FixtureManifest m;
   m.problem = doc.value("problem", "");
@@ -105,8 +136,11 @@ FixtureManifest ManifestFromJson(const json& doc, const fs::path& dir, const std
   m.seeds = doc.at("seeds").get<std::vector<int>>();
   for (const auto& f : doc.at("files")) m.files.push_back(dir / f.get<std::string>());
   for (const auto& e : doc.value("edge_cases", json::array())) {
-    EdgeCaseFixture edge{e.at("name").get<std::string>(), e.value("description", ""),
-                         dir / e.at("file").get<std::string>(), {}};
+    EdgeCaseFixture edge{e.at("name").get<std::string>(),
+                         e.value("description", ""),
+                         dir / e.at("file").get<std::string>(),
+                         {},
+                         {}};
     const json errors = e.value("reference_error", json::object());  // items() must not outlive it
     if (!errors.is_object()) throw core::InvalidInputError(where + ": edge case '" + edge.name + "': reference_error must be an object");
     for (const auto& [output, error] : errors.items()) {
@@ -120,6 +154,7 @@ FixtureManifest ManifestFromJson(const json& doc, const fs::path& dir, const std
       }
       edge.reference_error[output] = value;
     }
+    edge.allowance = AllowanceFromJson(e, m, where + ": edge case '" + edge.name + "'");
     m.edge_cases.push_back(std::move(edge));
   }
   m.eager_error_multiple = doc.value("eager_error_multiple", 0.0);
@@ -174,11 +209,11 @@ double EdgeCaseFixture::ReferenceError(const std::string& output) const {
   return it == reference_error.end() ? 0.0 : it->second;
 }
 
-core::Tolerance FixtureManifest::EdgeToleranceFor(const EdgeCaseFixture& edge, const core::TensorSpec& output) const {
-  core::Tolerance tolerance = ToleranceFor(output.dtype);
-  tolerance.atol += eager_error_multiple * edge.ReferenceError(output.name);
-  return tolerance;
+bool EdgeCaseFixture::HasAllowance(const std::string& output) const {
+  return std::find(allowance.begin(), allowance.end(), output) != allowance.end();
 }
+
+std::string AllowanceTensorName(const std::string& output) { return "allowance." + output; }
 
 FixtureManifest ReadFixtureManifest(const fs::path& path) {
   std::ifstream in(path);
@@ -229,11 +264,12 @@ json FixtureManifestToJson(const FixtureManifest& m, const fs::path& manifest_di
     for (const auto& e : m.edge_cases) {
       json entry = {{"name", e.name}, {"file", relative(e.file)}, {"description", e.description}};
       if (!e.reference_error.empty()) entry["reference_error"] = e.reference_error;
+      if (!e.allowance.empty()) entry["allowance"] = e.allowance;
       edges.push_back(std::move(entry));
     }
     doc["edge_cases"] = edges;
   }
-  if (m.eager_error_multiple > 0) doc["eager_error_multiple"] = m.eager_error_multiple;
+  doc["eager_error_multiple"] = m.eager_error_multiple;  // always, as the worker writes it
   if (!m.edge_skipped.empty()) {
     json skipped = json::array();
     for (const auto& [name, reason] : m.edge_skipped) skipped.push_back({{"name", name}, {"reason", reason}});

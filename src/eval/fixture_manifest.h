@@ -25,7 +25,8 @@ namespace kernelevolve::eval {
 ///    "tolerance": {"float32": {"atol": 1e-4, "rtol": 1e-4}},   // optional overrides
 ///    "edge_cases": [{"name": "large", "file": "edge_large.safetensors",
 ///                    "description": "float inputs scaled by 10000",
-///                    "reference_error": {"output.0": 512.0}}],        // optional
+///                    "reference_error": {"output.0": 512.0},          // optional
+///                    "allowance": ["output.0"]}],                     // optional
 ///    "eager_error_multiple": 8,                                       // optional, default 0
 ///    "edge_skipped": [{"name": "zeros", "reason": "..."}],            // optional
 ///    "set_shapes": [{"input.0": [517], "output.0": [8, 64], ...}, ...]}  // optional
@@ -34,6 +35,14 @@ namespace kernelevolve::eval {
 /// hold the first seed's shapes. A bounded output (data-dependent shape, docs/abi.md) has
 /// "shape" = its bound and "size_output": "output.<k>.size", the int64 [ndim] output the
 /// kernel fills with the actual shape; set_shapes holds the actual shape per file.
+/// An edge-case file holds, beside "input.N" and "output.N", for each output listed in
+/// its "allowance" a tensor "allowance.output.N" (AllowanceTensorName): float32, the
+/// reference's shape, values >= 0 and finite, eager PyTorch's float rounding error scale
+/// at each element in the output's units (0 where eager is insensitive, e.g. a relu's
+/// clipped zeros); the harness widens that element's tolerance by eager_error_multiple
+/// times it (eval::ElementAllowance). "eager_error_multiple" is the problem's
+/// EAGER_ERROR_MULTIPLE: the worker writes it always (8 by default, 0 when the problem
+/// opts out); absent reads as 0 (no allowance).
 /// Other keys (source_path, overrides) are ignored by the harness. Edge-case sets are
 /// the first seed's inputs pushed to extreme values (worker/kernelevolve_worker/edge_cases.py);
 /// each is checked once, never used for timing.
@@ -43,11 +52,21 @@ struct EdgeCaseFixture {
   std::filesystem::path file;      // absolute
   /// Output name -> eager PyTorch's own max abs error on this set against its float64
   /// reference (edge_cases.reference_error, in the output's units); absent means 0.
+  /// Only for messages: the tolerance follows `allowance`.
   std::map<std::string, double> reference_error;
+  /// Names of the outputs whose per-element allowance tensor (AllowanceTensorName) the
+  /// file holds; each names an output of the manifest, at most once.
+  std::vector<std::string> allowance;
 
   /// reference_error of `output`, 0 when absent.
   double ReferenceError(const std::string& output) const;
+  /// True when `allowance` lists `output`.
+  bool HasAllowance(const std::string& output) const;
 };
+
+/// Name of the per-element allowance tensor of `output` in an edge-case file:
+/// "allowance.output.0" for "output.0".
+std::string AllowanceTensorName(const std::string& output);
 
 struct FixtureManifest {
   std::string problem;
@@ -74,23 +93,24 @@ struct FixtureManifest {
   /// True when some file has other shapes than the first, or an output is bounded.
   bool ShapesVary() const { return !set_shapes.empty(); }
 
-  /// The override for `dtype`, else eval::DefaultTolerance(dtype).
+  /// The override for `dtype`, else eval::DefaultTolerance(dtype). Every set, edge sets
+  /// included, starts from it.
   core::Tolerance ToleranceFor(core::DType dtype) const;
-  /// The problem's EAGER_ERROR_MULTIPLE (worker edge_cases.py): an edge set's atol also
-  /// allows this many times eager PyTorch's own error there (EdgeCaseFixture::
-  /// reference_error). 0, the default, is off: one maximum per output widens atol for
-  /// every element, also where eager is exact (docs/fitness.md).
+  /// The problem's EAGER_ERROR_MULTIPLE (worker edge_cases.py): on an edge set, element i
+  /// of an output listed in EdgeCaseFixture::allowance may also differ by this many times
+  /// the allowance tensor's element i (eager PyTorch's own float error there, so 0 where
+  /// eager is exact). The worker writes 8 by default; 0 (also when absent) is off
+  /// (docs/fitness.md).
   double eager_error_multiple = 0;
-  /// The tolerance of `output` on edge case `edge`: ToleranceFor(output.dtype) with
-  /// eager_error_multiple x edge.ReferenceError(output.name) added to atol.
-  core::Tolerance EdgeToleranceFor(const EdgeCaseFixture& edge, const core::TensorSpec& output) const;
 };
 
 /// Reads and validates `path`. Throws IoError (unreadable) or InvalidInputError naming
 /// the file and field (malformed JSON, missing field, unknown role or dtype, negative
 /// dimension, seeds and files of different lengths, no outputs, set_shapes of another
 /// length than files or naming a shape with another number of dimensions, a size_output
-/// that is not an int64 [ndim] output).
+/// that is not an int64 [ndim] output, an edge case's reference_error that is not a
+/// finite number >= 0, an edge case's allowance that is not a list of distinct output
+/// names, an eager_error_multiple that is not a finite number >= 0).
 FixtureManifest ReadFixtureManifest(const std::filesystem::path& path);
 
 /// The manifest as JSON; `files` are written relative to `manifest_dir` when inside it.

@@ -66,11 +66,13 @@ bool NonFinitePasses(double a, double e, ParityCounts* counts) {
 }
 
 // Records one finite pair with absolute difference `diff` and reference magnitude
-// `abs_e`; returns whether it is within tolerance.
-bool FinitePasses(double diff, double abs_e, const core::Tolerance& tol, core::OutputCheck* check) {
+// `abs_e`; returns whether it is within tolerance plus `extra` (the element's allowance,
+// 0 without one).
+bool FinitePasses(double diff, double abs_e, const core::Tolerance& tol, double extra,
+                  core::OutputCheck* check) {
   check->max_abs_error = std::max(check->max_abs_error, diff);
   check->max_rel_error = std::max(check->max_rel_error, diff / std::max(abs_e, kTinyReference));
-  return diff <= tol.atol + tol.rtol * abs_e;
+  return diff <= tol.atol + tol.rtol * abs_e + extra;
 }
 
 void RecordMismatch(int64_t index, core::OutputCheck* check) {
@@ -90,16 +92,24 @@ Stored ElementAt(const HostTensor& tensor, int64_t i) {
 // widened to double by `widen` (exact for every float dtype). Equal elements (the
 // common case for a correct kernel) pass at once: their difference is 0, and two equal
 // values are never NaN; an equal pair of infinities passes as NonFinitePasses would.
+// The allowance is read only for the unequal finite pairs.
 template <typename Stored, typename Widen>
 void CompareFloatElements(const HostTensor& actual, const HostTensor& expected, int64_t n,
-                          const core::Tolerance& tolerance, core::OutputCheck* check, ParityCounts* parity,
-                          Widen widen) {
+                          const core::Tolerance& tolerance, const ElementAllowance& allowance,
+                          core::OutputCheck* check, ParityCounts* parity, Widen widen) {
   for (int64_t i = 0; i < n; ++i) {
     const double a = widen(ElementAt<Stored>(actual, i));
     const double e = widen(ElementAt<Stored>(expected, i));
     if (a == e) continue;
-    const bool ok = std::isfinite(a) && std::isfinite(e) ? FinitePasses(std::fabs(a - e), std::fabs(e), tolerance, check)
-                                                         : NonFinitePasses(a, e, parity);
+    bool ok = false;
+    if (std::isfinite(a) && std::isfinite(e)) {
+      const double extra = allowance.scale
+                               ? allowance.multiple * double{ElementAt<float>(*allowance.scale, i)}
+                               : 0.0;
+      ok = FinitePasses(std::fabs(a - e), std::fabs(e), tolerance, extra, check);
+    } else {
+      ok = NonFinitePasses(a, e, parity);
+    }
     if (!ok) RecordMismatch(i, check);
   }
 }
@@ -119,7 +129,30 @@ void CompareIntegerElements(const HostTensor& actual, const HostTensor& expected
     const __int128 gap = static_cast<__int128>(a) - static_cast<__int128>(e);
     const double diff = static_cast<double>(gap < 0 ? -gap : gap);
     const double abs_e = std::fabs(static_cast<double>(e));
-    if (!FinitePasses(diff, abs_e, tolerance, check)) RecordMismatch(i, check);
+    if (!FinitePasses(diff, abs_e, tolerance, 0.0, check)) RecordMismatch(i, check);
+  }
+}
+
+// Throws InvalidInputError unless `allowance` is none (no scale) or a float32 scale with
+// the element count and byte size of `expected` and a finite multiple >= 0.
+void CheckAllowance(const ElementAllowance& allowance, const HostTensor& expected) {
+  if (!(allowance.multiple >= 0) || !std::isfinite(allowance.multiple)) {
+    throw core::InvalidInputError("element allowance: multiple must be a finite number >= 0, got " +
+                                  std::to_string(allowance.multiple));
+  }
+  if (allowance.scale == nullptr) return;
+  const HostTensor& scale = *allowance.scale;
+  if (scale.dtype != DType::kFloat32) {
+    throw core::InvalidInputError("element allowance '" + scale.name + "' must be float32, got " +
+                                  std::string(core::DTypeName(scale.dtype)));
+  }
+  const int64_t n = expected.NumElements();
+  if (scale.NumElements() != n ||
+      scale.bytes.size() != static_cast<std::size_t>(n) * sizeof(float)) {
+    throw core::InvalidInputError(
+        "element allowance '" + scale.name + "' has shape " + ShapeText(scale.shape) + " (" +
+        std::to_string(scale.bytes.size()) + " bytes), but the reference " + expected.name +
+        " has " + std::to_string(n) + " elements " + ShapeText(expected.shape));
   }
 }
 
@@ -136,12 +169,14 @@ core::Tolerance DefaultTolerance(core::DType dtype) {
 }
 
 core::OutputCheck CompareTensors(const HostTensor& actual, const HostTensor& expected,
-                                 const core::Tolerance& tolerance) {
+                                 const core::Tolerance& tolerance,
+                                 const ElementAllowance& allowance) {
   if (!(tolerance.atol >= 0) || !(tolerance.rtol >= 0)) {
     throw core::InvalidInputError("tolerance must have atol >= 0 and rtol >= 0, got atol=" +
                                   std::to_string(tolerance.atol) +
                                   " rtol=" + std::to_string(tolerance.rtol));
   }
+  CheckAllowance(allowance, expected);
   core::OutputCheck check;
   check.atol = tolerance.atol;
   check.rtol = tolerance.rtol;
@@ -166,17 +201,19 @@ core::OutputCheck CompareTensors(const HostTensor& actual, const HostTensor& exp
   ParityCounts parity;
   switch (expected.dtype) {  // one loop per storage type: no per-element dtype dispatch
     case DType::kFloat32:
-      CompareFloatElements<float>(actual, expected, n, tolerance, &check, &parity, [](float v) { return double{v}; });
+      CompareFloatElements<float>(actual, expected, n, tolerance, allowance, &check, &parity,
+                                  [](float v) { return double{v}; });
       break;
     case DType::kFloat64:
-      CompareFloatElements<double>(actual, expected, n, tolerance, &check, &parity, [](double v) { return v; });
+      CompareFloatElements<double>(actual, expected, n, tolerance, allowance, &check, &parity,
+                                   [](double v) { return v; });
       break;
     case DType::kFloat16:
-      CompareFloatElements<uint16_t>(actual, expected, n, tolerance, &check, &parity,
+      CompareFloatElements<uint16_t>(actual, expected, n, tolerance, allowance, &check, &parity,
                                      [](uint16_t v) { return double{HalfToFloat(v)}; });
       break;
     case DType::kBFloat16:
-      CompareFloatElements<uint16_t>(actual, expected, n, tolerance, &check, &parity,
+      CompareFloatElements<uint16_t>(actual, expected, n, tolerance, allowance, &check, &parity,
                                      [](uint16_t v) { return double{BFloat16ToFloat(v)}; });
       break;
     case DType::kInt8: CompareIntegerElements<int8_t>(actual, expected, n, tolerance, &check); break;

@@ -11,8 +11,23 @@ namespace kernelevolve::eval {
 /// float16 / bfloat16 1e-2; integer and bool types exact (0, 0).
 core::Tolerance DefaultTolerance(core::DType dtype);
 
+/// A per-element widening of the tolerance on top of atol and rtol: element i of a
+/// floating-point output also may differ by `multiple` x scale[i]. The edge-case sets
+/// use it with eager PyTorch's own float rounding error at each element (fixture
+/// tensor "allowance.output.N", eval/fixture_manifest.h) and the problem's
+/// EAGER_ERROR_MULTIPLE, so a wider tolerance only where eager itself is inexact.
+struct ElementAllowance {
+  /// float32, as many elements as the reference (same flat order), values >= 0 and
+  /// finite, in the output's units; not owned. nullptr: no allowance.
+  const HostTensor* scale = nullptr;
+  /// Factor on scale[i]; finite and >= 0 (0 adds nothing).
+  double multiple = 0;
+};
+
 /// Compares `actual` with `expected` element by element: an element passes when
-/// |a - e| <= atol + rtol * |e|, when both are NaN, or when both are the same infinity.
+/// |a - e| <= atol + rtol * |e| + allowance.multiple * allowance.scale[i] (the last term
+/// only for floating-point dtypes and when allowance.scale is set), when both are NaN,
+/// or when both are the same infinity.
 /// A shape or dtype mismatch fails with a note and no element comparison.
 /// max_rel_error is |a - e| / max(|e|, 1e-12) over finite pairs.
 /// Elements are compared in double: float16/bfloat16 converted exactly (eval/half.h),
@@ -21,9 +36,13 @@ core::Tolerance DefaultTolerance(core::DType dtype);
 /// are values outside tolerance; otherwise it says "dtype mismatch: got X, expected Y",
 /// "shape mismatch: got [..], expected [..]", "byte size mismatch: ...", or lists the
 /// NaN/Inf parity failures with counts, e.g. "NaN where reference is finite (3 elements);
-/// Inf where reference is finite (1 element)". Throws InvalidInputError when atol or
-/// rtol is negative or NaN.
+/// Inf where reference is finite (1 element)". check.atol and check.rtol are the plain
+/// tolerance's (without the allowance). Throws InvalidInputError when atol or rtol is
+/// negative or NaN, when allowance.multiple is negative or not finite, or when
+/// allowance.scale is not float32 or has another element count (or byte size) than
+/// `expected`.
 core::OutputCheck CompareTensors(const HostTensor& actual, const HostTensor& expected,
-                                 const core::Tolerance& tolerance);
+                                 const core::Tolerance& tolerance,
+                                 const ElementAllowance& allowance = {});
 
 }  // namespace kernelevolve::eval

@@ -263,6 +263,26 @@ def test_large_set_of_a_product_records_eagers_error_in_the_manifest(worker: Wor
     edge = load_file(str(tmp_path / "fixtures" / "edge_large.safetensors"))
     eager = torch.relu(torch.bmm(edge["input.0"], edge["input.1"]) + edge["input.2"])
     assert error == float((eager.double() - edge["output.0"].double()).abs().max()) > 1.0
+    # Eager misses the tolerance there, so the set carries a per-element allowance:
+    # positive where the product's cancellation makes rounding matter, 0 at the relu's
+    # clipped zeros, where no kernel may be off at all.
+    assert by_name["large"]["allowance"] == ["output.0"] and "allowance" not in by_name["zeros"]
+    scale = edge["allowance.output.0"]
+    assert scale.dtype == torch.float32 and scale.shape == edge["output.0"].shape
+    pre = torch.bmm(edge["input.0"].double(), edge["input.1"].double()) + edge["input.2"].double()
+    assert bool((scale[pre < -1e6] == 0).all()) and bool((scale[pre > 1e6] > 0).all())
+    assert manifest["eager_error_multiple"] == 8.0
+
+
+def test_eager_error_multiple_0_writes_no_allowance(worker: WorkerProcess, tmp_path: Path) -> None:
+    source = write_problem(tmp_path / "bmm_off.py", "a, b", "torch.bmm(a, b)",
+                           "[torch.randn(1, 40, 24), torch.randn(1, 24, 36)]", prelude="EAGER_ERROR_MULTIPLE = 0\n")
+    _, manifest = load(worker, source, tmp_path / "fixtures", seeds=[0])
+    large = {e["name"]: e for e in manifest["edge_cases"]}["large"]
+    assert large["reference_error"]["output.0"] > 1.0 and "allowance" not in large
+    assert manifest["eager_error_multiple"] == 0.0
+    with safe_open(str(tmp_path / "fixtures" / "edge_large.safetensors"), "pt") as f:
+        assert sorted(f.keys()) == ["input.0", "input.1", "output.0"]
 
 
 @pytest.mark.parametrize("value", [-1, float("nan"), float("inf"), "8", True])
@@ -273,8 +293,10 @@ def test_eager_error_multiple_must_be_a_finite_number(value: Any) -> None:
         edges.problem_eager_error_multiple(module, "p.py")
 
 
-def test_eager_error_multiple_defaults_to_off() -> None:
+def test_eager_error_multiple_defaults_to_8_and_0_turns_it_off() -> None:
     module = types.ModuleType("p")
+    assert edges.problem_eager_error_multiple(module, "p.py") == edges.SUGGESTED_EAGER_ERROR_MULTIPLE == 8.0
+    module.EAGER_ERROR_MULTIPLE = 0
     assert edges.problem_eager_error_multiple(module, "p.py") == 0.0
-    module.EAGER_ERROR_MULTIPLE = 8
-    assert edges.problem_eager_error_multiple(module, "p.py") == 8.0
+    module.EAGER_ERROR_MULTIPLE = 2.5
+    assert edges.problem_eager_error_multiple(module, "p.py") == 2.5

@@ -69,6 +69,7 @@ def test_load_relu_writes_fixtures_manifest_and_baseline(worker: WorkerProcess, 
         "seeds": [0, 1, 2],
         "files": ["seed_0.safetensors", "seed_1.safetensors", "seed_2.safetensors"],
         "overrides": {},
+        "eager_error_multiple": 8.0,  # no EAGER_ERROR_MULTIPLE in relu.py: the default
     }
     assert not [p.name for p in fixtures.iterdir() if ".tmp" in p.name]
 

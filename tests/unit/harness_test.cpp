@@ -1,5 +1,6 @@
 // The CPU harness's pure parts: arguments, verdict JSON, outcome mapping, manifest.
 #include "platforms/cpu/harness.h"
+#include "relu_fixtures.h"
 
 #include <signal.h>
 #include <unistd.h>
@@ -10,7 +11,9 @@
 
 #include "core/error.h"
 #include "eval/fixture_manifest.h"
+#include "eval/safetensors.h"
 #include "platforms/cpu/cpu_platform.h"
+#include "platforms/cpu/harness_checks.h"
 
 namespace kernelevolve::platforms::cpu {
 namespace {
@@ -113,12 +116,17 @@ TEST(FixtureManifestTest, ReadsWhatItWritesAndNamesBadFields) {
   m.seeds = {5};
   m.files = {dir / "seed_5.safetensors"};
   m.tolerance_overrides[core::DType::kFloat32] = {1e-3, 2e-3};
-  m.edge_cases = {{"large", "float inputs scaled by 10000", dir / "edge_large.safetensors", {{"output.0", 640.0}}}};
+  m.edge_cases = {{"large",
+                   "float inputs scaled by 10000",
+                   dir / "edge_large.safetensors",
+                   {{"output.0", 640.0}},
+                   {"output.0"}}};
   m.edge_skipped = {{"zeros", "'x' reaches 0 below its INPUT_DOMAIN [1, 2]"}};
   m.eager_error_multiple = 4;
   nlohmann::json doc = eval::FixtureManifestToJson(m, dir);
   EXPECT_EQ(doc["files"][0], "seed_5.safetensors");
   EXPECT_EQ(doc["edge_cases"][0]["file"], "edge_large.safetensors");
+  EXPECT_EQ(doc["edge_cases"][0]["allowance"], nlohmann::json::array({"output.0"}));
   std::ofstream(dir / "manifest.json") << doc.dump();
   eval::FixtureManifest back = eval::ReadFixtureManifest(dir / "manifest.json");
   EXPECT_EQ(back.inputs.size(), 2u);
@@ -132,11 +140,18 @@ TEST(FixtureManifestTest, ReadsWhatItWritesAndNamesBadFields) {
   EXPECT_EQ(back.edge_cases[0].file, dir / "edge_large.safetensors");
   EXPECT_EQ(back.edge_cases[0].ReferenceError("output.0"), 640.0);
   EXPECT_EQ(back.edge_cases[0].ReferenceError("output.1"), 0.0);
+  EXPECT_EQ(back.edge_cases[0].allowance, std::vector<std::string>{"output.0"});
+  EXPECT_TRUE(back.edge_cases[0].HasAllowance("output.0"));
+  EXPECT_FALSE(back.edge_cases[0].HasAllowance("output.1"));
+  EXPECT_EQ(eval::AllowanceTensorName("output.0"), "allowance.output.0");
   EXPECT_EQ(back.eager_error_multiple, 4);  // EAGER_ERROR_MULTIPLE = 4
-  EXPECT_DOUBLE_EQ(back.EdgeToleranceFor(back.edge_cases[0], back.outputs[0]).atol,
-                   1e-3 + 4 * 640.0);  // the float32 override's atol, widened
-  back.eager_error_multiple = 0;  // the default: no allowance
-  EXPECT_DOUBLE_EQ(back.EdgeToleranceFor(back.edge_cases[0], back.outputs[0]).atol, 1e-3);
+  nlohmann::json old_doc = doc;  // a manifest from before allowances and the written multiple
+  old_doc["edge_cases"][0].erase("allowance");
+  old_doc.erase("eager_error_multiple");
+  std::ofstream(dir / "old.json") << old_doc.dump();
+  const eval::FixtureManifest old = eval::ReadFixtureManifest(dir / "old.json");
+  EXPECT_TRUE(old.edge_cases[0].allowance.empty());
+  EXPECT_EQ(old.eager_error_multiple, 0);  // absent: off
   ASSERT_EQ(back.edge_skipped.size(), 1u);
   EXPECT_EQ(back.edge_skipped[0].first, "zeros");
 
@@ -159,6 +174,75 @@ TEST(FixtureManifestTest, ReadsWhatItWritesAndNamesBadFields) {
               std::string::npos)
         << e.what();
   }
+  doc["edge_cases"][0]["reference_error"]["output.0"] = 640.0;
+  const std::vector<std::pair<nlohmann::json, std::string>> bad_allowances = {
+      {nlohmann::json::array({"output.9"}),
+       "edge case 'large': allowance names 'output.9', which is not an output"},
+      {nlohmann::json::array({3}), "edge case 'large': allowance entry 3 must be an output name"},
+      {nlohmann::json::array({"output.0", "output.0"}),
+       "edge case 'large': allowance lists 'output.0' twice"},
+      {"output.0", "edge case 'large': allowance must be a list of output names"}};
+  for (const auto& [value, expected] : bad_allowances) {
+    doc["edge_cases"][0]["allowance"] = value;
+    std::ofstream(dir / "bad_allowance.json") << doc.dump();
+    try {
+      eval::ReadFixtureManifest(dir / "bad_allowance.json");
+      ADD_FAILURE() << "expected InvalidInputError for allowance " << value.dump();
+    } catch (const core::InvalidInputError& e) {
+      EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << e.what();
+    }
+  }
+  fs::remove_all(dir);
+}
+
+TEST(FixtureManifestTest, EdgeCaseFixturesCarryTheListedAllowancesAndNameBadOnes) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("ke-allowance-test-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  kernelevolve::testing_util::WriteReluFixtures(dir, 10.0, 8.0, 10.0f);
+  eval::FixtureManifest m = eval::ReadFixtureManifest(dir / "manifest.json");
+  ASSERT_EQ(m.edge_cases.size(), 2u);  // "large" (with an allowance), "zeros"
+  std::vector<SeedFixture> edges = LoadEdgeCaseFixtures(m);
+  ASSERT_EQ(edges[0].allowances.size(), 1u);
+  ASSERT_TRUE(edges[0].allowances[0].has_value());
+  EXPECT_EQ(edges[0].allowances[0]->shape, (std::vector<int64_t>{8, 1000}));
+  EXPECT_EQ(edges[0].allowances[0]->dtype, core::DType::kFloat32);
+  ASSERT_EQ(edges[1].allowances.size(), 1u);
+  EXPECT_FALSE(edges[1].allowances[0].has_value());
+  EXPECT_TRUE(LoadSeedFixtures(m)[0].allowances.empty());
+
+  auto expect_error = [&](const eval::FixtureManifest& manifest, const std::string& expected) {
+    try {
+      LoadEdgeCaseFixtures(manifest);
+      ADD_FAILURE() << "expected InvalidInputError: " << expected;
+    } catch (const core::InvalidInputError& e) {
+      EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << e.what();
+    }
+  };
+  eval::FixtureManifest missing = m;
+  missing.edge_cases[1].allowance = {"output.0"};  // edge_zeros.safetensors has none
+  expect_error(missing, (dir / "edge_zeros.safetensors").string() +
+                            ": tensor 'allowance.output.0' (edge case 'zeros'): missing, though "
+                            "the manifest lists an "
+                            "allowance for output.0");
+
+  const fs::path large = m.edge_cases[0].file;
+  auto rewrite_allowance = [&](eval::HostTensor allowance) {
+    const eval::SafetensorsFile file = eval::ReadSafetensors(large);
+    std::vector<eval::HostTensor> tensors = {file.Get("input.0"), file.Get("output.0"),
+                                             std::move(allowance)};
+    eval::WriteSafetensors(large, tensors);
+  };
+  eval::HostTensor flat = *edges[0].allowances[0];
+  flat.shape = {8000};
+  rewrite_allowance(flat);
+  expect_error(m, large.string() +
+                      ": tensor 'allowance.output.0' (edge case 'large'): must be float32 of "
+                      "output.0's shape [8, 1000], got float32 [8000]");
+  eval::HostTensor negative = *edges[0].allowances[0];
+  negative.MutableData<float>()[5] = -1.0f;
+  rewrite_allowance(negative);
+  expect_error(m, "element 5 is -1; every element must be finite and >= 0");
   fs::remove_all(dir);
 }
 

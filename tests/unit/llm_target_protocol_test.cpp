@@ -217,14 +217,22 @@ TEST(LlmTargetProtocol, PromptsSayWhatTheCheckerAllowsBeyondTheToleranceAndWhere
   EXPECT_NE(plain.find("Float32 products must keep float32 accuracy against that exact reference (no plain TF32)"),
             std::string::npos)
       << plain;
-  EXPECT_EQ(PromptFor(CpuProtocol(), p, nullptr).user.find("eager PyTorch's own error"), std::string::npos);
+  EXPECT_EQ(PromptFor(CpuProtocol(), p, nullptr).user.find("eager's own float32 error"),
+            std::string::npos);
   p.reference_tf32.conv = false;
   p.eager_error_multiple = 8;  // EAGER_ERROR_MULTIPLE = 8
   const std::string cpu = PromptFor(CpuProtocol(), p, nullptr).user;
-  EXPECT_NE(cpu.find("atol also allows 8 x eager PyTorch's own error there"), std::string::npos) << cpu;
+  EXPECT_NE(cpu.find("where float rounding moves elements by about the tolerance, each element's "
+                     "tolerance adds 8 x eager's own float32 error at that element"),
+            std::string::npos)
+      << cpu;
+  EXPECT_EQ(cpu.find("every such set on the GPU"), std::string::npos) << cpu;
   EXPECT_EQ(cpu.find("TF32"), std::string::npos);
   const std::string strict = PromptFor(TritonProtocol(), p, nullptr).user;
-  EXPECT_NE(strict.find("and on every set on the GPU,"), std::string::npos);
+  EXPECT_NE(strict.find("about the tolerance, and on every such set on the GPU (eager's error measured "
+                        "there, TF32 included), each element's tolerance adds"),
+            std::string::npos)
+      << strict;
   EXPECT_NE(strict.find("The reference runs no float32 product in TF32"), std::string::npos) << strict;
   p.reference_tf32.conv = true;  // PyTorch's default
   const std::string conv = PromptFor(TritonProtocol(), p, nullptr).user;

@@ -206,5 +206,75 @@ TEST(ToleranceTest, RejectsNegativeOrNaNTolerance) {
   EXPECT_THROW(CompareTensors(F64({1}), F64({1}), {0.0, kNaN}), core::InvalidInputError);
 }
 
+TEST(ToleranceTest, ElementAllowanceWidensEachElementByItsOwnScale) {
+  // atol 0.5, rtol 0; allowance 8 x {1, 0, 1, 0}: elements 0 and 2 may be off by 8.5,
+  // elements 1 and 3 (where eager is exact) by 0.5 only. All values binary-exact.
+  const core::Tolerance tol{0.5, 0.0};
+  const auto scale = MakeTensor<float>(DType::kFloat32, {2, 2}, {1.0f, 0.0f, 1.0f, 0.0f});
+  const ElementAllowance allowance{&scale, 8.0};
+  const auto expected = F64({1000, 0, 2000, 5});
+  // Element 0 off by 6 (within 0.5 + 8), element 2 off by exactly 8.5 (inclusive).
+  const auto within = F64({1006, 0, 2008.5, 5});
+  EXPECT_FALSE(CompareTensors(within, expected, tol).passed);  // only because of the allowance
+  const auto check = CompareTensors(within, expected, tol, allowance);
+  EXPECT_TRUE(check.passed);
+  EXPECT_EQ(check.atol, 0.5);  // the plain tolerance is reported
+  EXPECT_DOUBLE_EQ(check.max_abs_error, 8.5);
+  // Element 1 off by 0.75 where the allowance is 0; element 2 off by 9, beyond 8.5.
+  const auto beyond = CompareTensors(F64({1006, 0.75, 2009, 5}), expected, tol, allowance);
+  EXPECT_FALSE(beyond.passed);
+  EXPECT_EQ(beyond.mismatches, 2);
+  EXPECT_EQ(beyond.first_mismatch, 1);
+  // No scale, or a multiple of 0: the plain tolerance.
+  EXPECT_FALSE(CompareTensors(within, expected, tol, ElementAllowance{&scale, 0.0}).passed);
+  EXPECT_FALSE(CompareTensors(within, expected, tol, ElementAllowance{nullptr, 8.0}).passed);
+  // float32 and bfloat16 outputs use it too; NaN/Inf parity is unchanged.
+  const auto f32 = [](std::vector<float> v) { return MakeTensor<float>(DType::kFloat32, {4}, v); };
+  EXPECT_TRUE(
+      CompareTensors(f32({1006, 0, 2008, 5}), f32({1000, 0, 2000, 5}), tol, allowance).passed);
+  EXPECT_EQ(CompareTensors(f32({NAN, 0, 2000, 5}), f32({1000, 0, 2000, 5}), tol, allowance).note,
+            "NaN where reference is finite (1 element)");
+  const auto bf = [](std::vector<float> v) {
+    std::vector<uint16_t> bits;
+    for (float x : v) bits.push_back(FloatToBFloat16(x));
+    return MakeTensor<uint16_t>(DType::kBFloat16, {4}, bits);
+  };
+  EXPECT_TRUE(
+      CompareTensors(bf({1008, 0, 2000, 5}), bf({1000, 0, 2000, 5}), tol, allowance).passed);
+  EXPECT_FALSE(CompareTensors(bf({1008, 0, 2000, 5}), bf({1000, 0, 2000, 5}), tol).passed);
+}
+
+TEST(ToleranceTest, ElementAllowanceIsIgnoredForIntegersAndValidated) {
+  const auto scale = MakeTensor<float>(DType::kFloat32, {2}, {100.0f, 100.0f});
+  const auto i64 = [](std::vector<int64_t> v) {
+    return MakeTensor<int64_t>(DType::kInt64, {2}, v);
+  };
+  EXPECT_FALSE(
+      CompareTensors(i64({1, 2}), i64({1, 3}), {0, 0}, {&scale, 8.0}).passed);  // exact stays exact
+
+  const auto three = MakeTensor<float>(DType::kFloat32, {3}, {1.0f, 1.0f, 1.0f});
+  try {
+    CompareTensors(F64({1, 2}), F64({1, 2}), {0, 0}, {&three, 8.0});
+    ADD_FAILURE() << "expected InvalidInputError for a scale of 3 elements against 2";
+  } catch (const core::InvalidInputError& e) {
+    EXPECT_NE(std::string(e.what()).find(
+                  "has shape [3] (12 bytes), but the reference output.0 has 2 elements [2]"),
+              std::string::npos)
+        << e.what();
+  }
+  const auto f64_scale = F64({1, 1});
+  try {
+    CompareTensors(F64({1, 2}), F64({1, 2}), {0, 0}, {&f64_scale, 8.0});
+    ADD_FAILURE() << "expected InvalidInputError for a float64 scale";
+  } catch (const core::InvalidInputError& e) {
+    EXPECT_NE(std::string(e.what()).find("must be float32, got float64"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW(CompareTensors(F64({1, 2}), F64({1, 2}), {0, 0}, {&scale, -1.0}),
+               core::InvalidInputError);
+  EXPECT_THROW(CompareTensors(F64({1, 2}), F64({1, 2}), {0, 0}, {&scale, kInf}),
+               core::InvalidInputError);
+}
+
 }  // namespace
 }  // namespace kernelevolve::eval

@@ -41,6 +41,9 @@ class EdgeSet(NamedTuple):
     outputs: list[torch.Tensor]   # float64 references rounded to the output dtypes
     # Eager's own error per output name (edge_cases.reference_error); absent = 0.
     reference_error: dict[str, float]
+    # Per output name, eager's per-element error scale (eager_error.element_error_scale:
+    # float32, the output's shape, on the runner's device); absent = no allowance.
+    allowance: dict[str, torch.Tensor] = {}
 
 
 def mismatch_message(check: dict[str, Any], where: str, elements: int) -> str:
@@ -65,28 +68,24 @@ def _number(value: Any) -> str:
     return f"{value:g}" if isinstance(value, (int, float)) else str(value)
 
 
-def allowance(reference_error: dict[str, float], output: str, multiple: float) -> float:
-    """What an input set adds to ``output``'s atol: the problem's EAGER_ERROR_MULTIPLE
-    (``multiple``; 0 = off) times eager's own error on it (``reference_error``, by output
-    name; 0 when absent)."""
-    return multiple * float(reference_error.get(output, 0.0))
-
-
-def allowance_note(reference_error: dict[str, float], output: str, multiple: float, atol: float) -> str:
-    """What a mismatch message adds, as the CPU harness words it: with an allowance,
-    "; atol includes 8 x eager PyTorch's own max error on this set (512)"; without one,
-    when eager's own error exceeds ``atol`` (the dtype's), a hint that eager misses the
-    tolerance there too; else ""."""
+def allowance_note(reference_error: dict[str, float], scale: torch.Tensor | None, multiple: float,
+                   atol: float, output: str) -> str:
+    """What a mismatch message adds, as the CPU harness words it (harness.cpp
+    EdgeAllowanceNote): with a per-element allowance (``scale``, eager_error.py, and the
+    problem's EAGER_ERROR_MULTIPLE ``multiple`` > 0) "; the tolerance at each element adds
+    8 x eager PyTorch's own float32 error there (at most 40 on this set)"; without one,
+    when eager's own error (``reference_error`` by output name) exceeds ``atol`` (the
+    dtype's), a hint that eager misses the tolerance there too; else ""."""
+    if scale is not None and multiple > 0 and scale.numel() > 0:
+        return (f"; the tolerance at each element adds {multiple:g} x eager PyTorch's own float32 error there "
+                f"(at most {multiple * float(scale.max()):g} on this set)")
     error = float(reference_error.get(output, 0.0))
-    if error <= 0:
+    if error <= atol:
         return ""
-    if multiple > 0:
-        return f"; atol includes {multiple:g} x eager PyTorch's own max error on this set ({error:g})"
-    if error > atol:
-        return (f"; eager PyTorch's own float32 result is up to {error:g} off the float64 reference on this set, "
-                "outside this tolerance too: leave the set out with EDGE_CASES, or set EAGER_ERROR_MULTIPLE, in the "
-                "problem file (docs/fitness.md)")
-    return ""
+    fix = ("leave the set out with EDGE_CASES, or remove EAGER_ERROR_MULTIPLE = 0, in the problem file" if multiple <= 0
+           else "leave the set out with EDGE_CASES in the problem file")
+    return (f"; eager PyTorch's own float32 result is up to {error:g} off the float64 reference on this set, "
+            f"outside this tolerance too: {fix} (docs/fitness.md)")
 
 
 def json_double(value: float) -> Any:
@@ -107,18 +106,21 @@ def tolerance_for(dtype: torch.dtype, overrides: dict[str, dict[str, float]]) ->
 
 
 def compare(actual: torch.Tensor, expected: torch.Tensor, seed_index: int, name: str,
-            overrides: dict[str, dict[str, float]], extra_atol: float = 0.0) -> dict[str, Any]:
+            overrides: dict[str, dict[str, float]], scale: torch.Tensor | None = None,
+            multiple: float = 0.0) -> dict[str, Any]:
     """Compares one output with its reference (any device; the reference is moved).
 
-    ``extra_atol`` (>= 0) is added to the dtype's atol: an input set's allowance for
-    eager's own error there (allowance()).
+    With ``scale`` (eager's per-element error scale, eager_error.py: the reference's
+    shape, any float dtype) and ``multiple`` > 0, element i's tolerance adds
+    multiple * scale[i] (src/eval/tolerance.h, the same rule).
 
     Returns:
         {"seed_index", "output", "passed", "max_abs_error", "max_rel_error",
          "mismatches", "first_mismatch", "atol", "rtol", "note"}.
     """
     atol, rtol = tolerance_for(expected.dtype, overrides)
-    atol += extra_atol
+    if scale is not None and (multiple <= 0 or not expected.is_floating_point() or scale.numel() != expected.numel()):
+        scale = None
     check: dict[str, Any] = {"seed_index": seed_index, "output": name, "passed": False,
                              "max_abs_error": 0.0, "max_rel_error": 0.0, "mismatches": 0,
                              "first_mismatch": -1, "atol": atol, "rtol": rtol, "note": ""}
@@ -132,8 +134,10 @@ def compare(actual: torch.Tensor, expected: torch.Tensor, seed_index: int, name:
     e = expected.reshape(-1)
     mismatches, notes = 0, set()
     for begin in range(0, a.numel(), CHUNK_ELEMENTS):
+        extra = None if scale is None else \
+            scale.reshape(-1)[begin:begin + CHUNK_ELEMENTS].to(a.device).double().mul_(multiple)
         bad = _mismatches(a[begin:begin + CHUNK_ELEMENTS], e[begin:begin + CHUNK_ELEMENTS].to(a.device), atol, rtol,
-                          check, notes)
+                          check, notes, extra)
         count = int(bad.sum())
         if count and not mismatches:
             check["first_mismatch"] = begin + int(torch.nonzero(bad)[0, 0])
@@ -150,8 +154,9 @@ def compare(actual: torch.Tensor, expected: torch.Tensor, seed_index: int, name:
 
 
 def _mismatches(a: torch.Tensor, e: torch.Tensor, atol: float, rtol: float, check: dict[str, Any],
-                notes: set[str]) -> torch.Tensor:
-    """The bool mask of the elements of one chunk that fail; raises check's
+                notes: set[str], extra: torch.Tensor | None = None) -> torch.Tensor:
+    """The bool mask of the elements of one chunk that fail (``extra``: per-element
+    additions to atol, float64, the chunk's length); raises check's
     max_abs_error / max_rel_error to the chunk's and adds the kinds of failure found
     (NOTE_ORDER) to ``notes``."""
     if not e.is_floating_point():
@@ -167,7 +172,8 @@ def _mismatches(a: torch.Tensor, e: torch.Tensor, atol: float, rtol: float, chec
         # Over finite pairs only (diff is 0 elsewhere, but 0 / NaN would be NaN).
         rel = torch.where(finite, diff / abs_e.clamp_min(TINY_REFERENCE), torch.zeros_like(diff))
         check["max_rel_error"] = max(check["max_rel_error"], float(rel.max()))
-    finite_bad = finite & (diff > atol + rtol * abs_e)
+    bound = atol + rtol * abs_e if extra is None else atol + rtol * abs_e + extra
+    finite_bad = finite & (diff > bound)
     nan_bad = e_nan != a_nan
     inf_bad = (e_inf | a_inf) & ~(e_nan | a_nan) & (a64 != e64)
     if bool((nan_bad & e_nan.logical_not()).any()):

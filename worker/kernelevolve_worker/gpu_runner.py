@@ -33,9 +33,10 @@ import torch
 from . import gpu_peaks, gpu_profile, set_shapes
 from . import device_fixtures
 from . import edge_cases as edges
+from . import eager_error
 from . import problem_loader as loader
 from .compile_cache import CompiledBaselines, baseline_key
-from .gpu_checks import (EdgeSet, allowance, allowance_note, compare, fill_poison, mismatch_message, same_bits,
+from .gpu_checks import (EdgeSet, allowance_note, compare, fill_poison, mismatch_message, same_bits,
                          tolerance_for)
 from .gpu_timing import Clock, TimingConfig, time_interleaved
 from .guarded_buffers import first_guard_message, guarded_clone, guarded_empty
@@ -89,6 +90,8 @@ class GpuRunner:
         # reference runs a product in TF32 (cuDNN's float32 convolutions by default), a
         # candidate may then be as far off as that multiple of it.
         self.seed_errors: list[dict[str, float]] = []
+        # Per seed, eager's per-element error scale by output name (eager_error.py).
+        self.seed_allowances: list[dict[str, torch.Tensor]] = []
         self.num_forward_inputs = 0
         self.eager: Callable[..., Any] | None = None
         self.compiled: Callable[..., Any] | None = None
@@ -180,16 +183,21 @@ class GpuRunner:
             raise ProtocolError(f"{method}: cannot read {path}: {exc}") from exc
         from safetensors.torch import load_file
         self.inputs, self.outputs, self.edges, self.notes, self.seed_errors = [], [], [], [], []
+        self.seed_allowances = []
         in_names = [t["name"] for t in self.manifest["inputs"]]
         out_names = [t["name"] for t in self.manifest["outputs"]]
         self.num_forward_inputs = sum(1 for t in self.manifest["inputs"] if t.get("role") == "input")
 
-        def load(file: str) -> tuple[list[torch.Tensor], list[torch.Tensor]]:
+        def load(file: str, allowance: tuple[str, ...] = ()) -> tuple[list[torch.Tensor], list[torch.Tensor],
+                                                                       dict[str, torch.Tensor]]:
+            """A fixture file's inputs, outputs and, for the outputs named in ``allowance``,
+            their "allowance.<output>" tensors (eager_error.py)."""
             try:
                 tensors = load_file(str(path.parent / file), device=str(self.device))
-            except Exception as exc:  # safetensors raises several types
-                raise ProtocolError(f"{method}: cannot load {path.parent / file}: {exc}") from exc
-            return [tensors[n].contiguous() for n in in_names], [tensors[n].contiguous() for n in out_names]
+                scales = {n: tensors[f"allowance.{n}"].contiguous() for n in allowance}
+            except Exception as exc:  # safetensors raises several types; KeyError for a missing tensor
+                raise ProtocolError(f"{method}: cannot load {path.parent / file}: {loader.exception_line(exc)}") from exc
+            return [tensors[n].contiguous() for n in in_names], [tensors[n].contiguous() for n in out_names], scales
 
         phases = PhaseClock()
         with phases.phase("fixtures"):
@@ -198,19 +206,19 @@ class GpuRunner:
                 self.inputs, self.outputs, self.edges = device_fixtures.generate(self.manifest, self.device)
                 self.notes.append("fixtures drawn on the device from their seeds (KE_FIXTURES=device; no files)")
             for file in [] if device_fixtures.on_device(self.manifest) else self.manifest["files"]:
-                ins, outs = load(file)
+                ins, outs, _ = load(file)
                 self.inputs.append(ins)
                 self.outputs.append(outs)
             for edge in [] if device_fixtures.on_device(self.manifest) else self.manifest.get("edge_cases", []):
-                ins, outs = load(edge["file"])
+                ins, outs, scales = load(edge["file"], tuple(edge.get("allowance", [])))
                 self.edges.append(EdgeSet(edge["name"], edge.get("description", ""), ins, outs,
-                                          edge.get("reference_error", {})))
+                                          edge.get("reference_error", {}), scales))
         self.clock = Clock(self.device)
         self.eager = self.compiled = None
         if want_eager:
             with phases.phase("baselines"):
                 self._build_baselines(want_compile)
-            if self._eager_error_multiple() > 0:  # the problem's opt-in
+            if self._eager_error_multiple() > 0:  # 0: the problem turned the allowance off
                 with phases.phase("eager_error"):
                     self._measure_eager_errors()
         return {"device": str(self.device), "seeds": len(self.inputs), "edge_cases": len(self.edges),
@@ -252,41 +260,63 @@ class GpuRunner:
 
     def _measure_eager_errors(self) -> None:
         """Eager's own error on every input set, run here, against the set's reference:
-        self.seed_errors, and each edge set's reference_error raised to it. A reference
-        of record is float64 rounded once, or the CPU's float32 result, while eager on
-        this device may run products in TF32 (torch.backends.cudnn.allow_tf32, on by
-        default for convolutions): tolerances then follow the reference's own precision
-        (issue 18), as edge_cases.reference_error does for the edge sets. Nothing is
-        measured without an eager model; a forward() that raises here is a note."""
+        the max per output (self.seed_errors; each edge set's reference_error raised to
+        it) and, where eager misses the tolerance, the per-element allowance scale
+        (eager_error.element_error_scale: self.seed_allowances; each edge set's
+        allowance raised element-wise to it). A reference of record is float64 rounded
+        once, or the CPU's float32 result, while eager on this device may run products
+        in TF32 (torch.backends.cudnn.allow_tf32, on by default for convolutions): each
+        run then carries cuDNN's own TF32 rounding, so the scale, and the tolerance,
+        follow the precision the reference really ran in (issue 18), TF32 where cuDNN
+        used it and float32 where it did not. Nothing is measured without an eager
+        model; a forward() that raises here is a note."""
         if self.eager is None:
             return
         names = [t["name"] for t in self.manifest["outputs"]]
         source = self.manifest.get("source_path", "")
+        overrides = self.manifest.get("tolerance", {})
 
-        def errors(inputs: list[torch.Tensor], refs: list[torch.Tensor]) -> dict[str, float]:
+        def run(inputs: list[torch.Tensor], refs: list[torch.Tensor]) -> list[torch.Tensor]:
             outs = loader.run_reference(self.eager, inputs[:self.num_forward_inputs], source, keep_device=True)
-            outs = set_shapes.trim_outputs(self.manifest["outputs"], outs, refs)
-            return {n: e for n, e in zip(names, edges.reference_error(outs, refs)) if e > 0}
+            return set_shapes.trim_outputs(self.manifest["outputs"], outs, refs)
+
+        def measure(inputs: list[torch.Tensor], refs: list[torch.Tensor]) -> tuple[dict[str, float],
+                                                                                   dict[str, torch.Tensor]]:
+            outs = run(inputs, refs)
+            errors = {n: e for n, e in zip(names, edges.reference_error(outs, refs)) if e > 0}
+            forward = inputs[:self.num_forward_inputs]
+            scales = eager_error.element_error_scale(lambda xs: run(xs, refs), forward, outs, refs,
+                                                     lambda d: tolerance_for(d, overrides))
+            bounded = {t["name"] for t in self.manifest["outputs"] if "size_output" in t}
+            return errors, {n: x for n, x in zip(names, scales) if x is not None and n not in bounded}
 
         try:
-            self.seed_errors = [errors(ins, refs) for ins, refs in zip(self.inputs, self.outputs)]
+            measured = [measure(ins, refs) for ins, refs in zip(self.inputs, self.outputs)]
+            self.seed_errors = [m[0] for m in measured]
+            self.seed_allowances = [m[1] for m in measured]
             for i, edge in enumerate(self.edges):
-                measured = errors(edge.inputs, edge.outputs)
-                merged = {n: max(measured.get(n, 0.0), edge.reference_error.get(n, 0.0))
-                          for n in set(measured) | set(edge.reference_error)}
-                self.edges[i] = edge._replace(reference_error=merged)
+                errors, scales = measure(edge.inputs, edge.outputs)
+                merged = {n: max(errors.get(n, 0.0), edge.reference_error.get(n, 0.0))
+                          for n in set(errors) | set(edge.reference_error)}
+                for n, x in edge.allowance.items():
+                    scales[n] = torch.maximum(scales[n], x) if n in scales else x
+                self.edges[i] = edge._replace(reference_error=merged, allowance=scales)
         except (ProblemError, Exception) as exc:  # user code: the tolerances stay as they are
-            self.seed_errors = []
+            self.seed_errors, self.seed_allowances = [], []
             self.notes.append(f"eager's own error not measured: {loader.exception_line(exc)}")
         self.clock.synchronize()
 
     def _eager_error_multiple(self) -> float:
-        """The problem's EAGER_ERROR_MULTIPLE (manifest "eager_error_multiple"; 0 = off)."""
+        """The problem's EAGER_ERROR_MULTIPLE (manifest "eager_error_multiple"; 0 = off;
+        absent, from a worker before the per-element allowance: 0)."""
         return float(self.manifest.get("eager_error_multiple", 0.0))
 
-    def _seed_errors(self, k: int) -> dict[str, float]:
-        """Eager's own error on seed k by output name; {} when not measured."""
-        return self.seed_errors[k] if k < len(self.seed_errors) else {}
+    def _seed_errors(self, k: int) -> tuple[dict[str, float], dict[str, torch.Tensor]]:
+        """Eager's own max error and per-element allowance scale on seed k by output
+        name; ({}, {}) when not measured."""
+        if k >= len(self.seed_errors):
+            return {}, {}
+        return self.seed_errors[k], self.seed_allowances[k]
 
     def _require_prepared(self, method: str) -> None:
         self._require_device(method)
@@ -360,14 +390,15 @@ class GpuRunner:
 
     def _check_seed(self, entry: Callable[..., Any], k: int, when: str) -> tuple[list[dict[str, Any]], str]:
         """Runs the candidate on seed k with poisoned outputs; returns (checks, cheat)."""
-        return self._check_set(entry, self.inputs[k], self.outputs[k], k, "", when, self._seed_errors(k))
+        return self._check_set(entry, self.inputs[k], self.outputs[k], k, "", when, self._seed_errors(k)[1])
 
     def _check_set(self, entry: Callable[..., Any], pristine: list[torch.Tensor], refs: list[torch.Tensor],
-                   k: int, edge: str, when: str, reference_error: dict[str, float] | None = None
+                   k: int, edge: str, when: str, allowance: dict[str, torch.Tensor] | None = None
                    ) -> tuple[list[dict[str, Any]], str]:
         """Runs the candidate on one input set (seed k, or edge case ``edge`` with k = 0)
-        with poisoned outputs; returns (checks, cheat). ``reference_error`` (eager's own
-        error on the set, by output name) widens each output's atol by allowance().
+        with poisoned outputs; returns (checks, cheat). ``allowance`` (eager's per-element
+        error scale on the set, by output name) widens each element's tolerance by the
+        problem's EAGER_ERROR_MULTIPLE times it (gpu_checks.compare).
 
         Inputs and outputs are guarded buffers (guarded_buffers.py): poison before and
         after each, so a float read past an input is NaN (the output comes out wrong)
@@ -392,13 +423,15 @@ class GpuRunner:
             if not same_bits(a, b):
                 return [], f"mutated input {spec['name']} ({when})"
         snapshot = set_shapes.trim_outputs(self.manifest["outputs"], snapshot, refs)
-        extra = [allowance(reference_error or {}, n, self._eager_error_multiple()) for n in names]
-        checks = [compare(s, ref, k, n, overrides, x) for s, ref, n, x in zip(snapshot, refs, names, extra)]
+        multiple = self._eager_error_multiple()
+        extra = [(allowance or {}).get(n) for n in names]
+        checks = [compare(s, ref, k, n, overrides, x, multiple) for s, ref, n, x in zip(snapshot, refs, names, extra)]
         for c in checks:
             c["edge_case"] = edge
         if not all(c["passed"] for c in checks):
             late_outs = set_shapes.trim_outputs(self.manifest["outputs"], outs, refs)
-            late = [compare(o, ref, k, n, overrides, x) for o, ref, n, x in zip(late_outs, refs, names, extra)]
+            late = [compare(o, ref, k, n, overrides, x, multiple)
+                    for o, ref, n, x in zip(late_outs, refs, names, extra)]
             if all(c["passed"] for c in late):
                 return checks, ("outputs were complete only after a device-wide synchronize: work left "
                                 f"running on another stream after return ({when})")
@@ -478,7 +511,7 @@ class GpuRunner:
             for edge_set in self.edges:
                 name, ins, refs = edge_set.name, edge_set.inputs, edge_set.outputs
                 checks, cheat = self._check_set(entry, ins, refs, 0, name, f"edge case '{name}'",
-                                                edge_set.reference_error)
+                                                edge_set.allowance)
                 step(f"edge case '{name}' checked")
                 result["checks"].extend(checks)
                 if cheat:
@@ -496,13 +529,15 @@ class GpuRunner:
             index = [t["name"] for t in self.manifest["outputs"]].index(c["output"])
             edge = next((e for e in self.edges if e.name == c["edge_case"]), None) if c["edge_case"] else None
             if edge is not None:
-                where, errors, refs = f"edge case '{edge.name}' ({edge.description})", edge.reference_error, edge.outputs
+                where, refs = f"edge case '{edge.name}' ({edge.description})", edge.outputs
+                errors, scales = edge.reference_error, edge.allowance
             else:
                 k = c["seed_index"]
-                where, refs, errors = f"seed {k}", self.outputs[k], self._seed_errors(k)
+                (errors, scales), where, refs = self._seed_errors(k), f"seed {k}", self.outputs[k]
             dtype_atol = tolerance_for(refs[index].dtype, self.manifest.get("tolerance", {}))[0]
             result.update(status="incorrect", message=mismatch_message(c, where, refs[index].numel())
-                          + allowance_note(errors, c["output"], self._eager_error_multiple(), dtype_atol))
+                          + allowance_note(errors, scales.get(c["output"]), self._eager_error_multiple(), dtype_atol,
+                                           c["output"]))
             return
         origin, foreign = self._kernel_origin(entry, own)
         step("kernel origin profiled")

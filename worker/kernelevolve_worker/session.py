@@ -21,11 +21,13 @@ import torch
 from . import problem_loader as loader
 from .baseline import BaselineConfig, time_model
 from . import edge_cases as edges
+from . import eager_error
+from .gpu_checks import tolerance_for
 from .reference_precision import reference_tf32
 from . import set_shapes as shapes
 from . import device_fixtures
 from .fixtures import build_manifest, seed_file_name, write_fixture_file, write_manifest, write_seed_file
-from .graph_capture import capture_graph
+from .graph_capture import capture_graph, capture_portable_graph
 from .memory_check import check_memory
 from .phase_clock import PhaseClock
 from .protocol import ProblemError, ProtocolError, get_param
@@ -233,7 +235,7 @@ class WorkerSession:
                     # which the C++ side tells which sizes the program depends on (its loop
                     # bounds become the input's sizes, read at run time).
                     with clock.phase("capture"):
-                        shape_graph, _ = capture_graph(ref.model, ref.inputs(inputs))
+                        shape_graph, _ = self._capture(ref, model, inputs)
                     shape_graphs.append(shape_graph)
             set_shapes.append(shapes.shape_map(specs_in + specs_out, sizes))
             if on_device and set_shapes[-1] != set_shapes[0]:
@@ -254,15 +256,15 @@ class WorkerSession:
         with clock.phase("edge_sets"):
             edge_written, edge_skipped = self._write_edge_cases(module, model, path, edge_names, first_inputs,
                                                                 params, output_specs, bounds, fixtures_dir, ref,
-                                                                write=not on_device)
+                                                                write=not on_device,
+                                                                allowance=(eager_multiple, tolerance or {}))
         stem = Path(path).stem
         abi_outputs = shapes.abi_output_specs(output_specs, bounds)
         manifest = build_manifest(stem, Path(path), input_specs, abi_outputs, seeds, overrides, tolerance)
         if bounds or any(s != set_shapes[0] for s in set_shapes):
             manifest["set_shapes"] = set_shapes
         manifest.update(edges.manifest_entries(edge_written, edge_skipped))
-        if eager_multiple > 0:
-            manifest["eager_error_multiple"] = eager_multiple
+        manifest["eager_error_multiple"] = eager_multiple
         if on_device:
             manifest["fixtures"] = device_fixtures.DEVICE_MODE
         try:
@@ -271,7 +273,7 @@ class WorkerSession:
             raise ProtocolError(f"load_problem: cannot write {fixtures_dir}/manifest.json: {exc}") from exc
 
         with clock.phase("capture"):
-            graph, graph_error = capture_graph(ref.model, ref.inputs(first_inputs))
+            graph, graph_error = self._capture(ref, model, first_inputs)
         samples: list[float] = []
         if baseline is not None:
             with clock.phase("eager_timing"):
@@ -291,19 +293,34 @@ class WorkerSession:
         return result, LoadedProblem(path, module, model, first_inputs, threads)
 
     @staticmethod
+    def _capture(ref: ReferenceRunner, model: torch.nn.Module,
+                 inputs: list[torch.Tensor]) -> tuple[dict[str, Any] | None, str | None]:
+        """The op graph of ``model`` on ``inputs`` (CPU tensors), traced where ``ref`` runs
+        the reference, and again on the CPU when the device's trace is not portable
+        (graph_capture.capture_portable_graph)."""
+        if ref.device is None:
+            return capture_graph(model, inputs)
+        return capture_portable_graph(ref.model, ref.inputs(inputs), model, inputs)
+
+    @staticmethod
     def _write_edge_cases(module: Any, model: torch.nn.Module, path: str, names: list[str],
                           inputs: list[torch.Tensor], params: list[tuple[str, torch.Tensor]],
                           output_specs: list[dict[str, Any]], bounds: dict[int, list[int]], fixtures_dir: Path,
-                          ref: ReferenceRunner, write: bool = True) -> tuple[list[tuple[str, str, list[float]]],
-                                                                            list[tuple[str, str]]]:
+                          ref: ReferenceRunner, write: bool = True,
+                          allowance: tuple[float, dict[str, dict[str, float]]] = (0.0, {})
+                          ) -> tuple[list[tuple[str, str, list[float], list[str]]], list[tuple[str, str]]]:
         """Writes one fixture file per edge-case set in ``names`` (edge_cases.problem_edge_cases),
         built from ``inputs`` (the first seed's); ``ref`` runs forward() (reference_device.py).
         A set whose outputs differ from the first seed's in shape is skipped; bounded
-        outputs (``bounds``, set_shapes.py) get their size tensors.
+        outputs (``bounds``, set_shapes.py) get their size tensors. ``allowance`` is the
+        problem's EAGER_ERROR_MULTIPLE and tolerance overrides: with a multiple > 0, a set
+        where eager misses the tolerance gets eager_error.element_error_scale's tensor
+        "allowance.output.<i>" per such output (not for bounded outputs) in its file.
 
         Returns:
-            ([(name, file name, eager's error per output)] written, [(name, reason)]
-            skipped); the errors are edge_cases.reference_error's. With ``write`` False
+            ([(name, file name, eager's error per output, outputs with an allowance)]
+            written, [(name, reason)] skipped); the errors are edge_cases.reference_error's.
+            With ``write`` False
             (KE_FIXTURES=device) nothing is written and "written" lists the sets the
             GPU runner is to draw again.
         Raises:
@@ -312,7 +329,8 @@ class WorkerSession:
         """
         arg_names = edges.forward_argument_names(model)
         domain = edges.problem_input_domain(module, path, arg_names, len(inputs))
-        written: list[tuple[str, str, list[float]]] = []
+        written: list[tuple[str, str, list[float], list[str]]] = []
+        multiple, overrides = allowance
         skipped: list[tuple[str, str]] = []
         for name in names:
             edge = edges.edge_inputs(name, inputs)
@@ -341,19 +359,25 @@ class WorkerSession:
                 # The GPU runner draws the set again and computes its float64 reference and
                 # eager's error on the device (device_fixtures.py); at GPU sizes a float64
                 # forward() on the CPU here can take minutes.
-                written.append((name, file_name, []))
+                written.append((name, file_name, [], []))
                 continue
             exact = edges.float64_reference(model, edge, outputs)
             errors = edges.reference_error(outputs, exact)
+            scales = [None] * len(outputs)
+            if multiple > 0:
+                scales = eager_error.element_error_scale(lambda xs: ref.run(xs, path), edge, outputs, exact,
+                                                         lambda d: tolerance_for(d, overrides))
+            scales = [None if i in bounds else s for i, s in enumerate(scales)]
             outputs = exact
             named = [(f"input.{i}", t) for i, t in enumerate(edge)] + params
             named += [(f"output.{i}", t) for i, t in enumerate(outputs)]
+            named += [(f"allowance.output.{i}", s) for i, s in enumerate(scales) if s is not None]
             named += shapes.size_tensors(outputs, bounds, f"edge case '{name}'", path)
             try:
                 write_fixture_file(fixtures_dir, file_name, named, {"edge_case": name})
             except OSError as exc:
                 raise ProtocolError(f"load_problem: cannot write fixtures to {fixtures_dir}: {exc}") from exc
-            written.append((name, file_name, errors))
+            written.append((name, file_name, errors, [f"output.{i}" for i, s in enumerate(scales) if s is not None]))
         return written, skipped
 
     @staticmethod

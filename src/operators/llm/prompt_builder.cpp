@@ -70,19 +70,22 @@ std::string ToleranceText(const core::Problem& p, const std::map<core::DType, co
   return out;
 }
 
-/// What the checker allows beyond the tolerance (docs/fitness.md): a multiple of eager's
-/// own error on the edge-case sets, and on GPU targets on every set; there, which float32
-/// products the reference itself runs in TF32 (core::ReferenceTf32), so a kernel may too.
+/// What the checker allows beyond the tolerance (docs/fitness.md): per element, a multiple
+/// of eager's own float32 error at that element on the edge-case sets where rounding moves
+/// elements by about the tolerance, and on GPU targets on every such set; there, which
+/// float32 products the reference itself runs in TF32 (core::ReferenceTf32), so a kernel
+/// may too.
 std::string AllowanceText(const core::Problem& p, const TargetProtocol& protocol) {
   const bool gpu = protocol.target != "cpu";
   if (p.eager_error_multiple <= 0) {
     return gpu ? ". Float32 products must keep float32 accuracy against that exact reference (no plain TF32)" : "";
   }
   std::string out = fmt::format(
-      ". On the edge-case input sets (the first set's float inputs set to 0, -|x|, x * 1e4, x * 1e-30){} atol "
-      "also allows {:g} x eager PyTorch's own error there against a float64 reference (the problem's "
-      "EAGER_ERROR_MULTIPLE)",
-      gpu ? ", and on every set on the GPU," : "", p.eager_error_multiple);
+      ". On an edge-case input set (the first set's float inputs set to 0, -|x|, x * 1e4, "
+      "x * 1e-30) where float rounding moves elements by about the tolerance{}, each element's tolerance "
+      "adds {:g} x eager's own float32 error at that element against a float64 reference (the "
+      "problem's EAGER_ERROR_MULTIPLE; 0 where eager is exact, so no slack there)",
+      gpu ? ", and on every such set on the GPU (eager's error measured there, TF32 included)" : "", p.eager_error_multiple);
   if (!gpu) return out;
   const auto& tf32 = p.reference_tf32;
   const bool triton = protocol.target == "triton";

@@ -67,21 +67,48 @@ std::string MismatchMessage(const core::OutputCheck& check, const std::string& w
   return text;
 }
 
-/// What a mismatch message on an edge case adds: with the problem's EAGER_ERROR_MULTIPLE
-/// (`multiple` > 0), that its atol includes that multiple of eager's own error there;
-/// without, when eager's own error exceeds the dtype's `atol`, a hint that eager misses
-/// the tolerance there too; else "". Worded as the GPU runner's allowance_note.
-std::string EdgeAllowanceNote(double reference_error, double multiple, double atol) {
-  if (reference_error <= 0) return "";
-  if (multiple > 0) {
-    return fmt::format("; atol includes {:g} x eager PyTorch's own max error on this set ({:g})", multiple,
-                       reference_error);
+/// Largest element of a float32 tensor, 0 when empty.
+double MaxElement(const eval::HostTensor& tensor) {
+  const float* values = tensor.Data<float>();
+  const int64_t n = tensor.NumElements();
+  return n == 0 ? 0.0 : double{*std::max_element(values, values + n)};
+}
+
+/// What a mismatch message on an edge case adds. With an allowance applied
+/// (allowance.scale set): that each element's tolerance adds allowance.multiple x eager's
+/// own error there, and the largest such addition. Without one, when eager's own max
+/// error on the set (`reference_error`) exceeds the dtype's `atol`: a hint that eager
+/// misses the tolerance there too, and how to leave the set out (or, with the problem's
+/// EAGER_ERROR_MULTIPLE = 0, turn the allowance back on); else "". Worded as the GPU
+/// runner's allowance_note.
+std::string EdgeAllowanceNote(const eval::ElementAllowance& allowance, double reference_error,
+                              double atol) {
+  if (allowance.scale != nullptr) {
+    return fmt::format(
+        "; the tolerance at each element adds {:g} x eager PyTorch's own float32 error there "
+        "(at most {:g} on this set)",
+        allowance.multiple, allowance.multiple * MaxElement(*allowance.scale));
   }
   if (reference_error <= atol) return "";
-  return fmt::format("; eager PyTorch's own float32 result is up to {:g} off the float64 reference on this set, "
-                     "outside this tolerance too: leave the set out with EDGE_CASES, or set EAGER_ERROR_MULTIPLE, "
-                     "in the problem file (docs/fitness.md)",
-                     reference_error);
+  return fmt::format(
+      "; eager PyTorch's own float32 result is up to {:g} off the float64 reference on this set, "
+      "outside this tolerance too: leave the set out with EDGE_CASES{} in the problem file "
+      "(docs/fitness.md)",
+      reference_error, allowance.multiple > 0 ? "" : ", or remove EAGER_ERROR_MULTIPLE = 0,");
+}
+
+/// The allowance of output `i` on edge set `edge`: the problem's EAGER_ERROR_MULTIPLE
+/// always; the set's allowance tensor of the output only when that multiple is > 0 and
+/// the output is not bounded (a bounded output's trimmed shape may differ from it).
+eval::ElementAllowance EdgeAllowance(const eval::FixtureManifest& manifest, const SeedFixture& edge,
+                                     std::size_t i) {
+  eval::ElementAllowance allowance;
+  allowance.multiple = manifest.eager_error_multiple;
+  const bool bounded = i < manifest.size_output.size() && manifest.size_output[i] >= 0;
+  if (allowance.multiple > 0 && !bounded && i < edge.allowances.size() && edge.allowances[i]) {
+    allowance.scale = &*edge.allowances[i];
+  }
+  return allowance;
 }
 
 // How long after a checked call returns the harness looks again at its outputs and
@@ -275,8 +302,11 @@ SeedOutcome CheckEdgeCases(EntryFn entry, CheckContext& ctx, std::vector<core::O
     for (int i = 0; i < out.Count(); ++i) {
       const auto& spec = ctx.manifest.outputs[static_cast<std::size_t>(i)];
       const auto& reference = ctx.edges[e].references[static_cast<std::size_t>(i)];
-      core::OutputCheck check = eval::CompareTensors(host[static_cast<std::size_t>(i)], reference,
-                                                     ctx.manifest.EdgeToleranceFor(edge, spec));
+      const core::Tolerance tolerance = ctx.manifest.ToleranceFor(spec.dtype);
+      const eval::ElementAllowance allowance =
+          EdgeAllowance(ctx.manifest, ctx.edges[e], static_cast<std::size_t>(i));
+      core::OutputCheck check =
+          eval::CompareTensors(host[static_cast<std::size_t>(i)], reference, tolerance, allowance);
       check.output = spec.name;
       check.edge_case = edge.name;
       if (!check.passed) {
@@ -285,9 +315,9 @@ SeedOutcome CheckEdgeCases(EntryFn entry, CheckContext& ctx, std::vector<core::O
           return outcome;
         }
         if (outcome.first_incorrect.empty()) {
-          outcome.first_incorrect = MismatchMessage(check, where, reference.NumElements()) +
-                                    EdgeAllowanceNote(edge.ReferenceError(spec.name), ctx.manifest.eager_error_multiple,
-                                                      ctx.manifest.ToleranceFor(spec.dtype).atol);
+          outcome.first_incorrect =
+              MismatchMessage(check, where, reference.NumElements()) +
+              EdgeAllowanceNote(allowance, edge.ReferenceError(spec.name), tolerance.atol);
         }
       }
       checks->push_back(std::move(check));

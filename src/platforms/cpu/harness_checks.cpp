@@ -5,11 +5,14 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include "core/error.h"
 #include "eval/tolerance.h"
 
 namespace kernelevolve::platforms::cpu {
@@ -34,8 +37,8 @@ bool AllElementsEqual(const eval::HostTensor& tensor) {
   return true;
 }
 
-SeedFixture LoadFixtureFile(const eval::FixtureManifest& manifest, const std::filesystem::path& path, int seed) {
-  eval::SafetensorsFile file = eval::ReadSafetensors(path);
+SeedFixture LoadFixture(const eval::FixtureManifest& manifest, const eval::SafetensorsFile& file,
+                        int seed) {
   SeedFixture fixture;
   fixture.seed = seed;
   for (const auto& spec : manifest.inputs) fixture.inputs.push_back(file.Get(spec.name));
@@ -43,19 +46,59 @@ SeedFixture LoadFixtureFile(const eval::FixtureManifest& manifest, const std::fi
   return fixture;
 }
 
+/// The allowance tensor of `reference` in `file` (read from `path`, listed by edge case
+/// `edge`), checked against the format in eval/fixture_manifest.h.
+eval::HostTensor LoadAllowance(const eval::SafetensorsFile& file, const std::filesystem::path& path,
+                               const eval::EdgeCaseFixture& edge,
+                               const eval::HostTensor& reference) {
+  const std::string name = eval::AllowanceTensorName(reference.name);
+  const std::string where =
+      fmt::format("{}: tensor '{}' (edge case '{}')", path.string(), name, edge.name);
+  auto it = std::find_if(file.tensors.begin(), file.tensors.end(),
+                         [&](const eval::HostTensor& t) { return t.name == name; });
+  if (it == file.tensors.end()) {
+    throw core::InvalidInputError(where + ": missing, though the manifest lists an allowance for " +
+                                  reference.name);
+  }
+  if (it->dtype != core::DType::kFloat32 || it->shape != reference.shape) {
+    throw core::InvalidInputError(fmt::format(
+        "{}: must be float32 of {}'s shape [{}], got {} [{}]", where, reference.name,
+        fmt::join(reference.shape, ", "), core::DTypeName(it->dtype), fmt::join(it->shape, ", ")));
+  }
+  const float* values = it->Data<float>();
+  for (int64_t i = 0; i < it->NumElements(); ++i) {
+    if (!(values[i] >= 0) || !std::isfinite(values[i])) {
+      throw core::InvalidInputError(fmt::format(
+          "{}: element {} is {:g}; every element must be finite and >= 0", where, i, values[i]));
+    }
+  }
+  return *it;
+}
+
 }  // namespace
 
 std::vector<SeedFixture> LoadSeedFixtures(const eval::FixtureManifest& manifest) {
   std::vector<SeedFixture> seeds;
   for (std::size_t k = 0; k < manifest.files.size(); ++k) {
-    seeds.push_back(LoadFixtureFile(manifest, manifest.files[k], manifest.seeds[k]));
+    seeds.push_back(
+        LoadFixture(manifest, eval::ReadSafetensors(manifest.files[k]), manifest.seeds[k]));
   }
   return seeds;
 }
 
 std::vector<SeedFixture> LoadEdgeCaseFixtures(const eval::FixtureManifest& manifest) {
   std::vector<SeedFixture> edges;
-  for (const auto& edge : manifest.edge_cases) edges.push_back(LoadFixtureFile(manifest, edge.file, 0));
+  for (const auto& edge : manifest.edge_cases) {
+    const eval::SafetensorsFile file = eval::ReadSafetensors(edge.file);
+    SeedFixture fixture = LoadFixture(manifest, file, 0);
+    for (const auto& reference : fixture.references) {
+      fixture.allowances.push_back(
+          edge.HasAllowance(reference.name)
+              ? std::optional(LoadAllowance(file, edge.file, edge, reference))
+              : std::nullopt);
+    }
+    edges.push_back(std::move(fixture));
+  }
   return edges;
 }
 

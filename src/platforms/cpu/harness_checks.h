@@ -19,13 +19,20 @@ struct SeedFixture {
   int seed = 0;
   std::vector<eval::HostTensor> inputs;      // manifest.inputs order
   std::vector<eval::HostTensor> references;  // manifest.outputs order
+  /// Edge sets only, manifest.outputs order: the per-element allowance tensor of each
+  /// output the edge case lists (eval::AllowanceTensorName; float32, the reference's
+  /// shape, values >= 0 and finite), nullopt for the others. Empty for seeds.
+  std::vector<std::optional<eval::HostTensor>> allowances;
 };
 
 /// Reads every seed file of `manifest`. Throws IoError / InvalidInputError (safetensors.h)
 /// when a file is unreadable or lacks a tensor of the manifest.
 std::vector<SeedFixture> LoadSeedFixtures(const eval::FixtureManifest& manifest);
 
-/// Reads every edge-case file of `manifest` (same order; `seed` is 0). Same errors.
+/// Reads every edge-case file of `manifest` (same order; `seed` is 0), with the allowance
+/// tensors its edge entries list. Same errors, and InvalidInputError naming the file and
+/// tensor when a listed allowance tensor is missing, not float32, not of its reference's
+/// shape, or holds a negative or non-finite value.
 std::vector<SeedFixture> LoadEdgeCaseFixtures(const eval::FixtureManifest& manifest);
 
 /// Counts this process's threads from a /proc/self/task descriptor opened at

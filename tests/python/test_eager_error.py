@@ -1,0 +1,128 @@
+"""eager_error.element_error_scale: the per-element allowance of an input set where eager
+PyTorch itself misses the tolerance, and how gpu_checks.compare applies it (the CPU
+harness applies the same rule: src/eval/tolerance.h)."""
+
+from __future__ import annotations
+
+import torch
+
+from kernelevolve_worker import eager_error
+from kernelevolve_worker.gpu_checks import compare, tolerance_for
+
+
+def float32_tolerance(dtype: torch.dtype) -> tuple[float, float]:
+    return tolerance_for(dtype, {})
+
+
+def sequential_matmul(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    """a @ b summed over K in one sequential fused-multiply-add loop (a CPU micro-kernel's
+    order), rounding to float32 after each step."""
+    acc = torch.zeros(a.shape[:-1] + (b.shape[-1],), dtype=torch.float32)
+    for k in range(a.shape[-1]):
+        acc = (acc.double() + a[..., :, k:k + 1].double() * b[..., k:k + 1, :].double()).float()
+    return acc
+
+
+def product_at_large_scale() -> tuple[list[torch.Tensor], torch.Tensor, torch.Tensor]:
+    """relu(a @ b) on randn x 1e4 inputs with K = 256: (inputs, eager, float64 reference)."""
+    gen = torch.Generator().manual_seed(0)
+    a, b = torch.randn(64, 256, generator=gen) * 1e4, torch.randn(256, 48, generator=gen) * 1e4
+    return [a, b], torch.relu(a @ b), torch.relu(a.double() @ b.double()).float()
+
+
+def test_no_allowance_where_eager_meets_the_tolerance() -> None:
+    x = torch.randn(64)
+    exact = torch.tanh(x.double()).float()
+    scales = eager_error.element_error_scale(lambda xs: [torch.tanh(xs[0])], [x], [torch.tanh(x)], [exact],
+                                             float32_tolerance)
+    assert scales == [None]
+    ints = torch.arange(4)
+    assert eager_error.element_error_scale(lambda xs: [ints], [x], [ints], [ints], float32_tolerance) == [None]
+
+
+def test_the_allowance_passes_another_summation_order_and_fails_a_wrong_kernel() -> None:
+    inputs, eager, exact = product_at_large_scale()
+    assert eager_error.misses_tolerance(eager, exact, 1e-4, 1e-4)  # the reason for an allowance
+    [scale] = eager_error.element_error_scale(lambda xs: [torch.relu(xs[0] @ xs[1])], inputs, [eager], [exact],
+                                              float32_tolerance)
+    assert scale is not None and scale.dtype == torch.float32 and scale.shape == exact.shape
+    assert bool((scale[exact == 0] == 0).all())  # the relu's clipped zeros: no allowance
+    assert bool((scale[exact != 0] > 0).all())
+    sequential = torch.relu(sequential_matmul(*inputs))
+    assert not compare(sequential, exact, 0, "output.0", {})["passed"]  # the plain tolerance rejects it
+    assert compare(sequential, exact, 0, "output.0", {}, scale, 8.0)["passed"]
+    # A leaky relu is wrong exactly where eager is exact; a shift beyond the allowance fails too.
+    leaky = torch.nn.functional.leaky_relu(sequential_matmul(*inputs), 0.01)
+    assert compare(leaky, exact, 0, "output.0", {}, scale, 8.0)["mismatches"] == int((exact == 0).sum())
+    tolerance = 1e-4 + 1e-4 * exact.double().abs()
+    shifted = torch.where(exact > 0, exact.double() + tolerance + 12 * scale.double(), exact.double()).float()
+    assert compare(shifted, exact, 0, "output.0", {}, scale, 8.0)["mismatches"] == int((exact > 0).sum())
+    assert compare(shifted, exact, 0, "output.0", {}, scale, 0.0)["mismatches"] > 0  # multiple 0: off
+
+
+def test_a_sensitive_elements_scale_is_at_least_its_outputs_median() -> None:
+    inputs, eager, exact = product_at_large_scale()
+    [scale] = eager_error.element_error_scale(lambda xs: [torch.relu(xs[0] @ xs[1])], inputs, [eager], [exact],
+                                              float32_tolerance)
+    sensitive = scale[scale > 0]
+    assert float(sensitive.min()) == float(sensitive.median())
+
+
+def test_a_forward_that_fails_on_perturbed_inputs_keeps_eagers_own_sample() -> None:
+    inputs, eager, exact = product_at_large_scale()
+    calls = []
+
+    def fails(xs: list[torch.Tensor]) -> list[torch.Tensor]:
+        calls.append(1)
+        raise RuntimeError("user code")
+
+    [scale] = eager_error.element_error_scale(fails, inputs, [eager], [exact], float32_tolerance)
+    assert len(calls) == 1 and scale is not None
+    error = (eager.double() - exact.double()).abs()  # the RMS of one sample
+    sensitive = error > 0
+    assert torch.allclose(scale[sensitive].double(), error[sensitive].clamp_min(float(error[sensitive].median())),
+                          rtol=1e-6)
+
+
+def test_perturbed_moves_float_inputs_by_one_unit_of_roundoff() -> None:
+    gen = torch.Generator().manual_seed(0)
+    x, idx = torch.ones(1000), torch.arange(3)
+    moved, same = eager_error.perturbed([x, idx], torch.finfo(torch.float32).eps, gen)
+    assert same is idx
+    ulp = torch.finfo(torch.float32).eps
+    assert set((moved - 1).tolist()) == {ulp, -ulp}  # 1 +- eps: one unit up, two spacings (eps / 2) down
+
+
+def truncated_to_tf32(x: torch.Tensor) -> torch.Tensor:
+    """x with its 13 low mantissa bits cleared (TF32 by truncation)."""
+    return (x.view(torch.int32) & ~0x1FFF).view(torch.float32)
+
+
+def rounded_to_tf32(x: torch.Tensor) -> torch.Tensor:
+    """x rounded to the nearest TF32 value (ties away), as codegen/triton/tf32_round.h."""
+    return ((x.view(torch.int32) + 0x1000) & ~0x1FFF).view(torch.float32)
+
+
+def test_an_eager_that_rounds_to_tf32_is_sampled_at_tf32s_unit() -> None:
+    # cuDNN's float32 convolutions run in TF32 by default: moving the inputs by one
+    # float32 unit hardly changes such a result, so without the coarser unit every run
+    # repeated eager's own error (0 wherever it happened to round exactly), and a TF32
+    # kernel rounding another way failed a few of millions of elements (H100, 2026-12-06).
+    gen = torch.Generator().manual_seed(1)
+    w, x = torch.randn(64, 576, generator=gen) * 0.05, torch.randn(576, 512, generator=gen) * 1e4
+    exact = (w.double() @ x.double()).float()
+
+    def tf32_eager(xs: list[torch.Tensor]) -> list[torch.Tensor]:
+        return [truncated_to_tf32(w) @ truncated_to_tf32(xs[0])]
+
+    eager = tf32_eager([x])
+    assert eager_error._reduced_precision([0], eager, tf32_eager([x * (1 + 2.0 ** -23)]), {0: exact.double()})
+    [scale] = eager_error.element_error_scale(tf32_eager, [x], eager, [exact], float32_tolerance)
+    assert scale is not None and bool((scale > 0).all())
+    rounded = rounded_to_tf32(w) @ rounded_to_tf32(x)  # another TF32 rounding of the same product
+    assert compare(rounded, exact, 0, "output.0", {}, scale, 8.0)["passed"]
+    # A float32 product is not mistaken for one: its moved runs vary as much as it errs.
+    a, b = product_at_large_scale()[0]
+    float32 = [a @ b]
+    assert not eager_error._reduced_precision([0], float32, [(a * (1 + 2.0 ** -23)) @ b],
+                                              {0: (a.double() @ b.double())})
