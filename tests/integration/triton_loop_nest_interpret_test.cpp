@@ -36,6 +36,7 @@ TEST(TritonLoopNestInterpret, EveryCaseMatchesEagerOnEveryDraft) {
   fs::remove_all(dir);
   fs::create_directories(dir);
   nlohmann::json manifest = nlohmann::json::array();
+  int tf32_modules = 0;
   for (const auto& entry : fs::directory_iterator(cases)) {
     if (entry.path().extension() != ".json") continue;
     const std::string name = entry.path().stem().string();
@@ -48,7 +49,19 @@ TEST(TritonLoopNestInterpret, EveryCaseMatchesEagerOnEveryDraft) {
       std::ofstream(module) << match.tmpl->Generate(knobs);
       manifest.push_back({{"module", module.string()}, {"case", (cases / (name + ".safetensors")).string()}});
     }
+    // Where the reference runs its products in TF32 the first draft is a plain TF32 dot
+    // whose operands go through the rounding helper (codegen/triton/tf32_round.h): the
+    // module must load and, under the interpreter, multiply in float32 as before.
+    const auto tf32 = operators::families::MatchTritonLoopNest(graph, {}, core::ReferenceTf32{true, true});
+    ASSERT_TRUE(tf32.tmpl) << name << ": " << tf32.unsupported;
+    const std::string code = tf32.tmpl->Generate(tf32.tmpl->Drafts().front());
+    if (code.find("def _ke_round_tf32(") == std::string::npos) continue;
+    ++tf32_modules;
+    const fs::path module = dir / fmt::format("{}_tf32.py", name);
+    std::ofstream(module) << code;
+    manifest.push_back({{"module", module.string()}, {"case", (cases / (name + ".safetensors")).string()}});
   }
+  EXPECT_GE(tf32_modules, 5);  // the convolution and product cases
   ASSERT_GE(manifest.size(), 100u);  // 50+ cases, 3 drafts each
   testing_util::RunInterpretChecker("triton_case_check.py", dir, manifest);
   if (!::testing::Test::HasFailure() && !std::getenv("KE_KEEP")) fs::remove_all(dir);

@@ -42,22 +42,28 @@ std::vector<std::string> EvaluationStatuses(const fs::path& db_path) {
   return out;
 }
 
-TEST(TritonMatmulInterpret, MatmulBiasGeluEveryDraftIsCorrect) {
-  const fs::path dir = fs::temp_directory_path() / fmt::format("ke_triton_matmul_{}", ::getpid());
+/// A fresh folder `name`_<pid> under the temporary directory, and `kernelevolve optimize
+/// problems/gpu_gemm/matmul_bias_gelu.py --target triton` under TRITON_INTERPRET=1 into
+/// its out/ with `sizes_and_budget` (--set ... --budget N); stderr goes to err.txt.
+/// Returns the folder; `status` gets std::system's status.
+fs::path OptimizeMatmulBiasGelu(const std::string& name, const std::string& sizes_and_budget, int* status) {
+  const fs::path dir = fs::temp_directory_path() / fmt::format("{}_{}", name, ::getpid());
   fs::remove_all(dir);
   fs::create_directories(dir);
+  const std::string cmd = fmt::format(
+      "cd '{}' && {} '{}' optimize problems/gpu_gemm/matmul_bias_gelu.py --target triton {} --no-kb --seeds 2 "
+      "--confirm-rounds 0 --min-time 0.01 --cache-dir '{}' --out '{}' >/dev/null 2>'{}'",
+      KE_SOURCE_DIR, testing_util::kInterpretWithoutGpuEnv, KE_BINARY_PATH, sizes_and_budget,
+      (dir / "cache").string(), (dir / "out").string(), (dir / "err.txt").string());
+  *status = std::system(cmd.c_str());
+  return dir;
+}
+
+TEST(TritonMatmulInterpret, MatmulBiasGeluEveryDraftIsCorrect) {
   // N = 48 is not a multiple of any BLOCK_N (wrapped loads, masked store); K = 40 is
   // not a multiple of BLOCK_K (masked K tail).
-  const std::string cmd = fmt::format(
-      "cd '{}' && {} '{}' optimize problems/gpu_gemm/matmul_bias_gelu.py --target "
-      "triton "
-      "--set M=64 --set N=48 --set K=40 --budget 4 --no-kb --seeds 2 --confirm-rounds 0 --min-time "
-      "0.01 "
-      "--cache-dir '{}' --out '{}' >/dev/null 2>'{}'",
-      KE_SOURCE_DIR, testing_util::kInterpretWithoutGpuEnv, KE_BINARY_PATH, (dir / "cache").string(),
-      (dir / "out").string(),
-      (dir / "err.txt").string());
-  const int status = std::system(cmd.c_str());
+  int status = 0;
+  const fs::path dir = OptimizeMatmulBiasGelu("ke_triton_matmul", "--set M=64 --set N=48 --set K=40 --budget 4", &status);
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << ReadText(dir / "err.txt");
   const auto doc = nlohmann::json::parse(ReadText(dir / "out" / "result.json"));
   EXPECT_EQ(doc.at("best").at("template"), "triton_matmul");
@@ -70,6 +76,21 @@ TEST(TritonMatmulInterpret, MatmulBiasGeluEveryDraftIsCorrect) {
   for (const auto& s : statuses) EXPECT_EQ(s, "ok");
   EXPECT_NE(ReadText(dir / "out" / "best_kernel.py").find("acc = tl.dot(a, b, acc)"),
             std::string::npos);
+  if (!::testing::Test::HasFailure()) fs::remove_all(dir);
+}
+
+// Split-K under the interpreter: one output tile over a depth of 2050 (not a multiple of
+// any BLOCK_K), so the first draft splits it (TritonMatmulTemplate::Drafts) and its
+// second kernel applies the bias + gelu epilogue.
+TEST(TritonMatmulInterpret, SplitKDraftIsCorrect) {
+  int status = 0;
+  const fs::path dir = OptimizeMatmulBiasGelu("ke_triton_split_k", "--set M=32 --set N=48 --set K=2050 --budget 1", &status);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << ReadText(dir / "err.txt");
+  const auto doc = nlohmann::json::parse(ReadText(dir / "out" / "result.json"));
+  EXPECT_TRUE(doc.at("best").at("correct").get<bool>());
+  EXPECT_EQ(EvaluationStatuses(dir / "out" / "kernelevolve.db"), std::vector<std::string>{"ok"});
+  const std::string kernel = ReadText(dir / "out" / "best_kernel.py");
+  EXPECT_NE(kernel.find("_matmul_split_k_epilogue[("), std::string::npos) << kernel;
   if (!::testing::Test::HasFailure()) fs::remove_all(dir);
 }
 

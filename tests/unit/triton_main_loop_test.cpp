@@ -136,16 +136,27 @@ TEST(TritonMainLoop, PlainTf32IsOfferedOnlyForTheProductsTheReferenceRunsInTf32)
   EXPECT_TRUE(conv_offered);
   EXPECT_EQ(conv_first, "tf32");
   EXPECT_NE(conv_code.find("input_precision=\"tf32\")"), std::string::npos) << conv_code;
+  // Operands rounded to the nearest TF32 value as cuDNN's are (tl.dot's tf32 truncates):
+  // the entry passes rounded copies, and the loop multiplies them as loaded.
+  EXPECT_NE(conv_code.find("acc = tl.dot(w, x, acc, input_precision=\"tf32\")"), std::string::npos) << conv_code;
+  EXPECT_NE(conv_code.find("_k3[(2,)](_ke_tf32(t0), _ke_tf32(t1), t2, t5,"), std::string::npos)
+      << conv_code;  // the input and the weight; the bias is the epilogue's
+  EXPECT_EQ(Count(conv_code, "def _ke_round_tf32(x):"), 1u);
+  EXPECT_EQ(Count(conv_code, "def _ke_tf32(t):"), 1u);
+  EXPECT_NE(conv_code.find("rounded = ((bits + 0x1000) & 0xFFFFE000).to(tl.float32, bitcast=True)"),
+            std::string::npos);
   auto [bmm_offered, bmm_first, bmm_code] = generate("bmm", defaults);
   EXPECT_FALSE(bmm_offered);
   EXPECT_EQ(bmm_first, "tf32x3");
   EXPECT_EQ(bmm_code.find("input_precision=\"tf32\")"), std::string::npos);
+  EXPECT_EQ(bmm_code.find("_ke_round_tf32"), std::string::npos);  // no plain TF32 dot: no helper
   // A conv net's head: the convolution's loop takes plain TF32, the Linear's keeps 3xTF32.
   auto [head_offered, head_first, head_code] = generate("conv_flatten_linear", defaults);
   EXPECT_TRUE(head_offered);
   EXPECT_EQ(head_first, "tf32");
   EXPECT_EQ(Count(head_code, "input_precision=\"tf32\")"), 1u) << head_code;
   EXPECT_EQ(Count(head_code, "input_precision=\"tf32x3\")"), 1u) << head_code;
+  EXPECT_EQ(Count(head_code, "_ke_tf32(t"), 3u) << head_code;  // its definition and the convolution's operands
   // torch.backends.cuda.matmul.allow_tf32 = True: the Linear's too.
   auto [all_offered, all_first, all_code] = generate("conv_flatten_linear", {true, true});
   EXPECT_EQ(Count(all_code, "input_precision=\"tf32\")"), 2u) << all_code;

@@ -22,6 +22,9 @@ const std::vector<KnobWord>& KnobVocabulary() {
       {"split_block", "elements per partial when one reduction is split over programs or threads", true},
       {"programs_per_row", "Triton programs that share one row in the split layout", true},
       {"group_m", "row blocks launched together for L2 reuse (Triton matmul)", true},
+      {"split_k", "GEMM split-K: slices of the contracted dim, one program each, whose float32 partial tiles a "
+                  "second kernel adds in order before the epilogue (Triton matmul)",
+       true},
       {"tile", "CPU register tile of the GEMM micro-kernel, rows x vectors", true},
       {"vector_width", "floats per vector load and store (CPU SIMD lanes, CUDA float4)", true},
       {"unroll", "vectors per loop step", true},

@@ -11,6 +11,7 @@
 #include "core/error.h"
 #include "operators/codegen/prim_spelling.h"
 #include "operators/codegen/triton/main_loop_triton.h"
+#include "operators/codegen/triton/tf32_round.h"
 #include "operators/ir/index_simplify.h"
 #include "operators/ir/loop_ir.h"
 
@@ -243,6 +244,7 @@ class Emitter {
     if (kernels.find("_ke_mul") != std::string::npos) {
       out += "\n\n@triton.jit\ndef _ke_mul(a, b):\n    return a * b\n";
     }
+    if (UsesTf32Rounding(kernels + entry)) out += RoundTf32Helper();
     return out + "\n\n" + kernels + entry;
   }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "operators/codegen/prim_spelling.h"
+#include "operators/codegen/triton/tf32_round.h"
 
 namespace kernelevolve::operators::codegen {
 namespace {
@@ -42,12 +43,18 @@ int64_t Product(const std::vector<int64_t>& v, size_t from = 0) {
   return p;
 }
 
+/// Whether a product of this kind (a convolution when `conv`) is a plain TF32 dot: the
+/// knob asks for it and the reference runs that kind in TF32.
+bool PlainTf32(const TritonMainLoopSchedule& s, bool conv) {
+  return s.input_precision == "tf32" && (conv ? s.tf32_conv : s.tf32_matmul);
+}
+
 /// `, input_precision="..."` for float32 operands: "tf32" only where the reference
 /// runs the product in TF32 (a convolution when `conv`, else a matrix product), else
 /// "tf32x3" in its place.
 std::string Precision(const TritonMainLoopSchedule& s, bool conv) {
-  const bool allowed = conv ? s.tf32_conv : s.tf32_matmul;
-  return fmt::format(", input_precision=\"{}\"", s.input_precision == "tf32" && !allowed ? "tf32x3" : s.input_precision);
+  return fmt::format(", input_precision=\"{}\"", PlainTf32(s, conv) ? "tf32" : s.input_precision == "tf32" ? "tf32x3"
+                                                                                    : s.input_precision);
 }
 
 std::string Launch(int out, const std::string& args, const std::string& grid, int64_t bm,
@@ -72,6 +79,36 @@ std::string Params(int a, int b, int out, const TritonEpilogue* epilogue) {
     params += fmt::format("{}t{}", params.empty() ? "" : ", ", t);
   }
   return params;
+}
+
+/// How a plain TF32 dot gets its operands rounded (codegen/triton/tf32_round.h): the
+/// launch arguments (`params` with the operand buffers `a`, `b` passed as rounded
+/// copies) and whether the loop must round its tiles instead, which it does when the
+/// epilogue reads an operand buffer too (one parameter serves both). Without `tf32`:
+/// `params` as they are, no rounding.
+struct Tf32Operands {
+  std::string launch_args;
+  bool in_loop = false;
+};
+
+Tf32Operands RoundedOperands(const std::string& params, int a, int b, bool tf32, const TritonEpilogue* epilogue) {
+  Tf32Operands r{params, false};
+  if (!tf32) return r;
+  if (epilogue != nullptr && (std::count(epilogue->tensors.begin(), epilogue->tensors.end(), a) > 0 ||
+                              std::count(epilogue->tensors.begin(), epilogue->tensors.end(), b) > 0)) {
+    r.in_loop = true;
+    return r;
+  }
+  r.launch_args.clear();
+  size_t begin = 0;
+  while (begin <= params.size()) {
+    const size_t end = std::min(params.find(", ", begin), params.size());
+    const std::string name = params.substr(begin, end - begin);
+    const bool operand = name == fmt::format("t{}", a) || name == fmt::format("t{}", b);
+    r.launch_args += (r.launch_args.empty() ? "" : ", ") + (operand ? RoundedCopy(name) : name);
+    begin = end + 2;
+  }
+  return r;
 }
 
 /// The kernel's comment, signature and tile counts of an `rows` x `columns` output.
@@ -205,6 +242,7 @@ TritonKernelText PrintContractionTriton(const ir::Contraction& c, int out, core:
   }
   index_lines += fmt::format("    i{} = om[:, None]\n    i{} = on[None, :]\n", nb, nb + 1);
   const std::string params = Params(c.a, c.b, out, epilogue);
+  const Tf32Operands tf32 = RoundedOperands(params, c.a, c.b, PlainTf32(s, false), epilogue);
   const std::string store_lines = Store(out, store, index_lines, epilogue);
   TritonKernelText t;
   t.kernel =
@@ -231,7 +269,7 @@ TritonKernelText PrintContractionTriton(const ir::Contraction& c, int out, core:
           "    for k0 in range(0, {k}, BLOCK_K):\n"
           "        a = tl.load(a_ptrs{a_mask})\n"
           "        b = tl.load(b_ptrs{b_mask})\n"
-          "        acc = tl.dot(a, b, acc{precision})\n"
+          "        acc = tl.dot({dot_a}, {dot_b}, acc{precision})\n"
           "        a_ptrs += BLOCK_K * {a_k}\n"
           "        b_ptrs += BLOCK_K * {b_k}\n"
           "    c_off = batch.to(tl.int64) * {mn} + om.to(tl.int64)[:, None] * {n} + on[None, :]\n"
@@ -243,9 +281,10 @@ TritonKernelText PrintContractionTriton(const ir::Contraction& c, int out, core:
           fmt::arg("b_base", b_base), fmt::arg("a_m", c.a_m), fmt::arg("a_k", c.a_k),
           fmt::arg("b_k", c.b_k), fmt::arg("b_n", c.b_n), fmt::arg("a_mask", a_mask),
           fmt::arg("b_mask", b_mask), fmt::arg("precision", Precision(s, false)),
+          fmt::arg("dot_a", DotOperand("a", tf32.in_loop)), fmt::arg("dot_b", DotOperand("b", tf32.in_loop)),
           fmt::arg("store_lines", store_lines));
   const int64_t programs = batches * ((c.m + bm - 1) / bm) * ((c.n + bn - 1) / bn);
-  t.launch = Launch(out, params, std::to_string(programs), bm, bn, bk, s);
+  t.launch = Launch(out, tf32.launch_args, std::to_string(programs), bm, bn, bk, s);
   return t;
 }
 
@@ -286,6 +325,7 @@ TritonKernelText PrintConvolutionTriton(const ir::Convolution& c, int out, core:
                                first + 1 + static_cast<int>(d), Product(c.out, d + 1), c.out[d]);
   }
   const std::string params = Params(c.x, c.w, out, epilogue);
+  const Tf32Operands tf32 = RoundedOperands(params, c.x, c.w, PlainTf32(s, true), epilogue);
   const std::string store_lines = Store(out, store, index_lines, epilogue);
   TritonKernelText t;
   t.kernel =
@@ -315,7 +355,7 @@ TritonKernelText PrintConvolutionTriton(const ir::Convolution& c, int out, core:
           "        x = tl.load(x_cols[None, :] + {channel}[:, None] * {in_volume}{offset}, "
           "mask=x_ok, other=0.0)\n"
           "        w = tl.load(w_rows[:, None] + kk[None, :]{w_mask})\n"
-          "        acc = tl.dot(w, x, acc{precision})\n"
+          "        acc = tl.dot({dot_w}, {dot_x}, acc{precision})\n"
           "    c_off = (img.to(tl.int64)[None, :] * {cout} + g * {cpg_out} + om[:, None]) * "
           "{positions} + "
           "pos[None, :]\n"
@@ -331,9 +371,10 @@ TritonKernelText PrintConvolutionTriton(const ir::Convolution& c, int out, core:
           fmt::arg("kx", k_mask ? fmt::format(" & (kk < {})[:, None]", depth) : ""),
           fmt::arg("w_mask",
                    k_mask ? fmt::format(", mask=(kk < {})[None, :], other=0.0", depth) : ""),
-          fmt::arg("precision", Precision(s, true)), fmt::arg("store_lines", store_lines));
+          fmt::arg("precision", Precision(s, true)), fmt::arg("store_lines", store_lines),
+          fmt::arg("dot_w", DotOperand("w", tf32.in_loop)), fmt::arg("dot_x", DotOperand("x", tf32.in_loop)));
   const int64_t programs = c.groups * ((cpg_out + bm - 1) / bm) * ((columns + bn - 1) / bn);
-  t.launch = Launch(out, params, std::to_string(programs), bm, bn, bk, s);
+  t.launch = Launch(out, tf32.launch_args, std::to_string(programs), bm, bn, bk, s);
   return t;
 }
 
