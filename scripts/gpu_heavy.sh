@@ -19,7 +19,10 @@
 #      per shard for the problem worker's CPU-side reference work: the machine's CPUs / KE_HV_SHARDS,
 #      since every shard on all of them oversubscribes the cores; with 4 shards two loads ran past
 #      the 300 s --load-timeout, 2026-12-06), KE_HV_LOAD_TIMEOUT (600 s), KE_HV_FIXTURES (device: input sets drawn on the GPU, no
-#      files; four shards of fixture files at these sizes filled the 64 GB disk), KE_GPU_BIN (prebuilt), KE_GPU_WORK, KERNELEVOLVE_PYTHON.
+#      files; four shards of fixture files at these sizes filled the 64 GB disk), KE_REFERENCE_DEVICE (cuda:
+#      the problem worker runs forward() for references and eager timing on the GPU, where the CPU took
+#      minutes per load at these sizes; graphs whose GPU trace is not portable are traced on the CPU),
+#      KE_GPU_BIN (prebuilt), KE_GPU_WORK, KERNELEVOLVE_PYTHON.
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -55,6 +58,7 @@ for i in range(shards):
     (suite / "sizes.json").write_text(json.dumps({p.stem: sizes[p.stem] for p in mine if at_gpu_sizes and p.stem in sizes}, indent=1))
     print(f"== shard {i + 1}: {len(mine)} problems: {' '.join(p.stem for p in mine)}")
 PY
+export KE_REFERENCE_DEVICE="${KE_REFERENCE_DEVICE:-cuda}"
 THREADS="${KE_HV_THREADS:-$(( $(nproc) / SHARDS > 0 ? $(nproc) / SHARDS : 1 ))}"
 for i in $(seq 1 "$SHARDS"); do
   S="$HV/shard$i"

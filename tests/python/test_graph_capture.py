@@ -222,3 +222,42 @@ def test_python_number_made_a_tensor_constant_is_reported_as_such() -> None:
     assert graph is None
     assert "makes a Python number into a tensor constant" in error and "3.0" in error
     assert "register_buffer" not in error
+
+
+def test_a_device_trace_with_a_backend_specific_op_is_traced_again_on_the_cpu(monkeypatch: pytest.MonkeyPatch) -> None:
+    # KE_REFERENCE_DEVICE=cuda traced F.scaled_dot_product_attention into
+    # aten._scaled_dot_product_efficient_attention and nn.LSTM into cuDNN (make_fx failed on
+    # its flat weights): both ended unsupported on an H100 (2026-12-06). The CPU trace of
+    # the same model records the portable spellings.
+    from kernelevolve_worker import graph_capture
+
+    def node(target: str) -> dict[str, Any]:
+        return {"name": "n", "kind": "call", "target": target}
+
+    cuda_sdpa = {"nodes": [node("aten._scaled_dot_product_efficient_attention.default"), node("getitem")],
+                 "outputs": []}
+    assert graph_capture.device_specific_ops(cuda_sdpa) == ["aten._scaled_dot_product_efficient_attention.default"]
+    portable = {"nodes": [node("aten._scaled_dot_product_flash_attention_for_cpu.default"), node("aten.addmm.default")],
+                "outputs": []}
+    assert graph_capture.device_specific_ops(portable) == []
+    device_model, cpu_model = nn.Identity(), nn.Identity()
+    traced: list[nn.Module] = []
+    answers = {id(device_model): (cuda_sdpa, None), id(cpu_model): (portable, None)}
+
+    def fake_capture(model: nn.Module, inputs: list[torch.Tensor]) -> tuple[dict[str, Any] | None, str | None]:
+        traced.append(model)
+        return answers[id(model)]
+
+    monkeypatch.setattr(graph_capture, "capture_graph", fake_capture)
+    x = [torch.zeros(1)]
+    assert graph_capture.capture_portable_graph(device_model, x, cpu_model, x) == (portable, None)
+    assert traced == [device_model, cpu_model]
+    traced.clear()
+    answers[id(device_model)] = (None, "make_fx failed: NotImplementedError: argument of type: UntypedStorage")
+    assert graph_capture.capture_portable_graph(device_model, x, cpu_model, x) == (portable, None)
+    traced.clear()
+    answers[id(device_model)] = (portable, None)  # portable already: no second forward()
+    assert graph_capture.capture_portable_graph(device_model, x, cpu_model, x) == (portable, None)
+    assert traced == [device_model]
+    answers[id(device_model)] = (cuda_sdpa, None)  # no CPU copy given: the device's trace stands
+    assert graph_capture.capture_portable_graph(device_model, x) == (cuda_sdpa, None)

@@ -172,6 +172,41 @@ def graph_to_json(gm: torch.fx.GraphModule, state: list[torch.Tensor], num_input
     return {"nodes": nodes, "outputs": outputs}
 
 
+# Ops a trace on a CUDA device records where a trace on the CPU records portable ones
+# (F.scaled_dot_product_attention dispatches to a CUDA backend's own kernel, nn.LSTM/GRU
+# to cuDNN, whose flat weight buffer make_fx cannot even trace): the C++ lowerings know
+# the CPU spellings (core_aten.KEEP), so such a graph is captured again on the CPU.
+DEVICE_SPECIFIC_PREFIXES = ("aten._scaled_dot_product_efficient_attention", "aten._scaled_dot_product_flash_attention.",
+                            "aten._scaled_dot_product_cudnn_attention", "aten._efficient_attention",
+                            "aten._flash_attention", "aten._cudnn", "aten.cudnn", "aten.miopen", "aten._thnn_fused")
+
+
+def device_specific_ops(graph: dict[str, Any]) -> list[str]:
+    """The targets of ``graph``'s call nodes that only one device backend records
+    (DEVICE_SPECIFIC_PREFIXES), sorted, each once."""
+    return sorted({n["target"] for n in graph["nodes"] if n.get("kind") == "call"
+                   and str(n.get("target", "")).startswith(DEVICE_SPECIFIC_PREFIXES)})
+
+
+def capture_portable_graph(device_model: torch.nn.Module, device_inputs: list[torch.Tensor],
+                           cpu_model: torch.nn.Module | None = None,
+                           cpu_inputs: list[torch.Tensor] | None = None) -> tuple[dict[str, Any] | None, str | None]:
+    """capture_graph on the reference's device, then, when that fails or records a
+    device-specific op (device_specific_ops) and a CPU copy is given, capture_graph of
+    the CPU copy: one more forward() on the CPU, paid only by graphs that need it.
+
+    Args:
+        device_model, device_inputs: the reference and its inputs where it runs.
+        cpu_model, cpu_inputs: the same on the CPU; None when the reference runs there.
+    Returns:
+        As capture_graph.
+    """
+    graph, error = capture_graph(device_model, device_inputs)
+    if cpu_model is None or cpu_inputs is None or (graph is not None and not device_specific_ops(graph)):
+        return graph, error
+    return capture_graph(cpu_model, cpu_inputs)
+
+
 def capture_graph(model: torch.nn.Module, inputs: list[torch.Tensor]) -> tuple[dict[str, Any] | None, str | None]:
     """Traces ``model(*inputs)`` with make_fx (real mode, no_grad) into Core ATen ops
     (core_aten.decomposition_table(): non-core ops decomposed, core_aten.KEEP kept) and

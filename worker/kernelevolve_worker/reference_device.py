@@ -8,7 +8,9 @@ this build VM, one or two threads alike), so one 4096^3 call takes ~45 s and a l
 it), the worker keeps generating inputs on the CPU (``get_inputs``, seeded as ever)
 but runs forward() on the GPU for the seeds' and edge sets' references, the graph
 capture and the eager baseline timing; the outputs come back to the CPU for the
-fixtures. Edge sets keep their float64 reference on the CPU (edge_cases.py). Without
+fixtures. A graph whose GPU trace records a device-specific op (attention on a CUDA
+backend's kernel, an LSTM on cuDNN) is traced again on the CPU
+(graph_capture.capture_portable_graph). Edge sets keep their float64 reference on the CPU (edge_cases.py). Without
 a visible GPU the setting falls back to the CPU, and says so.
 
 The reference then carries cuBLAS's rounding instead of the CPU's; both accumulate
