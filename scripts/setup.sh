@@ -69,7 +69,21 @@ if [[ ! -f build/CMakeCache.txt ]]; then
   cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 fi
 mkdir -p build
-if ! cmake --build build -j "$JOBS" >build/build.log 2>&1; then
+[[ -x build/kernelevolve ]] ||
+  echo "setup: building the C++ tree with $JOBS jobs (first time: 11-22 minutes on 2 cores; log: build/build.log)"
+# The build in the background, with its progress (make's last "[ NN%]") once a minute, so
+# a first build is not twenty silent minutes.
+cmake --build build -j "$JOBS" >build/build.log 2>&1 &
+build_pid=$!
+ticks=0
+while kill -0 "$build_pid" 2>/dev/null; do
+  sleep 2
+  ticks=$((ticks + 1))
+  if ((ticks % 30 == 0)) && kill -0 "$build_pid" 2>/dev/null; then
+    echo "setup: building, $(grep -o '\[ *[0-9]*%\]' build/build.log | tail -n 1 || true) (log: build/build.log)"
+  fi
+done
+if ! wait "$build_pid"; then
   tail -n 40 build/build.log >&2
   echo "setup: build failed (full log: build/build.log)" >&2
   exit 1

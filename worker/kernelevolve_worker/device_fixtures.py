@@ -27,7 +27,7 @@ from typing import Any
 import torch
 
 from . import edge_cases as edges
-from .gpu_checks import EdgeSet
+from .gpu_checks import EdgeSet, tolerance_for
 from . import problem_loader as loader
 
 ENV_VAR = "KE_FIXTURES"
@@ -98,7 +98,9 @@ def generate(manifest: dict[str, Any], device: torch.device) -> tuple[
             edge = edges.edge_inputs(entry["name"], first)
             outputs = loader.run_reference(model, edge, path, keep_device=True)
             exact = edges.float64_reference(model, edge, outputs)
-            errors = {f"output.{i}": e for i, e in enumerate(edges.reference_error(outputs, exact)) if e > 0}
+            overrides = manifest.get("tolerance", {})
+            errors = {f"output.{i}": e for i, e in
+                      enumerate(edges.reference_error(outputs, exact, lambda d: tolerance_for(d, overrides))) if e > 0}
             edge_sets.append(EdgeSet(entry["name"], entry.get("description", ""),
                                      _abi(names, edge, params, device, manifest, path), _checked(exact, manifest, path),
                                      errors))

@@ -15,9 +15,10 @@ input set gets an allowance per output element, the scale of float rounding erro
 The perturbed runs sample the error a different summation order makes: an element whose
 value cancels (a dot product near 0) varies, one that does not depend on rounding (a
 relu's clipped zeros, a saturated tanh, a copy) does not, and gets scale 0. A sample of
-8 is noisy per element, so a sensitive element's scale is raised to the median scale of
-its output's sensitive elements (the error of a sum depends on the magnitudes of its
-terms, not on the value it cancels to). An element then passes when
+8 is noisy per element, so the scale of an element where eager itself is off the reference is raised to the
+median scale of such elements of its output (the error of a sum depends on the
+magnitudes of its terms, not on the value it cancels to); an element eager gets exactly
+right (a copied input, whose moved runs differ by the move alone) keeps its own scale. An element then passes when
 
     |kernel_i - exact_i| <= atol + rtol * |exact_i| + EAGER_ERROR_MULTIPLE * scale_i
 
@@ -30,7 +31,8 @@ The unit of roundoff is torch.finfo(dtype).eps of each input, unless eager round
 coarsely than that: cuDNN runs float32 convolutions in TF32 by default
 (torch.backends.cudnn.allow_tf32), and then moving the inputs by one float32 unit hardly
 changes eager's result (its first moved run differs from it by less than a quarter of
-its own error), so the runs move float32 inputs by TF32's unit, 2**-10, instead. The
+its own error), so the runs move float32 inputs by TF32's unit, 2**-10, instead (on a
+CUDA device only: the caller says so). The
 scale then follows the precision eager really ran in: TF32's where cuDNN used it,
 float32's elsewhere.
 """
@@ -78,7 +80,7 @@ def perturbed(inputs: list[torch.Tensor], eps: float, generator: torch.Generator
 def element_error_scale(run: Callable[[list[torch.Tensor]], list[torch.Tensor]], inputs: list[torch.Tensor],
                         eager: list[torch.Tensor], exact: list[torch.Tensor],
                         tolerance: Callable[[torch.dtype], tuple[float, float]],
-                        eps: float | None = None) -> list[torch.Tensor | None]:
+                        eps: float | None = None, coarse_eager: bool = False) -> list[torch.Tensor | None]:
     """The per-element allowance scale of each output on one input set (module docstring).
 
     The first perturbed run decides whether an output needs one: it does when eager or
@@ -95,6 +97,9 @@ def element_error_scale(run: Callable[[list[torch.Tensor]], list[torch.Tensor]],
         exact: the reference of record (float64 rounded once; same shapes and dtypes).
         tolerance: (atol, rtol) for an output dtype.
         eps: the unit of roundoff to perturb by; None: each input dtype's machine epsilon.
+        coarse_eager: eager may round more coarsely than its dtype (on a CUDA device:
+            cuDNN's TF32); only then is REDUCED_EPS tried (on the CPU the unit stays the
+            dtype's whatever the first run shows).
     Returns:
         Per output: None where rounding stays far inside the tolerance (no allowance),
         for non-float outputs and for outputs ``exact`` kept as ``eager``; else a
@@ -145,7 +150,7 @@ def element_error_scale(run: Callable[[list[torch.Tensor]], list[torch.Tensor]],
             needed.append(i)
     if not needed:
         return scales
-    if first is not None and eps is None and _reduced_precision(needed, eager, first, targets):
+    if first is not None and eps is None and coarse_eager and _reduced_precision(needed, eager, first, targets):
         # Eager rounds more coarsely than its inputs' dtype (cuDNN's TF32): moving the
         # inputs by their own unit hardly changes its result, so the runs would repeat
         # eager's own error, 0 wherever it happens to round exactly. Sample again, moving
@@ -162,9 +167,14 @@ def element_error_scale(run: Callable[[list[torch.Tensor]], list[torch.Tensor]],
         samples += 1
     for i in needed:
         scale = (total[i] / samples).sqrt()
-        sensitive = scale[scale > 0]
-        if sensitive.numel() > 0:
-            scale = torch.where(scale > 0, scale.clamp_min(float(sensitive.median())), scale)
+        # The floor lifts only elements where eager itself is off the reference: a copied
+        # input is exact in eager, and its moved runs differ by the move alone, far below
+        # a product's scale (a fresh-clone review got +200 accepted on the copied half of
+        # cat([a @ b, r]) when every element took the output's median).
+        diff = eager[i].double() - targets[i]
+        rounded = (scale > 0) & torch.isfinite(diff) & (diff != 0)
+        if bool(rounded.any()):
+            scale = torch.where(rounded, scale.clamp_min(float(scale[rounded].median())), scale)
         scales[i] = scale.float().nan_to_num(posinf=torch.finfo(torch.float32).max).contiguous()
     return scales
 

@@ -261,7 +261,8 @@ class GpuRunner:
     def _measure_eager_errors(self) -> None:
         """Eager's own error on every input set, run here, against the set's reference:
         the max per output (self.seed_errors; each edge set's reference_error raised to
-        it) and, where eager misses the tolerance, the per-element allowance scale
+        it) and, where rounding moves elements by about the tolerance, the per-element
+        allowance scale
         (eager_error.element_error_scale: self.seed_allowances; each edge set's
         allowance raised element-wise to it). A reference of record is float64 rounded
         once, or the CPU's float32 result, while eager on this device may run products
@@ -283,10 +284,12 @@ class GpuRunner:
         def measure(inputs: list[torch.Tensor], refs: list[torch.Tensor]) -> tuple[dict[str, float],
                                                                                    dict[str, torch.Tensor]]:
             outs = run(inputs, refs)
-            errors = {n: e for n, e in zip(names, edges.reference_error(outs, refs)) if e > 0}
+            errors = {n: e for n, e in zip(names, edges.reference_error(outs, refs, lambda d: tolerance_for(d, overrides)))
+                      if e > 0}
             forward = inputs[:self.num_forward_inputs]
             scales = eager_error.element_error_scale(lambda xs: run(xs, refs), forward, outs, refs,
-                                                     lambda d: tolerance_for(d, overrides))
+                                                     lambda d: tolerance_for(d, overrides),
+                                                     coarse_eager=self.device.type == "cuda")
             bounded = {t["name"] for t in self.manifest["outputs"] if "size_output" in t}
             return errors, {n: x for n, x in zip(names, scales) if x is not None and n not in bounded}
 

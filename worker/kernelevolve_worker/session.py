@@ -314,7 +314,8 @@ class WorkerSession:
         A set whose outputs differ from the first seed's in shape is skipped; bounded
         outputs (``bounds``, set_shapes.py) get their size tensors. ``allowance`` is the
         problem's EAGER_ERROR_MULTIPLE and tolerance overrides: with a multiple > 0, a set
-        where eager misses the tolerance gets eager_error.element_error_scale's tensor
+        where rounding moves elements by about the tolerance gets
+        eager_error.element_error_scale's tensor
         "allowance.output.<i>" per such output (not for bounded outputs) in its file.
 
         Returns:
@@ -362,7 +363,7 @@ class WorkerSession:
                 written.append((name, file_name, [], []))
                 continue
             exact = edges.float64_reference(model, edge, outputs)
-            errors = edges.reference_error(outputs, exact)
+            errors = edges.reference_error(outputs, exact, lambda d: tolerance_for(d, overrides))
             scales = [None] * len(outputs)
             if multiple > 0:
                 scales = eager_error.element_error_scale(lambda xs: ref.run(xs, path), edge, outputs, exact,
