@@ -57,13 +57,6 @@ REDUCED_VARIATION = 1 / 4
 RELEVANT_FRACTION = 1 / 8
 
 
-def misses_tolerance(eager: torch.Tensor, exact: torch.Tensor, atol: float, rtol: float) -> bool:
-    """Whether some element where both are finite has |eager - exact| > atol + rtol |exact|."""
-    a, b = eager.double(), exact.to(eager.device).double()
-    both = torch.isfinite(a) & torch.isfinite(b)
-    return bool(((a - b).abs() > atol + rtol * b.abs())[both].any())
-
-
 def perturbed(inputs: list[torch.Tensor], eps: float, generator: torch.Generator) -> list[torch.Tensor]:
     """``inputs`` with every float element multiplied by 1 +- eps (sign at random per
     element, from ``generator``, which lives on the inputs' device); others as they are."""

@@ -67,46 +67,42 @@ std::string Launch(int out, const std::string& args, const std::string& grid, in
 /// The kernel's tensor parameters: the operands, what the epilogue loads, the target.
 /// Each tensor once: both operands may be one buffer (attention's q @ k^T, both slices
 /// of one in-projection).
-std::string Params(int a, int b, int out, const TritonEpilogue* epilogue) {
+std::vector<int> ParamTensors(int a, int b, int out, const TritonEpilogue* epilogue) {
   std::vector<int> tensors = {a, b};
   if (epilogue != nullptr) tensors.insert(tensors.end(), epilogue->tensors.begin(), epilogue->tensors.end());
   tensors.push_back(epilogue != nullptr ? epilogue->target : out);
-  std::string params;
-  std::vector<int> seen;
+  std::vector<int> once;
   for (int t : tensors) {
-    if (std::find(seen.begin(), seen.end(), t) != seen.end()) continue;
-    seen.push_back(t);
-    params += fmt::format("{}t{}", params.empty() ? "" : ", ", t);
+    if (std::find(once.begin(), once.end(), t) == once.end()) once.push_back(t);
   }
+  return once;
+}
+
+/// ParamTensors as a parameter (and argument) list: "t3, t4, t7".
+std::string Params(int a, int b, int out, const TritonEpilogue* epilogue) {
+  std::string params;
+  for (int t : ParamTensors(a, b, out, epilogue)) params += fmt::format("{}t{}", params.empty() ? "" : ", ", t);
   return params;
 }
 
 /// How a plain TF32 dot gets its operands rounded (codegen/triton/tf32_round.h): the
-/// launch arguments (`params` with the operand buffers `a`, `b` passed as rounded
+/// launch arguments (the parameters with the operand buffers `a`, `b` passed as rounded
 /// copies) and whether the loop must round its tiles instead, which it does when the
 /// epilogue reads an operand buffer too (one parameter serves both). Without `tf32`:
-/// `params` as they are, no rounding.
+/// the parameters as they are, no rounding.
 struct Tf32Operands {
   std::string launch_args;
   bool in_loop = false;
 };
 
-Tf32Operands RoundedOperands(const std::string& params, int a, int b, bool tf32, const TritonEpilogue* epilogue) {
-  Tf32Operands r{params, false};
-  if (!tf32) return r;
-  if (epilogue != nullptr && (std::count(epilogue->tensors.begin(), epilogue->tensors.end(), a) > 0 ||
-                              std::count(epilogue->tensors.begin(), epilogue->tensors.end(), b) > 0)) {
-    r.in_loop = true;
-    return r;
-  }
-  r.launch_args.clear();
-  size_t begin = 0;
-  while (begin <= params.size()) {
-    const size_t end = std::min(params.find(", ", begin), params.size());
-    const std::string name = params.substr(begin, end - begin);
-    const bool operand = name == fmt::format("t{}", a) || name == fmt::format("t{}", b);
-    r.launch_args += (r.launch_args.empty() ? "" : ", ") + (operand ? RoundedCopy(name) : name);
-    begin = end + 2;
+Tf32Operands RoundedOperands(int a, int b, int out, bool tf32, const TritonEpilogue* epilogue) {
+  const bool shared = epilogue != nullptr && (std::count(epilogue->tensors.begin(), epilogue->tensors.end(), a) > 0 ||
+                                              std::count(epilogue->tensors.begin(), epilogue->tensors.end(), b) > 0);
+  Tf32Operands r{"", tf32 && shared};
+  for (int t : ParamTensors(a, b, out, epilogue)) {
+    const std::string name = fmt::format("t{}", t);
+    const bool copy = tf32 && !shared && (t == a || t == b);
+    r.launch_args += (r.launch_args.empty() ? "" : ", ") + (copy ? RoundedCopy(name) : name);
   }
   return r;
 }
@@ -242,7 +238,7 @@ TritonKernelText PrintContractionTriton(const ir::Contraction& c, int out, core:
   }
   index_lines += fmt::format("    i{} = om[:, None]\n    i{} = on[None, :]\n", nb, nb + 1);
   const std::string params = Params(c.a, c.b, out, epilogue);
-  const Tf32Operands tf32 = RoundedOperands(params, c.a, c.b, PlainTf32(s, false), epilogue);
+  const Tf32Operands tf32 = RoundedOperands(c.a, c.b, out, PlainTf32(s, false), epilogue);
   const std::string store_lines = Store(out, store, index_lines, epilogue);
   TritonKernelText t;
   t.kernel =
@@ -325,7 +321,7 @@ TritonKernelText PrintConvolutionTriton(const ir::Convolution& c, int out, core:
                                first + 1 + static_cast<int>(d), Product(c.out, d + 1), c.out[d]);
   }
   const std::string params = Params(c.x, c.w, out, epilogue);
-  const Tf32Operands tf32 = RoundedOperands(params, c.x, c.w, PlainTf32(s, true), epilogue);
+  const Tf32Operands tf32 = RoundedOperands(c.x, c.w, out, PlainTf32(s, true), epilogue);
   const std::string store_lines = Store(out, store, index_lines, epilogue);
   TritonKernelText t;
   t.kernel =
