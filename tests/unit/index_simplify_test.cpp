@@ -30,6 +30,26 @@ TEST(IndexSimplify, RemainderAndDivisionOfAFlatOffsetBecomeTheIndices) {
   EXPECT_EQ(ExprText(kept), ExprText(body));
 }
 
+TEST(IndexSimplify, TheConstantTermOfAnOffsetIsSplitOffThroughSumsAndConstantFactors) {
+  // Row t = 4 of a [*, 256] buffer at column 192 + i1: (i0 + 4) * 256 + (i1 + 192) is
+  // i0 * 256 + i1 plus 1216.
+  int64_t constant = 0;
+  const Expr offset = IAdd(IMul(IAdd(Var(0), 4), 256), IAdd(Var(1), 192));
+  const Expr rest = SplitConstantTerm(offset, &constant);
+  EXPECT_EQ(constant, 1216);
+  EXPECT_EQ(ExprText(rest), ExprText(IAdd(IMul(Var(0), 256), Var(1))));
+  // A difference and a negation: 10 - (i0 + 3) is -i0 ... plus 7.
+  constant = 0;
+  const Expr flipped = SplitConstantTerm(Op(Prim::kSub, {Int(10), IAdd(Var(0), 3)}, core::DType::kInt64), &constant);
+  EXPECT_EQ(constant, 7);
+  EXPECT_EQ(ExprText(flipped), ExprText(Op(Prim::kSub, {Int(0), Var(0)}, core::DType::kInt64)));
+  // A floor division keeps its constants: (i0 + 3) // 2 + 5 splits off only the 5.
+  constant = 0;
+  const Expr divided = IFloorDiv(IAdd(Var(0), 3), 2);
+  EXPECT_EQ(SplitConstantTerm(IAdd(divided, 5), &constant), divided);
+  EXPECT_EQ(constant, 5);
+}
+
 TEST(IndexSimplify, AffineSubexpressionsOfAnIndexThatIsNotAffine) {
   // t0[((4 i0 + i1) // 4) * t2[i0]]: the product with a loaded value is not affine, its
   // left factor (i1 < 4) is i0.

@@ -443,6 +443,28 @@ TEST(LoopNestPlan, PlanInlinesViewsAndMaterializesReductions) {
   }
 }
 
+TEST(LoopNestPlan, ARecurrentStateIsComputedOnceNotAgainAtEveryStep) {
+  // An LSTM's cell state c_t feeds h_t and c_{t+1}. Each read alone is one per element,
+  // but inlined into both, c_1 is computed again inside every later step's kernel: the
+  // reads add up (kernel_plan.cpp), so the chain is cut into buffers and each step's
+  // gate kernel stays the same size however long the sequence is.
+  const ir::KernelPlan plan = CasePlan("lstm_two_layer");
+  std::vector<int> gate_kernel_nodes;
+  for (int k : plan.kernels) {
+    const ir::TensorDef& d = plan.program.defs[static_cast<size_t>(k)];
+    bool sigmoid = false;
+    ir::VisitPostOrder(d.body, [&](const ir::ExprNode& n) {
+      sigmoid = sigmoid || (n.kind == ir::ExprKind::kOp && n.op == ir::Prim::kSigmoid);
+    });
+    if (d.kind == ir::DefKind::kCompute && sigmoid) gate_kernel_nodes.push_back(ir::CountNodes(d.body));
+  }
+  ASSERT_GE(gate_kernel_nodes.size(), 16u) << "a gate kernel per step and layer (8 steps, 2 layers)";
+  // Reads kept at their maximum instead of summed, these grew 67, 115, 162, ... 397.
+  const int largest = *std::max_element(gate_kernel_nodes.begin(), gate_kernel_nodes.end());
+  EXPECT_LE(largest, 2 * gate_kernel_nodes.front())
+      << "a later step recomputes earlier steps' cell states: " << ::testing::PrintToString(gate_kernel_nodes);
+}
+
 // ---- the primitive table ---------------------------------------------------------
 
 TEST(LoopNestCodegen, PrimTableSpellsEveryPrimitive) {

@@ -177,5 +177,26 @@ TEST(TritonMainLoop, TheHeaderNamesTheEpilogueItsMainLoopApplies) {
   }
 }
 
+TEST(TritonLoopNest, TheStepsOfAnUnrolledRecurrenceShareOneCompiledKernelPerForm) {
+  // 8 steps x 2 layers of an LSTM: each step's h @ W_hh^T and gate math differ from the
+  // other steps' only in their buffers and in the row of the input projection they
+  // read, a constant offset that becomes an argument. Triton compiles a form once.
+  auto t = Match("lstm_two_layer");
+  const std::string code = t->Generate(t->Drafts().front());
+  const size_t kernels = Count(code, "@triton.jit");
+  size_t launches = 0;
+  for (size_t at = code.find("\n    _k"); at != std::string::npos; at = code.find("\n    _k", at + 1)) ++launches;
+  EXPECT_GE(launches, 2 * 16u) << "a product and a gate kernel per step and layer";
+  EXPECT_LE(kernels, 20u) << code;
+  EXPECT_NE(code.find("# also launched for"), std::string::npos) << code;
+  // The shared gate kernels take the differing row offsets as integer arguments o<k>.
+  EXPECT_NE(code.find(", o"), std::string::npos) << code;
+  // Every launched kernel is defined: a launch names its form's kernel.
+  for (size_t at = code.find("\n    _k"); at != std::string::npos; at = code.find("\n    _k", at + 1)) {
+    const std::string name = code.substr(at + 5, code.find('[', at) - at - 5);
+    EXPECT_NE(code.find("def " + name + "("), std::string::npos) << name << " is launched but not defined";
+  }
+}
+
 }  // namespace
 }  // namespace kernelevolve

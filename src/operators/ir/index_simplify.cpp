@@ -104,4 +104,42 @@ Expr SimplifiedBody(const TensorDef& def) {
   return SimplifyIndices(def.body, extents);
 }
 
+Expr SplitConstantTerm(const Expr& offset, int64_t* constant) {
+  int64_t c = 0;
+  if (IsIntConst(offset, &c) && offset->dtype == core::DType::kInt64) {
+    *constant += c;
+    return Int(0);
+  }
+  if (offset->kind != ExprKind::kOp || offset->dtype != core::DType::kInt64) return offset;
+  switch (offset->op) {
+    case Prim::kAdd:
+    case Prim::kSub: {
+      int64_t a = 0, b = 0;
+      Expr ra = SplitConstantTerm(offset->args[0], &a);
+      Expr rb = SplitConstantTerm(offset->args[1], &b);
+      const bool add = offset->op == Prim::kAdd;
+      *constant += add ? a + b : a - b;
+      return Op(offset->op, {std::move(ra), std::move(rb)}, core::DType::kInt64);
+    }
+    case Prim::kMul: {
+      int64_t factor = 0;
+      for (size_t k = 0; k < 2; ++k) {
+        if (!IsIntConst(offset->args[k], &factor)) continue;
+        int64_t inner = 0;
+        Expr rest = SplitConstantTerm(offset->args[1 - k], &inner);
+        *constant += inner * factor;
+        return IMul(std::move(rest), factor);
+      }
+      return offset;
+    }
+    case Prim::kNeg: {
+      int64_t inner = 0;
+      Expr rest = SplitConstantTerm(offset->args[0], &inner);
+      *constant -= inner;
+      return Op(Prim::kNeg, {std::move(rest)}, core::DType::kInt64);
+    }
+    default: return offset;
+  }
+}
+
 }  // namespace kernelevolve::operators::ir

@@ -27,4 +27,13 @@ Expr SimplifyIndices(const Expr& body, const std::vector<int64_t>& extents);
 /// matchers (contraction.h, convolution.h) read the body as the lowering spelled it.
 Expr SimplifiedBody(const TensorDef& def);
 
+/// `offset` (an int64 index expression) without its constant term, which is added to
+/// `*constant`: sums, differences and products by a constant are distributed
+/// ((i0 + 4) * 256 + i1 + 192 gives i0 * 256 + i1 and 1216); any other node (a floor
+/// division, a remainder, a load) is kept whole, its constants in it. Exact:
+/// rest + *constant equals `offset` for every value of its vars. For printers that
+/// pass a load's constant offset as an argument (kernels that differ only in which
+/// slice they read share one compiled kernel).
+Expr SplitConstantTerm(const Expr& offset, int64_t* constant);
+
 }  // namespace kernelevolve::operators::ir

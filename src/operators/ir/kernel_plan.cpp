@@ -148,7 +148,9 @@ KernelPlan PlanKernels(TensorProgram program, const PlanOptions& options) {
     plan.output_slot[static_cast<size_t>(program.outputs[k])] = static_cast<int>(k);
   }
   // Reverse pass (consumers come after their producers): how many iterations read each
-  // element, and from that whether it is materialized. An inlined element-wise consumer
+  // element, summed over its consumers, and from that whether it is materialized (an
+  // LSTM's cell state c_t read once by h_t and once by c_{t+1}: inlined into both, every
+  // later step would compute it again, so the sum cuts the chain into buffers). An inlined element-wise consumer
   // passes on its consumers' count; a materialized one computes each element once, so
   // its producers see only its own iterations (relu(x @ w + b) feeding a second product:
   // the relu is a buffer, the bias add inlines into it, and the pair becomes the first
@@ -163,7 +165,7 @@ KernelPlan PlanKernels(TensorProgram program, const PlanOptions& options) {
                             demand[k] > options.max_recompute * std::max(1.0, static_cast<double>(Numel(d.shape))));
     const bool transparent = d.kind == DefKind::kCompute && !plan.materialized[k];
     const double reads = std::max(Iterations(d), transparent ? demand[k] : 0.0);
-    for (int p : producers[k]) demand[static_cast<size_t>(p)] = std::max(demand[static_cast<size_t>(p)], reads);
+    for (int p : producers[k]) demand[static_cast<size_t>(p)] += reads;
   }
   // Forward pass: inline the non-materialized producers into each body.
   std::vector<Expr> inlined(count);  // bodies of inlinable defs after their own inlining

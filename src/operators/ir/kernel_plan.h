@@ -1,8 +1,9 @@
 // Partition of a TensorProgram into kernels (issue 17, item 3): reductions, scans and
 // outputs are materialized; element-wise definitions (views, masks, math) are inlined
 // into their consumers, except when an inlined body would grow past a size limit or
-// when its math would be recomputed many times per element by a heavy consumer
-// (a matmul reading relu(x) N times per element), or when a reduction is a matrix
+// when its math would be recomputed many times per element by its consumers together
+// (a matmul reading relu(x) N times per element; an LSTM's cell state that every later
+// step would compute again), or when a reduction is a matrix
 // product or a convolution only if its operands are read from dense buffers (an
 // attention in-projection whose rows a transpose and a reshape permute). An output
 // that only reshapes another computed definition is that definition, written into the
@@ -20,8 +21,9 @@ namespace kernelevolve::operators::ir {
 struct PlanOptions {
   /// A definition whose inlined body has more distinct nodes is materialized.
   int max_inline_nodes = 400;
-  /// A definition with value math is materialized when a consumer iterates more than
-  /// this many times per element of it.
+  /// A definition with value math is materialized when its consumers together iterate
+  /// more than this many times per element of it (a heavy consumer, or several that
+  /// would each compute it again).
   double max_recompute = 2.0;
 };
 

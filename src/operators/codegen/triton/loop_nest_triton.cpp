@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <optional>
 #include <set>
 #include <unordered_map>
@@ -73,6 +74,18 @@ bool IsUnit(const Expr& e) {
   return ir::IsIntConst(e, &v) && v == 1;
 }
 
+/// The constant terms of a kernel's load offsets (ir::SplitConstantTerm), numbered in
+/// print order ("slots"), and which of them the kernel takes as arguments o<slot>
+/// instead of literals: kernels that differ only in which slice of a buffer they read
+/// (an unrolled recurrence's step t reads row t of the input projection) then print the
+/// same text and share one compiled kernel.
+struct OffsetHoist {
+  bool all = false;                // every nonzero constant term is an argument
+  std::vector<bool> as_argument;   // else per slot
+  std::vector<int64_t> values;     // filled while printing: each slot's constant
+  bool Argument(size_t slot) const { return all || (slot < as_argument.size() && as_argument[slot]); }
+};
+
 /// Prints expression DAGs as `vN = ...` lines of a kernel body. Every value is a
 /// tensor of the tile's shape: constants are literals (Python numbers), wrapped in
 /// tl.full where a whole operation would otherwise be constant.
@@ -91,7 +104,18 @@ class TritonExprPrinter {
       case ExprKind::kLoad: {
         if (e->tensor == replaced_tensor_) return replaced_name_;
         const TensorDef& src = program_.defs.at(static_cast<size_t>(e->tensor));
-        const std::string offset = Print(ir::FlatOffset(e->args, ir::Extents(src)));
+        const Expr flat = ir::FlatOffset(e->args, ir::Extents(src));
+        std::string offset;
+        if (hoist_ != nullptr) {
+          int64_t constant = 0;
+          const Expr rest = ir::SplitConstantTerm(flat, &constant);
+          if (constant != 0) {
+            const size_t slot = hoist_->values.size();
+            hoist_->values.push_back(constant);
+            if (hoist_->Argument(slot)) offset = fmt::format("{} + o{}", Print(rest), slot);
+          }
+        }
+        if (offset.empty()) offset = Print(flat);
         std::string mask = mask_;
         if (e->mask) mask = fmt::format("{} & {}", mask_, Print(e->mask));
         text = fmt::format("tl.load(t{} + {} + {}, mask={}, other=0)", e->tensor, zero_, offset, mask);
@@ -137,6 +161,9 @@ class TritonExprPrinter {
 
   void SetIndent(std::string indent) { indent_ = std::move(indent); }
 
+  /// Records load offsets' constant terms in `hoist` (none: printed as literals).
+  void HoistOffsets(OffsetHoist* hoist) { hoist_ = hoist; }
+
   /// Loads of t<tensor> print as `name` (a main loop's accumulator, at the epilogue's
   /// own element).
   void Replace(int tensor, std::string name) {
@@ -152,6 +179,7 @@ class TritonExprPrinter {
   std::string indent_ = kIndent;
   int replaced_tensor_ = -1;
   std::string replaced_name_;
+  OffsetHoist* hoist_ = nullptr;
   std::unordered_map<const ExprNode*, std::string> names_;
   std::vector<Expr> alive_;
   int next_ = 0;
@@ -186,6 +214,50 @@ std::string Decompose(const std::string& flat, const std::vector<Expr>& extents,
   return out;
 }
 
+/// `kernel` without its comment lines, named `_k` instead of `_k<id>`, its tensor
+/// parameters t<id> renamed by position (a0, a1, ...): the text two kernels share
+/// exactly when they differ only in the buffers they are launched with.
+std::string CanonicalKernel(const std::string& kernel) {
+  std::string text;
+  for (size_t at = 0; at < kernel.size();) {
+    size_t end = kernel.find('\n', at);
+    end = end == std::string::npos ? kernel.size() : end + 1;
+    if (kernel[at] != '#') text.append(kernel, at, end - at);
+    at = end;
+  }
+  const size_t def = text.find("def _k");
+  if (def == std::string::npos) return text;
+  const size_t open = text.find('(', def), close = text.find(')', open);
+  std::unordered_map<std::string, std::string> rename;
+  int position = 0;
+  for (size_t at = open + 1; at < close;) {
+    size_t end = std::min(text.find(',', at), close);
+    std::string param = text.substr(at, end - at);
+    param.erase(0, param.find_first_not_of(' '));
+    if (param.size() > 1 && param[0] == 't' && param.find_first_not_of("0123456789", 1) == std::string::npos) {
+      rename.emplace(param, fmt::format("a{}", position));
+    }
+    ++position;
+    at = end + 1;
+  }
+  text.replace(def + 4, open - def - 4, "_k");
+  std::string out;
+  const auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; };
+  for (size_t at = 0; at < text.size();) {
+    if (!word(text[at])) {
+      out += text[at++];
+      continue;
+    }
+    size_t end = at;
+    while (end < text.size() && word(text[end])) ++end;
+    const std::string name = text.substr(at, end - at);
+    auto it = rename.find(name);
+    out += it == rename.end() ? name : it->second;
+    at = end;
+  }
+  return out;
+}
+
 std::string ReduceInit(ReduceOp op, DType vt) {
   const bool fp = core::IsFloatingPoint(vt);
   switch (op) {
@@ -215,12 +287,55 @@ class Emitter {
   std::string Module() {
     std::string kernels, launches;
     const auto& p = plan_.program;
+    // Kernels of the same form (the same text but for their buffers and the constant
+    // offsets of their loads: the steps of an unrolled recurrence) are printed once and
+    // launched once per definition, so that Triton compiles each form once.
+    std::vector<const TensorDef*> defs;
     for (int k : plan_.kernels) {
       const TensorDef& d = p.defs[static_cast<size_t>(k)];
       if (d.symbolic_shape.empty() && ir::Numel(d.shape) == 0) continue;
       if (fused_.count(k) != 0) continue;  // applied by its main loop
+      defs.push_back(&d);
+    }
+    std::vector<size_t> form(defs.size());                 // per def: its form's index
+    std::vector<std::vector<size_t>> members;              // per form: defs, in order
+    std::vector<std::vector<int64_t>> constants(defs.size());
+    {
+      std::unordered_map<std::string, size_t> forms;
+      for (size_t i = 0; i < defs.size(); ++i) {
+        OffsetHoist all;
+        all.all = true;
+        hoist_ = &all;
+        std::string launch;
+        const std::string key = CanonicalKernel(Kernel(*defs[i], launch));
+        hoist_ = nullptr;
+        constants[i] = all.values;
+        auto [it, fresh] = forms.emplace(key, members.size());
+        if (fresh) members.emplace_back();
+        form[i] = it->second;
+        members[it->second].push_back(i);
+      }
+    }
+    for (size_t i = 0; i < defs.size(); ++i) {
+      const std::vector<size_t>& group = members[form[i]];
+      // Only the constants that differ between the group's members become arguments.
+      OffsetHoist varying;
+      for (size_t slot = 0; slot < constants[i].size(); ++slot) {
+        bool differs = false;
+        for (size_t m : group) differs = differs || constants[m][slot] != constants[i][slot];
+        varying.as_argument.push_back(differs);
+      }
+      hoist_ = group.size() > 1 ? &varying : nullptr;
       std::string launch;
-      kernels += Kernel(d, launch) + "\n\n";
+      std::string kernel = Kernel(*defs[i], launch);
+      hoist_ = nullptr;
+      if (group.front() == i) {
+        if (group.size() > 1) kernel.insert(kernel.find('\n') + 1, SharedComment(defs, group));
+        kernels += kernel + "\n\n";
+      } else {
+        const std::string own = fmt::format("_k{}[", defs[i]->id);
+        launch.replace(launch.find(own), own.size(), fmt::format("_k{}[", defs[group.front()]->id));
+      }
       launches += launch;
     }
     std::string entry = fmt::format("def {}(inputs, outputs):\n", s_.entry_name);
@@ -249,6 +364,15 @@ class Emitter {
   }
 
  private:
+  /// "# launched for t89, t108, ... too" for a kernel several definitions share.
+  static std::string SharedComment(const std::vector<const TensorDef*>& defs, const std::vector<size_t>& group) {
+    std::vector<std::string> names;
+    for (size_t k = 1; k < group.size() && k <= 8; ++k) names.push_back(fmt::format("t{}", defs[group[k]]->id));
+    if (group.size() > 9) names.push_back(fmt::format("and {} more", group.size() - 9));
+    return fmt::format("# also launched for {} (the same form: other buffers, other constant offsets)\n",
+                       fmt::join(names, ", "));
+  }
+
   /// Sizes read at run time: the entry reads each symbol from its input, refuses sizes
   /// outside those the input sets showed (the lowering's choices hold there) and tensors
   /// whose element counts disagree with them (a kernel would read or write past them).
@@ -328,20 +452,29 @@ class Emitter {
     for (int t : loads) params.push_back(fmt::format("t{}", t));
     if (std::find(loads.begin(), loads.end(), d.id) == loads.end()) params.push_back(fmt::format("t{}", d.id));
     for (size_t k = 0; k < plan_.program.symbols.size(); ++k) params.push_back(fmt::format("s{}", k));
+    int64_t xblock = 0, rblock = 1;
+    Expr rows;
+    std::string body;
+    if (hoist_ != nullptr) hoist_->values.clear();
+    switch (d.kind) {
+      case DefKind::kCompute: body = Compute(d, xblock); rows = Product(ir::Extents(d)); break;
+      case DefKind::kReduce: body = Reduce(d, xblock, rblock); rows = Product(ir::Extents(d)); break;
+      case DefKind::kScan: body = Scan(d, xblock, rblock, rows); break;
+      case DefKind::kInput: break;
+    }
+    std::vector<std::string> args = params;
+    for (size_t slot = 0; hoist_ != nullptr && slot < hoist_->values.size(); ++slot) {
+      if (!hoist_->Argument(slot)) continue;
+      params.push_back(fmt::format("o{}", slot));
+      args.push_back(std::to_string(hoist_->values[slot]));
+    }
     std::string out = fmt::format("# t{}: {} {}{}\n@triton.jit\ndef _k{}({}, XBLOCK: tl.constexpr, RBLOCK: tl.constexpr):\n",
                                   d.id, d.kind == DefKind::kReduce ? "reduce" : (d.kind == DefKind::kScan ? "scan" : "element"),
                                   ShapeList(d), d.origin.empty() ? "" : " <- " + d.origin, d.id,
                                   fmt::join(params, ", "));
-    int64_t xblock = 0, rblock = 1;
-    Expr rows;
-    switch (d.kind) {
-      case DefKind::kCompute: out += Compute(d, xblock); rows = Product(ir::Extents(d)); break;
-      case DefKind::kReduce: out += Reduce(d, xblock, rblock); rows = Product(ir::Extents(d)); break;
-      case DefKind::kScan: out += Scan(d, xblock, rblock, rows); break;
-      case DefKind::kInput: break;
-    }
+    out += body;
     launch = fmt::format("_k{}[(triton.cdiv({}, {}),)]({}, XBLOCK={}, RBLOCK={}, num_warps={})\n", d.id,
-                         SizeText(rows), xblock, fmt::join(params, ", "), xblock, rblock, s_.num_warps);
+                         SizeText(rows), xblock, fmt::join(args, ", "), xblock, rblock, s_.num_warps);
     // A size read at run time may make this kernel empty: no launch of an empty grid.
     launch = ir::IsIntConst(rows, nullptr) ? "    " + launch
                                            : fmt::format("    if {} > 0:\n        {}", SizeText(rows), launch);
@@ -365,6 +498,7 @@ class Emitter {
     out += Decompose("xoffs", ir::Extents(d), dims, kIndent);
     std::string body;
     TritonExprPrinter printer(plan_.program, body, "xmask", "zero", "[XBLOCK]");
+    printer.HoistOffsets(hoist_);
     const std::string v = printer.PrintTensor(ir::SimplifiedBody(d));
     out += body;
     out += fmt::format("{}tl.store(t{} + xoffs, {}.to({}), mask=xmask)\n", kIndent, d.id, v, Ty(d.dtype));
@@ -408,6 +542,7 @@ class Emitter {
     std::string body;
     TritonExprPrinter printer(plan_.program, body, "xrmask", "zero", "[XBLOCK, RBLOCK]");
     printer.SetIndent(in);
+    printer.HoistOffsets(hoist_);
     std::string v = printer.PrintTensor(ir::SimplifiedBody(d));
     out += body;
     const std::string init = ReduceInit(d.reduce, vt);
@@ -498,6 +633,7 @@ class Emitter {
     std::string body;
     TritonExprPrinter printer(plan_.program, body, "xrmask", "zero", "[XBLOCK, RBLOCK]");
     printer.SetIndent(in);
+    printer.HoistOffsets(hoist_);
     const std::string v = printer.PrintTensor(ir::SimplifiedBody(d));
     out += body;
     out += fmt::format("{}v = tl.where(xrmask, {}.to({}), {})\n", in, v, Ty(acc), init);
@@ -525,6 +661,7 @@ class Emitter {
   const ir::KernelPlan& plan_;
   TritonLoopNestSchedule s_;
   std::unordered_map<int, ir::MainLoopEpilogue> epilogues_;  // heavy kernel -> its fused epilogue
+  OffsetHoist* hoist_ = nullptr;                             // while printing a kernel's loads
   std::set<int> fused_;                                      // epilogue kernels fused into a main loop
 };
 

@@ -348,6 +348,12 @@ def cases():
         "self_attention_scores": (Fn(lambda s, x: (lambda q, k: q @ k.transpose(-1, -2))(*s.mods[0](x).chunk(2, dim=-1)),
                                      nn.Linear(16, 64)),
                                   [r(2, 20, 16)]),
+        # A 2-layer LSTM unrolled over 8 steps: each step's cell state feeds the next
+        # step and that step's hidden state, so inlining it everywhere would recompute
+        # the whole chain at every step (kernel_plan.cpp sums the reads); on Triton the
+        # steps' kernels differ only in buffers and row offsets and share one form.
+        "lstm_two_layer": (Fn(lambda s, x: s.mods[0](x)[0], nn.LSTM(6, 8, num_layers=2, batch_first=True)),
+                           [r(2, 8, 6)]),
     }
 
 
@@ -382,7 +388,7 @@ def main():
         outs = list(out) if isinstance(out, tuple) else [out]
         # The entry takes exactly the graph's inputs: the forward() inputs and the
         # state_dict() tensors it reads (BatchNorm's num_batches_tracked is not read).
-        used = sorted(n["abi_index"] for n in graph["nodes"] if n["kind"] in ("placeholder", "parameter"))
+        used = sorted({n["abi_index"] for n in graph["nodes"] if n["kind"] in ("placeholder", "parameter")})
         if used != list(range(len(used))):
             raise SystemExit(f"{name}: ABI inputs {used} are not 0..{len(used) - 1}")
         every = inputs + list(model.state_dict().values())
