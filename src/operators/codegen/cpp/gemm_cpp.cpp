@@ -134,9 +134,35 @@ static inline void ke_gemm_micro(int64_t kc, const float* __restrict a, const fl
   }}
 }}
 
+// The row-block and column-chunk sizes of an m x n product's tasks: MC x NC, or, where
+// that gives fewer tasks than threads (64 x 512 is one 128 x 768 task at AVX-512's 8 x
+// 48 tile), narrower column chunks (whole NR slivers) when n >= m or m is one MR
+// sliver, else shorter row blocks (whole MR slivers), so that every thread gets one. Narrower chunks pack the A
+// block once more each, shorter blocks the B chunk: the smaller operand is repacked.
+static void ke_gemm_blocks(int64_t m, int64_t n, bool parallel, int64_t* mcb, int64_t* ncb) {{
+  *mcb = KE_MC;
+  *ncb = KE_NC;
+#ifdef _OPENMP
+  const int64_t threads = parallel ? omp_get_max_threads() : 1;
+  const int64_t mblocks = (m + KE_MC - 1) / KE_MC, nchunks = (n + KE_NC - 1) / KE_NC;
+  if (m <= 0 || n <= 0 || mblocks * nchunks >= threads) return;
+  if ((n >= m && n > KE_NR) || m <= KE_MR) {{
+    const int64_t want = (threads + mblocks - 1) / mblocks, cols = (n + want - 1) / want;
+    *ncb = std::max<int64_t>(KE_NR, (cols + KE_NR - 1) / KE_NR * KE_NR);
+  }} else {{
+    const int64_t want = (threads + nchunks - 1) / nchunks, rows = (m + want - 1) / want;
+    *mcb = std::max<int64_t>(KE_MR, (rows + KE_MR - 1) / KE_MR * KE_MR);
+  }}
+#else
+  (void)m;
+  (void)n;
+  (void)parallel;
+#endif
+}}
+
 // c (m x n, row stride ldc) = epi(A (m x k; strides am, ak) * B (k x n, packed by
 // pack_b: ke_gemm_strided_b, or a convolution's im2col packer)). Each task, an
-// (MC-row block, NC-column chunk), runs every K panel itself: it packs its A block and
+// (MC-row block, NC-column chunk; ke_gemm_blocks), runs every K panel itself: it packs its A block and
 // its B chunk into its thread's buffer, then sweeps NR-column slivers (outer) and
 // MR-row slivers (inner), so the threads meet at one barrier per call, not two per
 // panel (on a busy 2-vCPU machine each barrier of spinning threads cost milliseconds).
@@ -153,14 +179,16 @@ static void ke_gemm_tasks(int64_t m, int64_t n, int64_t k, const float* a, int64
       for (int64_t j = 0; j < n; ++j) c[i * ldc + j] = epi(i, j, 0.0f);
     return;
   }}
-  const int64_t mblocks = (m + KE_MC - 1) / KE_MC, nchunks = (n + KE_NC - 1) / KE_NC;
+  int64_t mcb = KE_MC, ncb = KE_NC;
+  ke_gemm_blocks(m, n, parallel, &mcb, &ncb);
+  const int64_t mblocks = (m + mcb - 1) / mcb, nchunks = (n + ncb - 1) / ncb;
 #pragma omp parallel for collapse(2) schedule(dynamic) if (parallel && mblocks * nchunks > 1)
   for (int64_t ib = 0; ib < mblocks; ++ib) {{
     for (int64_t jb = 0; jb < nchunks; ++jb) {{
       float* const ap = ke_gemm_scratch(static_cast<size_t>((KE_MC + KE_NC) * KE_KC));
       float* const bp = ap + KE_MC * KE_KC;
-      const int64_t i0 = ib * KE_MC, mc = m - i0 < KE_MC ? m - i0 : KE_MC;
-      const int64_t jc = jb * KE_NC, nc = n - jc < KE_NC ? n - jc : KE_NC;
+      const int64_t i0 = ib * mcb, mc = m - i0 < mcb ? m - i0 : mcb;
+      const int64_t jc = jb * ncb, nc = n - jc < ncb ? n - jc : ncb;
       for (int64_t p0 = 0; p0 < k; p0 += KE_KC) {{
         const int64_t kc = k - p0 < KE_KC ? k - p0 : KE_KC;
         const bool last = p0 + kc >= k;
@@ -196,8 +224,8 @@ struct ke_gemm_shifted_b {{
   }}
 }};
 
-// ke_gemm_tasks; or, when that would be one task for several threads (a small m x n
-// with a deep K: 32 x 8192 x 48), split K: each thread multiplies a K range of at least
+// ke_gemm_tasks; or, when that would still be one task for several threads (an output
+// of one MR x NR tile with a deep K: 8 x 8192 x 48), split K: each thread multiplies a K range of at least
 // 2 KC into its own m x n buffer, then the parts are summed (the same float32 terms in
 // another order) and the epilogue applied to every value.
 template <class PackB, class Epi, class Live = ke_gemm_all_live>
@@ -205,7 +233,9 @@ static void ke_gemm(int64_t m, int64_t n, int64_t k, const float* a, int64_t am,
                     const PackB& pack_b, float* c, int64_t ldc, bool parallel, const Epi& epi,
                     const Live& live = Live{{}}) {{
 #ifdef _OPENMP
-  const int64_t tasks = ((m + KE_MC - 1) / KE_MC) * ((n + KE_NC - 1) / KE_NC);
+  int64_t mcb = KE_MC, ncb = KE_NC;
+  ke_gemm_blocks(m, n, parallel, &mcb, &ncb);
+  const int64_t tasks = ((m + mcb - 1) / mcb) * ((n + ncb - 1) / ncb);
   const int64_t splits =
       parallel && tasks == 1 && m > 0 && n > 0 ? std::min<int64_t>(omp_get_max_threads(), k / (2 * KE_KC)) : 1;
   if (splits > 1) {{
