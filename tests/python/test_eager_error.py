@@ -148,3 +148,25 @@ def test_a_copied_input_beside_a_product_keeps_its_own_small_scale() -> None:
     wrong = exact.clone()
     wrong[:, 48:] += 200.0
     assert compare(wrong, exact, 0, "output.0", {}, scale, 8.0)["mismatches"] == r.numel()
+
+
+def test_small_chunks_give_the_same_scales_and_a_sampled_median_stays_close(monkeypatch) -> None:
+    """The element-wise passes run in CHUNK_ELEMENTS steps (a 537M-element output ran out
+    of GPU memory in one): steps that split rows give the same scales, and a median taken
+    over every k-th element (MEDIAN_SAMPLE) floors at nearly the same value."""
+    inputs, eager, exact = product_at_large_scale()
+
+    def scales() -> torch.Tensor:
+        [scale] = eager_error.element_error_scale(lambda xs: [torch.relu(xs[0] @ xs[1])], inputs, [eager], [exact],
+                                                  float32_tolerance)
+        return scale
+
+    whole = scales()
+    monkeypatch.setattr(eager_error, "CHUNK_ELEMENTS", 7)  # not a divisor of the 48-wide rows
+    assert torch.equal(scales(), whole)
+    off = (whole > 0) & (eager != exact)
+    monkeypatch.setattr(eager_error, "MEDIAN_SAMPLE", int(off.sum()) // 5)
+    sampled = scales()
+    floor_whole, floor_sampled = float(whole[off].min()), float(sampled[off].min())
+    assert abs(floor_sampled - floor_whole) <= 0.25 * floor_whole
+    assert torch.equal(sampled[~off], whole[~off])  # elements the floor does not cover keep their scale

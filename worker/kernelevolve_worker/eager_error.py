@@ -55,6 +55,62 @@ REDUCED_VARIATION = 1 / 4
 # An output gets an allowance when rounding moves some element by more than this
 # fraction of its tolerance (the reciprocal of the default EAGER_ERROR_MULTIPLE).
 RELEVANT_FRACTION = 1 / 8
+# Elements per step of the element-wise passes below: their float64 temporaries stay at
+# 128 MB each whatever the output's size (on an H100, a 537M-element output's passes
+# over whole tensors asked for 16 GiB at once and ran out of memory).
+CHUNK_ELEMENTS = 1 << 24
+# The floor's median is taken over at most this many of the elements it covers (every
+# k-th one, in flat order): exact up to that count, an estimate of it beyond.
+MEDIAN_SAMPLE = 1 << 24
+
+
+def _chunks(n: int) -> range:
+    """Start offsets of CHUNK_ELEMENTS-long steps over n elements."""
+    return range(0, n, CHUNK_ELEMENTS)
+
+
+def _add_squared_error(total: torch.Tensor, out: torch.Tensor, target: torch.Tensor) -> None:
+    """total += (out - target)^2 element-wise (0 where the difference is not finite),
+    the difference taken in float64; ``total`` is flat float32 (a square past float32's
+    range is inf there, a scale of float32's maximum in the end)."""
+    o, t = out.reshape(-1), target.reshape(-1)
+    for s in _chunks(total.numel()):
+        d = o[s:s + CHUNK_ELEMENTS].double() - t[s:s + CHUNK_ELEMENTS].double()
+        total[s:s + CHUNK_ELEMENTS] += torch.where(torch.isfinite(d), d * d, 0.0).float()
+
+
+def _exceeds_fraction(total: torch.Tensor, target: torch.Tensor, atol: float, rtol: float) -> bool:
+    """Whether total > ((atol + rtol |target|) RELEVANT_FRACTION)^2 at some element."""
+    t = target.reshape(-1)
+    for s in _chunks(total.numel()):
+        bound = (atol + rtol * t[s:s + CHUNK_ELEMENTS].double().abs()) * RELEVANT_FRACTION
+        if bool((total[s:s + CHUNK_ELEMENTS].double() > bound * bound).any()):
+            return True
+    return False
+
+
+def _floor_at_median(scale: torch.Tensor, eager: torch.Tensor, target: torch.Tensor) -> None:
+    """Raises, in place, each element of the flat ``scale`` where eager is off the
+    reference (finite, nonzero difference) and the scale is positive to the median
+    scale of such elements (over at most MEDIAN_SAMPLE of them)."""
+    e, t = eager.reshape(-1), target.reshape(-1)
+
+    def rounded(s: int) -> torch.Tensor:
+        d = e[s:s + CHUNK_ELEMENTS].double() - t[s:s + CHUNK_ELEMENTS].double()
+        return (scale[s:s + CHUNK_ELEMENTS] > 0) & torch.isfinite(d) & (d != 0)
+
+    count = sum(int(rounded(s).sum()) for s in _chunks(scale.numel()))
+    if count == 0:
+        return
+    stride, skip, picked = -(-count // MEDIAN_SAMPLE), 0, []
+    for s in _chunks(scale.numel()):
+        values = scale[s:s + CHUNK_ELEMENTS][rounded(s)]
+        picked.append(values[skip::stride])
+        skip = (skip - values.numel()) % stride
+    floor = float(torch.cat(picked).median())
+    for s in _chunks(scale.numel()):
+        part = scale[s:s + CHUNK_ELEMENTS]
+        part.copy_(torch.where(rounded(s), part.clamp_min(floor), part))
 
 
 def perturbed(inputs: list[torch.Tensor], eps: float, generator: torch.Generator) -> list[torch.Tensor]:
@@ -103,11 +159,12 @@ def element_error_scale(run: Callable[[list[torch.Tensor]], list[torch.Tensor]],
     scales: list[torch.Tensor | None] = [None] * len(eager)
     if not candidates:
         return scales
-    targets = {i: exact[i].to(eager[i].device).double() for i in candidates}
+    targets = {i: exact[i].to(eager[i].device) for i in candidates}
 
     def squared_error(i: int, out: torch.Tensor) -> torch.Tensor:
-        diff = out.double() - targets[i]
-        return torch.where(torch.isfinite(diff), diff * diff, torch.zeros_like(diff))
+        total = torch.zeros(out.numel(), dtype=torch.float32, device=out.device)
+        _add_squared_error(total, out, targets[i])
+        return total
 
     generators: dict[torch.device, torch.Generator] = {}
     unit_of = [eps if eps is not None else (torch.finfo(x.dtype).eps if x.is_floating_point() else 0.0)
@@ -133,13 +190,12 @@ def element_error_scale(run: Callable[[list[torch.Tensor]], list[torch.Tensor]],
     samples = 1
     if first is not None:
         for i in candidates:
-            total[i] += squared_error(i, first[i])
+            _add_squared_error(total[i], first[i], targets[i])
         samples = 2
     needed = []
     for i in candidates:
         atol, rtol = tolerance(eager[i].dtype)
-        bound = (atol + rtol * targets[i].abs()) * RELEVANT_FRACTION
-        if bool((total[i] > bound * bound).any()):  # some run is off by more than bound
+        if _exceeds_fraction(total[i], targets[i], atol, rtol):  # some run is off by more than that
             needed.append(i)
     if not needed:
         return scales
@@ -156,19 +212,16 @@ def element_error_scale(run: Callable[[list[torch.Tensor]], list[torch.Tensor]],
         if outs is None:
             break
         for i in needed:
-            total[i] += squared_error(i, outs[i])
+            _add_squared_error(total[i], outs[i], targets[i])
         samples += 1
     for i in needed:
-        scale = (total[i] / samples).sqrt()
+        scale = total.pop(i).div_(samples).sqrt_()
         # The floor lifts only elements where eager itself is off the reference: a copied
         # input is exact in eager, and its moved runs differ by the move alone, far below
         # a product's scale (a fresh-clone review got +200 accepted on the copied half of
         # cat([a @ b, r]) when every element took the output's median).
-        diff = eager[i].double() - targets[i]
-        rounded = (scale > 0) & torch.isfinite(diff) & (diff != 0)
-        if bool(rounded.any()):
-            scale = torch.where(rounded, scale.clamp_min(float(scale[rounded].median())), scale)
-        scales[i] = scale.float().nan_to_num(posinf=torch.finfo(torch.float32).max).contiguous()
+        _floor_at_median(scale, eager[i], targets[i])
+        scales[i] = scale.nan_to_num_(posinf=torch.finfo(torch.float32).max).reshape(eager[i].shape)
     return scales
 
 
@@ -178,10 +231,15 @@ def _reduced_precision(outputs: list[int], eager: list[torch.Tensor], moved: lis
     by less than REDUCED_VARIATION of eager's own error against ``targets`` (RMS over
     the elements where all three are finite)."""
     for i in outputs:
-        e, m, x = eager[i].double(), moved[i].double(), targets[i]
-        finite = torch.isfinite(e) & torch.isfinite(m) & torch.isfinite(x)
-        error = float(((e - x)[finite] ** 2).mean()) if bool(finite.any()) else 0.0
-        variation = float(((m - e)[finite] ** 2).mean()) if bool(finite.any()) else 0.0
-        if error > 0 and variation < error * REDUCED_VARIATION ** 2:
+        error = variation = 0.0
+        count = 0
+        flat_e, flat_m, flat_x = eager[i].reshape(-1), moved[i].reshape(-1), targets[i].reshape(-1)
+        for s in _chunks(flat_e.numel()):
+            e, m, x = (t[s:s + CHUNK_ELEMENTS].double() for t in (flat_e, flat_m, flat_x))
+            finite = torch.isfinite(e) & torch.isfinite(m) & torch.isfinite(x)
+            error += float(((e - x)[finite] ** 2).sum())
+            variation += float(((m - e)[finite] ** 2).sum())
+            count += int(finite.sum())
+        if count > 0 and error > 0 and variation < error * REDUCED_VARIATION ** 2:
             return True
     return False
