@@ -170,3 +170,20 @@ def test_small_chunks_give_the_same_scales_and_a_sampled_median_stays_close(monk
     floor_whole, floor_sampled = float(whole[off].min()), float(sampled[off].min())
     assert abs(floor_sampled - floor_whole) <= 0.25 * floor_whole
     assert torch.equal(sampled[~off], whole[~off])  # elements the floor does not cover keep their scale
+
+
+def test_an_error_whose_square_passes_float32s_range_keeps_a_finite_scale() -> None:
+    """Errors of ~1e22 (seventh powers of 1e4-scale inputs that cancel) square past
+    float32's range: the sums of squares are float64, so the scale stays near the error
+    instead of becoming float32's maximum (an allowance that accepts anything)."""
+    x = torch.randn(4, 8, generator=torch.Generator().manual_seed(0)) * 1e4
+
+    def run(inputs: list[torch.Tensor]) -> list[torch.Tensor]:
+        return [(inputs[0] ** 7).sum(1) - (inputs[0] ** 7).flip(1).sum(1)]
+
+    eager, exact = run([x]), [run([x.double()])[0].float()]
+    [scale] = eager_error.element_error_scale(run, [x], eager, exact, float32_tolerance)
+    assert scale is not None
+    error = (eager[0].double() - exact[0].double()).abs()
+    assert bool(torch.isfinite(scale).all()) and float(scale.max()) < 1e30
+    assert float(scale.max()) >= float(error.max()) / 8  # of the order of eager's own error

@@ -57,7 +57,8 @@ REDUCED_VARIATION = 1 / 4
 RELEVANT_FRACTION = 1 / 8
 # Elements per step of the element-wise passes below: their float64 temporaries stay at
 # 128 MB each whatever the output's size (on an H100, a 537M-element output's passes
-# over whole tensors asked for 16 GiB at once and ran out of memory).
+# over whole tensors asked for 16 GiB at once and ran out of memory); what is kept whole
+# is one float64 sum of squares per output (8 bytes an element) and the float32 scale.
 CHUNK_ELEMENTS = 1 << 24
 # The floor's median is taken over at most this many of the elements it covers (every
 # k-th one, in flat order): exact up to that count, an estimate of it beyond.
@@ -71,12 +72,13 @@ def _chunks(n: int) -> range:
 
 def _add_squared_error(total: torch.Tensor, out: torch.Tensor, target: torch.Tensor) -> None:
     """total += (out - target)^2 element-wise (0 where the difference is not finite),
-    the difference taken in float64; ``total`` is flat float32 (a square past float32's
-    range is inf there, a scale of float32's maximum in the end)."""
+    in float64: ``total`` is flat float64, so that the square of any float32 difference
+    stays finite (in a float32 sum, an error past 1.8e19 squared to inf and the
+    allowance became unlimited there)."""
     o, t = out.reshape(-1), target.reshape(-1)
     for s in _chunks(total.numel()):
         d = o[s:s + CHUNK_ELEMENTS].double() - t[s:s + CHUNK_ELEMENTS].double()
-        total[s:s + CHUNK_ELEMENTS] += torch.where(torch.isfinite(d), d * d, 0.0).float()
+        total[s:s + CHUNK_ELEMENTS] += torch.where(torch.isfinite(d), d * d, 0.0)
 
 
 def _exceeds_fraction(total: torch.Tensor, target: torch.Tensor, atol: float, rtol: float) -> bool:
@@ -84,7 +86,7 @@ def _exceeds_fraction(total: torch.Tensor, target: torch.Tensor, atol: float, rt
     t = target.reshape(-1)
     for s in _chunks(total.numel()):
         bound = (atol + rtol * t[s:s + CHUNK_ELEMENTS].double().abs()) * RELEVANT_FRACTION
-        if bool((total[s:s + CHUNK_ELEMENTS].double() > bound * bound).any()):
+        if bool((total[s:s + CHUNK_ELEMENTS] > bound * bound).any()):
             return True
     return False
 
@@ -162,7 +164,7 @@ def element_error_scale(run: Callable[[list[torch.Tensor]], list[torch.Tensor]],
     targets = {i: exact[i].to(eager[i].device) for i in candidates}
 
     def squared_error(i: int, out: torch.Tensor) -> torch.Tensor:
-        total = torch.zeros(out.numel(), dtype=torch.float32, device=out.device)
+        total = torch.zeros(out.numel(), dtype=torch.float64, device=out.device)
         _add_squared_error(total, out, targets[i])
         return total
 
@@ -215,7 +217,11 @@ def element_error_scale(run: Callable[[list[torch.Tensor]], list[torch.Tensor]],
             _add_squared_error(total[i], outs[i], targets[i])
         samples += 1
     for i in needed:
-        scale = total.pop(i).div_(samples).sqrt_()
+        sums = total.pop(i)
+        scale = torch.empty(sums.numel(), dtype=torch.float32, device=sums.device)
+        for s in _chunks(scale.numel()):
+            scale[s:s + CHUNK_ELEMENTS] = (sums[s:s + CHUNK_ELEMENTS] / samples).sqrt()
+        del sums
         # The floor lifts only elements where eager itself is off the reference: a copied
         # input is exact in eager, and its moved runs differ by the move alone, far below
         # a product's scale (a fresh-clone review got +200 accepted on the copied half of
