@@ -58,16 +58,17 @@ RELEVANT_FRACTION = 1 / 8
 # Elements per step of the element-wise passes below: their float64 temporaries stay at
 # 128 MB each whatever the output's size (on an H100, a 537M-element output's passes
 # over whole tensors asked for 16 GiB at once and ran out of memory); what is kept whole
-# is one float64 sum of squares per output (8 bytes an element) and the float32 scale.
+# is one float64 sum of squares per output (8 bytes an element), the float32 scale and,
+# while the floor is applied, a bool mask of the elements it covers.
 CHUNK_ELEMENTS = 1 << 24
 # The floor's median is taken over at most this many of the elements it covers (every
 # k-th one, in flat order): exact up to that count, an estimate of it beyond.
 MEDIAN_SAMPLE = 1 << 24
 
 
-def _chunks(n: int) -> range:
-    """Start offsets of CHUNK_ELEMENTS-long steps over n elements."""
-    return range(0, n, CHUNK_ELEMENTS)
+def _chunks(n: int) -> list[slice]:
+    """CHUNK_ELEMENTS-long steps over n elements, as slices of a flat tensor."""
+    return [slice(s, s + CHUNK_ELEMENTS) for s in range(0, n, CHUNK_ELEMENTS)]
 
 
 def _add_squared_error(total: torch.Tensor, out: torch.Tensor, target: torch.Tensor) -> None:
@@ -76,17 +77,17 @@ def _add_squared_error(total: torch.Tensor, out: torch.Tensor, target: torch.Ten
     stays finite (in a float32 sum, an error past 1.8e19 squared to inf and the
     allowance became unlimited there)."""
     o, t = out.reshape(-1), target.reshape(-1)
-    for s in _chunks(total.numel()):
-        d = o[s:s + CHUNK_ELEMENTS].double() - t[s:s + CHUNK_ELEMENTS].double()
-        total[s:s + CHUNK_ELEMENTS] += torch.where(torch.isfinite(d), d * d, 0.0)
+    for c in _chunks(total.numel()):
+        d = o[c].double() - t[c].double()
+        total[c] += torch.where(torch.isfinite(d), d * d, 0.0)
 
 
 def _exceeds_fraction(total: torch.Tensor, target: torch.Tensor, atol: float, rtol: float) -> bool:
     """Whether total > ((atol + rtol |target|) RELEVANT_FRACTION)^2 at some element."""
     t = target.reshape(-1)
-    for s in _chunks(total.numel()):
-        bound = (atol + rtol * t[s:s + CHUNK_ELEMENTS].double().abs()) * RELEVANT_FRACTION
-        if bool((total[s:s + CHUNK_ELEMENTS] > bound * bound).any()):
+    for c in _chunks(total.numel()):
+        bound = (atol + rtol * t[c].double().abs()) * RELEVANT_FRACTION
+        if bool((total[c] > bound * bound).any()):
             return True
     return False
 
@@ -96,23 +97,22 @@ def _floor_at_median(scale: torch.Tensor, eager: torch.Tensor, target: torch.Ten
     reference (finite, nonzero difference) and the scale is positive to the median
     scale of such elements (over at most MEDIAN_SAMPLE of them)."""
     e, t = eager.reshape(-1), target.reshape(-1)
-
-    def rounded(s: int) -> torch.Tensor:
-        d = e[s:s + CHUNK_ELEMENTS].double() - t[s:s + CHUNK_ELEMENTS].double()
-        return (scale[s:s + CHUNK_ELEMENTS] > 0) & torch.isfinite(d) & (d != 0)
-
-    count = sum(int(rounded(s).sum()) for s in _chunks(scale.numel()))
+    chunks = _chunks(scale.numel())
+    rounded = torch.empty(scale.numel(), dtype=torch.bool, device=scale.device)
+    for c in chunks:
+        d = e[c].double() - t[c].double()
+        rounded[c] = (scale[c] > 0) & torch.isfinite(d) & (d != 0)
+    count = int(rounded.sum())
     if count == 0:
         return
     stride, skip, picked = -(-count // MEDIAN_SAMPLE), 0, []
-    for s in _chunks(scale.numel()):
-        values = scale[s:s + CHUNK_ELEMENTS][rounded(s)]
+    for c in chunks:
+        values = scale[c][rounded[c]]
         picked.append(values[skip::stride])
         skip = (skip - values.numel()) % stride
     floor = float(torch.cat(picked).median())
-    for s in _chunks(scale.numel()):
-        part = scale[s:s + CHUNK_ELEMENTS]
-        part.copy_(torch.where(rounded(s), part.clamp_min(floor), part))
+    for c in chunks:
+        scale[c] = torch.where(rounded[c], scale[c].clamp_min(floor), scale[c])
 
 
 def perturbed(inputs: list[torch.Tensor], eps: float, generator: torch.Generator) -> list[torch.Tensor]:
@@ -219,8 +219,8 @@ def element_error_scale(run: Callable[[list[torch.Tensor]], list[torch.Tensor]],
     for i in needed:
         sums = total.pop(i)
         scale = torch.empty(sums.numel(), dtype=torch.float32, device=sums.device)
-        for s in _chunks(scale.numel()):
-            scale[s:s + CHUNK_ELEMENTS] = (sums[s:s + CHUNK_ELEMENTS] / samples).sqrt()
+        for c in _chunks(scale.numel()):
+            scale[c] = (sums[c] / samples).sqrt()
         del sums
         # The floor lifts only elements where eager itself is off the reference: a copied
         # input is exact in eager, and its moved runs differ by the move alone, far below
@@ -240,8 +240,8 @@ def _reduced_precision(outputs: list[int], eager: list[torch.Tensor], moved: lis
         error = variation = 0.0
         count = 0
         flat_e, flat_m, flat_x = eager[i].reshape(-1), moved[i].reshape(-1), targets[i].reshape(-1)
-        for s in _chunks(flat_e.numel()):
-            e, m, x = (t[s:s + CHUNK_ELEMENTS].double() for t in (flat_e, flat_m, flat_x))
+        for c in _chunks(flat_e.numel()):
+            e, m, x = (t[c].double() for t in (flat_e, flat_m, flat_x))
             finite = torch.isfinite(e) & torch.isfinite(m) & torch.isfinite(x)
             error += float(((e - x)[finite] ** 2).sum())
             variation += float(((m - e)[finite] ** 2).sum())

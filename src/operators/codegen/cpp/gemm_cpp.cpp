@@ -135,10 +135,11 @@ static inline void ke_gemm_micro(int64_t kc, const float* __restrict a, const fl
 }}
 
 // The row-block and column-chunk sizes of an m x n product's tasks: MC x NC, or, where
-// that gives fewer tasks than threads (64 x 512 is one 128 x 768 task at AVX-512's 8 x
-// 48 tile), narrower column chunks (whole NR slivers) when n >= m or m is one MR
-// sliver, else shorter row blocks (whole MR slivers), so that every thread gets one. Narrower chunks pack the A
-// block once more each, shorter blocks the B chunk: the smaller operand is repacked.
+// that gives fewer tasks than threads (64 x 512 is one 128 x 768 task at AVX-512's
+// 8 x 48 tile), narrower column chunks (whole NR slivers) when n >= m or m is one MR
+// sliver, else shorter row blocks (whole MR slivers), so that every thread gets one.
+// Narrower chunks pack the A block once more each, shorter blocks the B chunk: the
+// smaller operand is repacked.
 static void ke_gemm_blocks(int64_t m, int64_t n, bool parallel, int64_t* mcb, int64_t* ncb) {{
   *mcb = KE_MC;
   *ncb = KE_NC;
@@ -162,9 +163,9 @@ static void ke_gemm_blocks(int64_t m, int64_t n, bool parallel, int64_t* mcb, in
 
 // c (m x n, row stride ldc) = epi(A (m x k; strides am, ak) * B (k x n, packed by
 // pack_b: ke_gemm_strided_b, or a convolution's im2col packer)). Each task, an
-// (MC-row block, NC-column chunk; ke_gemm_blocks), runs every K panel itself: it packs its A block and
-// its B chunk into its thread's buffer, then sweeps NR-column slivers (outer) and
-// MR-row slivers (inner), so the threads meet at one barrier per call, not two per
+// (MC-row block, NC-column chunk; ke_gemm_blocks), runs every K panel itself: it packs
+// its A block and its B chunk into its thread's buffer, then sweeps NR-column slivers
+// (outer) and MR-row slivers (inner), so the threads meet at one barrier per call, not two per
 // panel (on a busy 2-vCPU machine each barrier of spinning threads cost milliseconds).
 // The B chunk is packed once per row block: an overhead of 1 / (2 MC) of the FLOPs.
 // A micro-tile where `live` says the epilogue does not read the product (above the
@@ -225,9 +226,9 @@ struct ke_gemm_shifted_b {{
 }};
 
 // ke_gemm_tasks; or, when that would still be one task for several threads (an output
-// of one MR x NR tile with a deep K: 8 x 8192 x 48), split K: each thread multiplies a K range of at least
-// 2 KC into its own m x n buffer, then the parts are summed (the same float32 terms in
-// another order) and the epilogue applied to every value.
+// of one MR x NR tile with a deep K: 8 x 8192 x 48), split K: each thread multiplies a
+// K range of at least 2 KC into its own m x n buffer, then the parts are summed (the
+// same float32 terms in another order) and the epilogue applied to every value.
 template <class PackB, class Epi, class Live = ke_gemm_all_live>
 static void ke_gemm(int64_t m, int64_t n, int64_t k, const float* a, int64_t am, int64_t ak,
                     const PackB& pack_b, float* c, int64_t ldc, bool parallel, const Epi& epi,

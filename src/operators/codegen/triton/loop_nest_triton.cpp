@@ -316,16 +316,19 @@ class Emitter {
         members[it->second].push_back(i);
       }
     }
+    // Per form, the constants that differ between its members: only those become arguments.
+    std::vector<OffsetHoist> varying(members.size());
+    for (size_t f = 0; f < members.size(); ++f) {
+      const std::vector<int64_t>& first = constants[members[f].front()];
+      for (size_t slot = 0; slot < first.size(); ++slot) {
+        bool differs = false;
+        for (size_t m : members[f]) differs = differs || constants[m][slot] != first[slot];
+        varying[f].as_argument.push_back(differs);
+      }
+    }
     for (size_t i = 0; i < defs.size(); ++i) {
       const std::vector<size_t>& group = members[form[i]];
-      // Only the constants that differ between the group's members become arguments.
-      OffsetHoist varying;
-      for (size_t slot = 0; slot < constants[i].size(); ++slot) {
-        bool differs = false;
-        for (size_t m : group) differs = differs || constants[m][slot] != constants[i][slot];
-        varying.as_argument.push_back(differs);
-      }
-      hoist_ = group.size() > 1 ? &varying : nullptr;
+      hoist_ = group.size() > 1 ? &varying[form[i]] : nullptr;
       std::string launch;
       std::string kernel = Kernel(*defs[i], launch);
       hoist_ = nullptr;
