@@ -34,6 +34,7 @@ OpGraph OpGraphFromJson(const nlohmann::json& doc) {
       node.shape = jn.value("shape", std::vector<int64_t>{});
       node.dtype = DTypeFromName(jn.value("dtype", "float32"));
       node.abi_index = jn.value("abi_index", -1);
+      node.backend = jn.value("backend", "");
       for (const auto& ja : jn.value("args", nlohmann::json::array())) {
         OpArg arg;
         arg.name = ja.at("name").get<std::string>();
@@ -80,9 +81,11 @@ nlohmann::json OpGraphToJson(const OpGraph& graph) {
       }
       args.push_back(std::move(ja));
     }
-    nodes.push_back({{"name", n.name}, {"kind", KindName(n.kind)}, {"target", n.target},
-                     {"args", args}, {"shape", n.shape}, {"dtype", DTypeName(n.dtype)},
-                     {"abi_index", n.abi_index}});
+    nlohmann::json jn = {{"name", n.name},   {"kind", KindName(n.kind)},   {"target", n.target},
+                         {"args", args},     {"shape", n.shape},           {"dtype", DTypeName(n.dtype)},
+                         {"abi_index", n.abi_index}};
+    if (!n.backend.empty()) jn["backend"] = n.backend;
+    nodes.push_back(std::move(jn));
   }
   return {{"nodes", nodes}, {"outputs", graph.outputs}};
 }

@@ -32,6 +32,11 @@ struct OpNode {
   std::vector<int64_t> shape;
   DType dtype = DType::kFloat32;
   int abi_index = -1;       // placeholders and parameters: index in the ABI input list
+  /// The library eager PyTorch runs this node in on CUDA when the op alone does not say:
+  /// "cudnn" for the nodes of an nn.RNN / nn.LSTM / nn.GRU, which cuDNN runs whole (its
+  /// products then follow torch.backends.cudnn.allow_tf32, not the matmul flag); empty
+  /// otherwise (graph_capture.py, "backend").
+  std::string backend;
 
   /// The named argument, or nullptr.
   const OpArg* Arg(const std::string& arg_name) const {

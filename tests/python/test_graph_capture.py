@@ -261,3 +261,30 @@ def test_a_device_trace_with_a_backend_specific_op_is_traced_again_on_the_cpu(mo
     assert traced == [device_model]
     answers[id(device_model)] = (cuda_sdpa, None)  # no CPU copy given: the device's trace stands
     assert graph_capture.capture_portable_graph(device_model, x) == (cuda_sdpa, None)
+
+
+def test_the_nodes_of_a_recurrent_layer_carry_the_cudnn_backend_and_others_do_not() -> None:
+    # On CUDA eager runs an nn.LSTM whole in cuDNN (TF32 under cudnn.allow_tf32), while
+    # the Linear after it is a cuBLAS addmm under the matmul flag.
+    class LstmHead(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.lstm = nn.LSTM(8, 16, num_layers=2, batch_first=True)
+            self.head = nn.Linear(16, 4)
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            y, _ = self.lstm(x)
+            return self.head(y[:, -1])
+
+    model = LstmHead().eval()
+    graph, error = capture_graph(model, [torch.randn(2, 3, 8)])
+    assert error is None
+    products = [n for n in calls(graph) if n["target"] in ("aten.mm.default", "aten.addmm.default")]
+    inside = [n for n in products if n.get("backend") == "cudnn"]
+    outside = [n for n in products if "backend" not in n]
+    assert len(inside) >= 2 * 3, "the gate products of 2 layers x 3 steps"
+    assert len(outside) == 1, "the head's addmm follows the matmul flag"
+    assert all(n.get("backend") in (None, "cudnn") for n in graph["nodes"])
+    # The layer's own forward is restored after tracing.
+    assert "forward" not in model.lstm.__dict__
+    assert torch.isfinite(model(torch.randn(2, 3, 8))).all()

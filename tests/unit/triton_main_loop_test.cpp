@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <tuple>
@@ -109,9 +110,15 @@ TEST(TritonMainLoop, TileKnobsReachTheLaunchAndIeeeIsOneOfTheDrafts) {
   const auto drafts = t->Drafts();
   ASSERT_EQ(drafts.size(), 3u);
   EXPECT_EQ(drafts[0].at("input_precision"), "tf32x3");
-  EXPECT_EQ(drafts[0].at("block_m"), 128);
-  EXPECT_EQ(drafts[0].at("num_warps"), 8);
+  // Fewer 128 x 128 tiles than an H100 has SMs: 64 x 64 with 4 warps first.
+  EXPECT_EQ(drafts[0].at("block_m"), 64);
+  EXPECT_EQ(drafts[0].at("block_n"), 64);
+  EXPECT_EQ(drafts[0].at("num_warps"), 4);
   EXPECT_EQ(drafts[1].at("block_m"), 64);
+  // A convolution keeps the 128 x 128 first draft measured on ResNet shapes.
+  auto conv = Match("conv2d_grouped_wide");
+  EXPECT_EQ(conv->Drafts().front().at("block_m"), 128);
+  EXPECT_EQ(conv->Drafts().front().at("num_warps"), 8);
   EXPECT_EQ(drafts[2].at("input_precision"), "ieee");
   nlohmann::json knobs = drafts[2];
   knobs["block_k"] = 16;
@@ -184,18 +191,81 @@ TEST(TritonLoopNest, TheStepsOfAnUnrolledRecurrenceShareOneCompiledKernelPerForm
   auto t = Match("lstm_two_layer");
   const std::string code = t->Generate(t->Drafts().front());
   const size_t kernels = Count(code, "@triton.jit");
+  // Kernel launches: lines "    _k<id>[grid](...)".
+  auto next_launch = [&](size_t from) {
+    for (size_t at = code.find("\n    _k", from); at != std::string::npos; at = code.find("\n    _k", at + 1)) {
+      if (std::isdigit(static_cast<unsigned char>(code[at + 7])) != 0) return at;
+    }
+    return std::string::npos;
+  };
   size_t launches = 0;
-  for (size_t at = code.find("\n    _k"); at != std::string::npos; at = code.find("\n    _k", at + 1)) ++launches;
+  for (size_t at = next_launch(0); at != std::string::npos; at = next_launch(at + 1)) ++launches;
   EXPECT_GE(launches, 2 * 16u) << "a product and a gate kernel per step and layer";
   EXPECT_LE(kernels, 20u) << code;
   EXPECT_NE(code.find("# also launched for"), std::string::npos) << code;
   // The shared gate kernels take the differing row offsets as integer arguments o<k>.
   EXPECT_NE(code.find(", o"), std::string::npos) << code;
   // Every launched kernel is defined: a launch names its form's kernel.
-  for (size_t at = code.find("\n    _k"); at != std::string::npos; at = code.find("\n    _k", at + 1)) {
+  for (size_t at = next_launch(0); at != std::string::npos; at = next_launch(at + 1)) {
     const std::string name = code.substr(at + 5, code.find('[', at) - at - 5);
     EXPECT_NE(code.find("def " + name + "("), std::string::npos) << name << " is launched but not defined";
   }
+}
+
+TEST(TritonLoopNest, AProgramOfManyLaunchesReplaysThemAsOneCudaGraphPerSetOfBuffers) {
+  // The unrolled LSTM launches two kernels per step: launching from Python bounds it.
+  auto t = Match("lstm_two_layer");
+  const nlohmann::json first = t->Drafts().front();
+  ASSERT_TRUE(first.contains("cuda_graph")) << first.dump();
+  EXPECT_EQ(first.at("cuda_graph"), "yes");
+  const std::string code = t->Generate(first);
+  // The launches are one function; the entry captures it per set of buffers and replays.
+  EXPECT_NE(code.find("\ndef _ke_launch(inputs, outputs):\n"), std::string::npos) << code;
+  EXPECT_NE(code.find("\ndef kernelevolve_entry(inputs, outputs):\n"), std::string::npos) << code;
+  EXPECT_NE(code.find("with torch.cuda.graph(graph):"), std::string::npos) << code;
+  EXPECT_NE(code.find("graph.replay()"), std::string::npos) << code;
+  // The key holds each buffer's address, shape, strides and dtype, so new buffers get a
+  // graph of their own; CPU tensors (TRITON_INTERPRET=1) launch directly.
+  EXPECT_NE(code.find("t.data_ptr(), tuple(t.shape), t.stride(), t.dtype"), std::string::npos) << code;
+  EXPECT_NE(code.find("not all(t.is_cuda for t in buffers)"), std::string::npos) << code;
+  // "no" launches from the entry itself, as before the knob.
+  nlohmann::json direct = first;
+  direct["cuda_graph"] = "no";
+  const std::string plain = t->Generate(direct);
+  EXPECT_EQ(plain.find("_ke_launch"), std::string::npos);
+  EXPECT_EQ(plain.find("torch.cuda.graph"), std::string::npos);
+  // A program of a few launches is not offered the knob.
+  auto small = Match("mm_relu_mm");
+  EXPECT_EQ(small->Space().Find("cuda_graph"), nullptr);
+}
+
+TEST(TritonLoopNest, TheProductsOfARecurrentLayerFollowCudnnsTf32FlagAndTheMatmulsOwnElsewhere) {
+  // Eager PyTorch runs an nn.LSTM whole in cuDNN: under cudnn.allow_tf32 (on by default)
+  // its gate GEMMs are TF32, while a plain addmm follows the matmul flag (off).
+  const core::ReferenceTf32 defaults{/*matmul=*/false, /*conv=*/true};
+  core::OpGraph graph = CaseGraph("lstm_two_layer");
+  auto plain = operators::families::MatchTritonLoopNest(graph, {}, defaults);
+  ASSERT_TRUE(plain.tmpl) << plain.unsupported;
+  const auto* precision = plain.tmpl->Space().Find("input_precision");
+  ASSERT_NE(precision, nullptr);
+  EXPECT_EQ(std::count(precision->values.begin(), precision->values.end(), nlohmann::json("tf32")), 0)
+      << "products without the cudnn backend follow the matmul flag";
+  // The capture marks every node of the layer (graph_capture.py), and the JSON keeps it.
+  nlohmann::json doc = core::OpGraphToJson(graph);
+  for (auto& node : doc["nodes"]) {
+    if (node["kind"] == "call") node["backend"] = "cudnn";
+  }
+  graph = core::OpGraphFromJson(doc);
+  EXPECT_EQ(core::OpGraphToJson(graph), doc);
+  auto rnn = operators::families::MatchTritonLoopNest(graph, {}, defaults);
+  ASSERT_TRUE(rnn.tmpl) << rnn.unsupported;
+  const nlohmann::json first = rnn.tmpl->Drafts().front();
+  EXPECT_EQ(first.at("input_precision"), "tf32") << first.dump();
+  EXPECT_NE(rnn.tmpl->Generate(first).find("input_precision=\"tf32\""), std::string::npos);
+  // With cuDNN's flag off, the layer's products are float32-accurate again.
+  auto strict = operators::families::MatchTritonLoopNest(graph, {}, core::ReferenceTf32{false, false});
+  ASSERT_TRUE(strict.tmpl);
+  EXPECT_EQ(strict.tmpl->Drafts().front().at("input_precision"), "tf32x3");
 }
 
 }  // namespace

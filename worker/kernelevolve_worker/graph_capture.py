@@ -20,16 +20,22 @@ names ("float32"), devices/layouts/memory formats as strings, non-finite floats 
 written as {"ref": "<node name>"} inside the value list. operator.getitem on a
 multi-output op is a call with target "getitem" and args self (ref) and index.
 A node producing several tensors carries the first one's shape/dtype plus
-"output_shapes"/"output_dtypes" for all of them.
+"output_shapes"/"output_dtypes" for all of them. A call traced inside an nn.RNN,
+nn.LSTM or nn.GRU carries "backend": "cudnn": on CUDA eager PyTorch runs such a layer
+whole in cuDNN, so its products follow torch.backends.cudnn.allow_tf32 where the same
+addmm elsewhere follows the matmul flag (src/operators/codegen/triton/main_loop_triton.h,
+ReferenceRunsInTf32).
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
 import operator
-from typing import Any
+from typing import Any, Iterator
 
 import torch
+import torch.fx.traceback as fx_traceback
 from torch.fx import Node
 from torch.fx.experimental.proxy_tensor import make_fx
 from torch.utils._pytree import tree_leaves
@@ -139,8 +145,12 @@ def _node_entry(gm: torch.fx.GraphModule, node: Node, state: list[torch.Tensor],
                     **_meta(node.meta.get("val"), node.name)}
         if not hasattr(node.target, "_schema"):
             raise GraphCaptureError(f"call to {node.target} is not an ATen operator")
-        return {"name": node.name, "kind": "call", "target": str(node.target),
-                "args": _schema_args(node), **_meta(node.meta.get("val"), node.name)}
+        entry = {"name": node.name, "kind": "call", "target": str(node.target),
+                 "args": _schema_args(node), **_meta(node.meta.get("val"), node.name)}
+        backend = (node.meta.get("custom") or {}).get(BACKEND_ANNOTATION)
+        if backend:
+            entry["backend"] = backend
+        return entry
     raise GraphCaptureError(f"unexpected FX node {node.name} of kind {node.op}")
 
 
@@ -207,6 +217,34 @@ def capture_portable_graph(device_model: torch.nn.Module, device_inputs: list[to
     return capture_graph(cpu_model, cpu_inputs)
 
 
+# The fx annotation (node.meta["custom"]) that marks the nodes of a layer one library runs whole.
+BACKEND_ANNOTATION = "kernelevolve_backend"
+
+
+@contextlib.contextmanager
+def _recurrent_layers_annotated(model: torch.nn.Module) -> Iterator[None]:
+    """While tracing, every nn.RNN / nn.LSTM / nn.GRU of ``model`` runs under
+    torch.fx.traceback.annotate, so the nodes it records carry "backend": "cudnn".
+    Without that API (torch before 2.9) nothing is annotated: the products then follow
+    the matmul flag, the stricter of the two by default."""
+    annotate = getattr(fx_traceback, "annotate", None)
+    layers = [m for m in model.modules() if isinstance(m, torch.nn.RNNBase)] if annotate else []
+    own = [m.__dict__.get("forward") for m in layers]
+    for layer in layers:
+        def forward(*args: Any, _forward: Any = layer.forward, **kwargs: Any) -> Any:
+            with annotate({BACKEND_ANNOTATION: "cudnn"}):
+                return _forward(*args, **kwargs)
+        layer.forward = forward
+    try:
+        yield
+    finally:
+        for layer, forward in zip(layers, own):
+            if forward is None:
+                del layer.forward
+            else:
+                layer.forward = forward
+
+
 def capture_graph(model: torch.nn.Module, inputs: list[torch.Tensor]) -> tuple[dict[str, Any] | None, str | None]:
     """Traces ``model(*inputs)`` with make_fx (real mode, no_grad) into Core ATen ops
     (core_aten.decomposition_table(): non-core ops decomposed, core_aten.KEEP kept) and
@@ -230,7 +268,7 @@ def capture_graph(model: torch.nn.Module, inputs: list[torch.Tensor]) -> tuple[d
         onednn = torch.backends.mkldnn.enabled
         torch.backends.mkldnn.enabled = False
         try:
-            with torch.no_grad():
+            with torch.no_grad(), fx_traceback.preserve_node_meta(), _recurrent_layers_annotated(model):
                 gm = make_fx(model, decomposition_table=decomposition_table())(*[t.clone() for t in inputs])
         finally:
             torch.backends.mkldnn.enabled = onednn

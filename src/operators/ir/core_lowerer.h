@@ -74,7 +74,12 @@ class CoreLowerer {
   void Unsupported(const core::OpNode& node, const std::string& why);
   const std::string& Error() const { return error_; }
   bool Failed() const { return !error_.empty(); }
-  void SetOrigin(std::string origin) { origin_ = std::move(origin); }
+  /// The node the next defs come from: its name and target, and its backend
+  /// (core::OpNode::backend), which each def records.
+  void SetOrigin(std::string origin, std::string backend = "") {
+    origin_ = std::move(origin);
+    backend_ = std::move(backend);
+  }
   void Bind(const std::string& name, std::vector<int> defs) { values_[name] = std::move(defs); }
   const std::vector<int>* Bound(const std::string& name) const;
 
@@ -83,6 +88,7 @@ class CoreLowerer {
   TensorProgram& program_;
   std::map<std::string, std::vector<int>> values_;
   std::string origin_;
+  std::string backend_;
   std::string error_;
 };
 

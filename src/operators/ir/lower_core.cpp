@@ -95,6 +95,7 @@ std::vector<Expr> IndexVars(size_t rank, int first) {
 int CoreLowerer::Append(TensorDef def) {
   def.id = static_cast<int>(program_.defs.size());
   def.origin = origin_;
+  def.backend = backend_;
   program_.defs.push_back(std::move(def));
   return program_.defs.back().id;
 }
@@ -301,7 +302,7 @@ CoreLowerResult LowerCore(const core::OpGraph& graph) {
       ++program.num_inputs;
       continue;
     }
-    l.SetOrigin(node.name + " (" + node.target + ")");
+    l.SetOrigin(node.name + " (" + node.target + ")", node.backend);
     if (node.target == "getitem") {
       const std::vector<int>* tuple = nullptr;
       if (const core::OpArg* a = node.Arg("self"); a != nullptr && a->IsRef()) tuple = l.Bound(a->ref);

@@ -41,6 +41,7 @@ struct TensorDef {
   int scan_dim = -1;                    // kScan: the dim scanned, in order
   ScanOp scan = ScanOp::kSum;           // kScan
   std::string origin;                   // the captured node, e.g. "mm (aten.mm.default)"
+  std::string backend;                  // that node's core::OpNode::backend ("cudnn" or "")
   /// Sizes that depend on input sizes read at run time (TensorProgram::symbols): when
   /// non-empty, one int64 expression per dim of `shape` (resp. `reduce_extents`) over
   /// size symbols (SizeVar); `shape` / `reduce_extents` then hold the first input set's

@@ -39,6 +39,9 @@ const std::vector<KnobWord>& KnobVocabulary() {
       {"math", "implementation of exp, log, tanh, erf: \"libm\", \"vectorized\" (the math prelude), "
                "\"avx512\" (its explicit AVX-512 variants), \"fast\" (CUDA intrinsics)",
        true},
+      {"cuda_graph", "\"yes\": the entry replays its kernels' launches as one captured CUDA graph per set of "
+                     "buffers (Triton programs of many launches)",
+       true},
       {"persistent", "a persistent grid of programs looping over rows (Triton)", true},
       {"prefetch", "software prefetch distance in rows (0: none)", true},
       {"gather", "indices gathered per step of a Triton embedding or index_add program", true},

@@ -4,16 +4,15 @@
 
 #include <cstdint>
 
+#include "operators/codegen/triton/main_loop_triton.h"
 #include "operators/codegen/triton/tf32_round.h"
 
 namespace kernelevolve::operators::templates {
 namespace {
 
 constexpr int64_t kInt32Limit = int64_t{1} << 31;
-// SMs of the GPUs the drafts are tuned for: an H100 SXM5 and an H200 have 132 (NVIDIA
-// H100 Tensor Core GPU Architecture whitepaper, 2022). A split-K draft fills about one
-// wave of them.
-constexpr int64_t kTargetPrograms = 132;
+// A split-K draft fills about one wave of the SMs.
+constexpr int64_t kTargetPrograms = codegen::kDraftGpuSms;
 // Depth each split-K slice sums at least (so a slice is several K tiles deep).
 constexpr int64_t kMinSliceDepth = 512;
 constexpr int64_t kSplitKValues[] = {1, 2, 4, 8, 16, 32};

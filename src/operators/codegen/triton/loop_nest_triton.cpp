@@ -9,8 +9,10 @@
 #include <set>
 #include <unordered_map>
 
+#include "core/dtype.h"
 #include "core/error.h"
 #include "operators/codegen/prim_spelling.h"
+#include "operators/codegen/triton/cuda_graph_entry.h"
 #include "operators/codegen/triton/main_loop_triton.h"
 #include "operators/codegen/triton/tf32_round.h"
 #include "operators/ir/index_simplify.h"
@@ -275,6 +277,14 @@ std::string ReduceInit(ReduceOp op, DType vt) {
   return "0";
 }
 
+/// Emitter::Storage with the accumulator knob as an argument.
+DType StorageType(const ir::KernelPlan& plan, const TensorDef& d, bool double_accumulator) {
+  const bool intermediate = plan.output_slot[static_cast<size_t>(d.id)] < 0;
+  const bool wide = double_accumulator && intermediate && ir::AccumulatesFloat32(d) &&
+                    !TritonRunsMainLoop(plan.program, d);
+  return wide ? DType::kFloat64 : d.dtype;
+}
+
 class Emitter {
  public:
   Emitter(const ir::KernelPlan& plan, const TritonLoopNestSchedule& s)
@@ -341,7 +351,7 @@ class Emitter {
       }
       launches += launch;
     }
-    std::string entry = fmt::format("def {}(inputs, outputs):\n", s_.entry_name);
+    std::string entry = fmt::format("def {}(inputs, outputs):\n", s_.cuda_graph ? "_ke_launch" : s_.entry_name);
     for (const TensorDef& d : p.defs) {
       if (d.kind == DefKind::kInput) entry += fmt::format("    t{} = inputs[{}]\n", d.id, d.abi_index);
     }
@@ -355,6 +365,10 @@ class Emitter {
                            TorchDtype(Storage(d)));
     }
     entry += launches;
+    if (s_.cuda_graph) {
+      entry += CudaGraphEntry(s_.entry_name, "_ke_launch",
+                              CudaGraphsKept(TritonIntermediateBytes(plan_, s_.double_accumulator)));
+    }
     // libdevice (asin, acos, atan, atan2) only where used: TRITON_INTERPRET lacks it.
     std::string out = "import torch\nimport triton\nimport triton.language as tl\n";
     if (kernels.find("libdevice.") != std::string::npos) out += "from triton.language.extra import libdevice\n";
@@ -424,12 +438,7 @@ class Emitter {
   /// table + sum, a segment mean sum / count; rounding the sum first cost an ulp of the
   /// largest term, which cancellation makes visible).
   /// A tl.dot main loop accumulates in float32 whatever the knob: its buffer is float32.
-  DType Storage(const TensorDef& d) const {
-    const bool intermediate = plan_.output_slot[static_cast<size_t>(d.id)] < 0;
-    const bool wide = s_.double_accumulator && intermediate && ir::AccumulatesFloat32(d) &&
-                      !TritonRunsMainLoop(plan_.program, d);
-    return wide ? DType::kFloat64 : d.dtype;
-  }
+  DType Storage(const TensorDef& d) const { return StorageType(plan_, d, s_.double_accumulator); }
 
   std::string Kernel(const TensorDef& d, std::string& launch) {
     TritonEpilogue epilogue;
@@ -669,6 +678,19 @@ class Emitter {
 };
 
 }  // namespace
+
+int64_t TritonIntermediateBytes(const ir::KernelPlan& plan, bool double_accumulator) {
+  int64_t bytes = 0;
+  // As the entry allocates them: a main loop with a fused epilogue stores into the
+  // epilogue's buffer, not one of its own.
+  const auto epilogues = PlanTritonMainLoopEpilogues(plan);
+  for (int k : plan.kernels) {
+    const TensorDef& d = plan.program.defs[static_cast<size_t>(k)];
+    if (plan.output_slot[static_cast<size_t>(k)] >= 0 || epilogues.count(k) != 0) continue;
+    bytes += ir::Numel(d.shape) * static_cast<int64_t>(core::DTypeSize(StorageType(plan, d, double_accumulator)));
+  }
+  return bytes;
+}
 
 std::string PrintLoopNestTriton(const ir::KernelPlan& plan, const TritonLoopNestSchedule& schedule) {
   return Emitter(plan, schedule).Module();

@@ -26,7 +26,15 @@ struct TritonLoopNestSchedule {
   /// The entry's name: another module that embeds this program (the mask of a
   /// masked_select) calls it by this name.
   std::string entry_name = "kernelevolve_entry";
+  /// "cuda_graph": the entry replays the launches as a captured CUDA graph
+  /// (codegen/triton/cuda_graph_entry.h); the launches themselves are `_ke_launch`.
+  bool cuda_graph = false;
 };
+
+/// Bytes of the intermediate buffers the entry allocates, at the type each is stored in
+/// (float64 for float32 sums outside a main loop with `double_accumulator`). Sizes read
+/// at run time count at the first input set's.
+int64_t TritonIntermediateBytes(const ir::KernelPlan& plan, bool double_accumulator);
 
 /// The whole Python module after the generated header: imports, the kernels and
 /// kernelevolve_entry. Throws core::InternalError for a primitive without a Triton

@@ -170,7 +170,8 @@ bool TritonRunsConvolution(const ir::Convolution& c) {
 
 bool ReferenceRunsInTf32(const ir::TensorProgram& program, const ir::TensorDef& def, bool conv_tf32,
                          bool matmul_tf32) {
-  if (ir::MatchContraction(program, def)) return matmul_tf32;
+  // The products of an nn.LSTM / GRU / RNN run in cuDNN, under cuDNN's flag.
+  if (ir::MatchContraction(program, def)) return matmul_tf32 || (conv_tf32 && def.backend == "cudnn");
   return conv_tf32 && ir::MatchConvolution(program, def).has_value();
 }
 
@@ -189,7 +190,10 @@ std::optional<TritonKernelText> PrintMainLoopTriton(const ir::TensorProgram& pro
   if (def.kind != ir::DefKind::kReduce || !program.symbols.empty()) return std::nullopt;
   if (const auto c = ir::MatchContraction(program, def)) {
     if (!TritonRunsContraction(*c)) return std::nullopt;
-    return PrintContractionTriton(*c, def.id, def.dtype, s, epilogue);
+    // A recurrent layer's products follow cuDNN's flag (ReferenceRunsInTf32).
+    TritonMainLoopSchedule own = s;
+    own.tf32_matmul = ReferenceRunsInTf32(program, def, s.tf32_conv, s.tf32_matmul);
+    return PrintContractionTriton(*c, def.id, def.dtype, own, epilogue);
   }
   const auto c = ir::MatchConvolution(program, def);
   if (!c || !TritonRunsConvolution(*c)) return std::nullopt;

@@ -42,7 +42,10 @@ struct TritonMainLoopSchedule {
 };
 
 /// Whether the reference runs main loop `def` in TF32: a convolution with `conv_tf32`
-/// (cuDNN under torch.backends.cudnn.allow_tf32), a matrix product with `matmul_tf32`.
+/// (cuDNN under torch.backends.cudnn.allow_tf32), a matrix product with `matmul_tf32`,
+/// or with `conv_tf32` where the product is one of an nn.LSTM / GRU / RNN's
+/// (def.backend "cudnn": eager PyTorch runs the whole layer in cuDNN, whose gate GEMMs
+/// were TF32 kernels in an H100 profile of problems/rnn under the default flags).
 bool ReferenceRunsInTf32(const ir::TensorProgram& program, const ir::TensorDef& def, bool conv_tf32,
                          bool matmul_tf32);
 
@@ -54,6 +57,10 @@ bool TritonRunsContraction(const ir::Contraction& c);
 /// depth of at least 16 (a depthwise convolution's 1 x 9 products would waste 15/16 of
 /// every tl.dot tile; it keeps the plain reduction).
 bool TritonRunsConvolution(const ir::Convolution& c);
+
+/// SMs of the GPUs the Triton drafts are tuned for: an H100 SXM5 and an H200 have 132
+/// (NVIDIA H100 Tensor Core GPU Architecture whitepaper, 2022).
+inline constexpr int64_t kDraftGpuSms = 132;
 
 /// Whether the Triton loop nest runs `def` as a tl.dot main loop: a contraction or a
 /// convolution as above, of sizes known when generating (the program reads no size at

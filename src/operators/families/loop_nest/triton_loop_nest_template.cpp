@@ -15,7 +15,7 @@
 namespace kernelevolve::operators::families {
 
 templates::KnobSpace TritonLoopNestKnobSpace(bool float_accumulation, bool main_loop, bool element,
-                                             bool rowwise, bool tf32) {
+                                             bool rowwise, bool tf32, bool cuda_graph) {
   std::vector<templates::KnobDim> dims;
   if (element) dims.push_back({"block", {256, 1024}, 1024, 1024, nullptr, "", nullptr, "{}-element blocks"});
   if (rowwise) dims.push_back({"block_r", {32, 128}, 32, 32, 128, "", nullptr, "{}-element reduction steps"});
@@ -31,10 +31,19 @@ templates::KnobSpace TritonLoopNestKnobSpace(bool float_accumulation, bool main_
     dims.push_back({"num_stages", {2, 3, 4}, 3, 2, nullptr, "", nullptr, "{} stages"});
     dims.push_back(templates::InputPrecisionKnob(tf32));
   }
+  // Graph replay first: the programs offered it are bound by launching from Python.
+  if (cuda_graph) dims.push_back({"cuda_graph", {"yes", "no"}, "yes", "no", "yes", "", nullptr, "CUDA graph: {}"});
   return templates::KnobSpace(std::move(dims));
 }
 
 namespace {
+/// Launches from which a program is offered a CUDA graph: at roughly 10-30 us of host
+/// time per Triton launch, 8 launches are the cost of a small kernel's whole run.
+constexpr int kCudaGraphLaunches = 8;
+/// Intermediate bytes up to which a program is offered a CUDA graph (8 GiB): each graph
+/// the entry keeps holds its own, two at this size (codegen::CudaGraphsKept).
+constexpr int64_t kCudaGraphIntermediateBytes = int64_t{8} << 30;
+
 /// The knob space of the kernels a plan launches: main loops, and outside them element
 /// kernels, reductions and scans (a fused epilogue launches nothing of its own, and a
 /// main loop accumulates in float32 whatever the accumulator knob says).
@@ -42,9 +51,11 @@ templates::KnobSpace PlanKnobSpace(const ir::KernelPlan& plan, core::ReferenceTf
   std::set<int> fused;
   for (const auto& [heavy, e] : codegen::PlanTritonMainLoopEpilogues(plan)) fused.insert(e.epilogue);
   bool accumulate = false, main_loop = false, element = false, rowwise = false, reference_tf32 = false;
+  int launches = 0;
   for (int id : plan.kernels) {
     const ir::TensorDef& d = plan.program.defs[static_cast<size_t>(id)];
     if (fused.count(id) != 0) continue;
+    ++launches;
     if (codegen::TritonRunsMainLoop(plan.program, d)) {
       main_loop = true;
       reference_tf32 = reference_tf32 || codegen::ReferenceRunsInTf32(plan.program, d, tf32.conv, tf32.matmul);
@@ -54,7 +65,35 @@ templates::KnobSpace PlanKnobSpace(const ir::KernelPlan& plan, core::ReferenceTf
     rowwise = rowwise || d.kind == ir::DefKind::kReduce || d.kind == ir::DefKind::kScan;
     accumulate = accumulate || ir::AccumulatesFloat32(d);
   }
-  return TritonLoopNestKnobSpace(accumulate, main_loop, element, rowwise, reference_tf32);
+  // A CUDA graph where launching from Python is what the call waits on: many kernels
+  // (kCudaGraphLaunches), sizes fixed when generated (a graph cannot follow sizes read at
+  // run time), and intermediates small enough that the graphs' own copies of them
+  // (codegen/triton/cuda_graph_entry.h keeps a few) fit beside the caller's.
+  const bool graph = launches >= kCudaGraphLaunches && plan.program.symbols.empty() &&
+                     codegen::TritonIntermediateBytes(plan, true) <= kCudaGraphIntermediateBytes;
+  return TritonLoopNestKnobSpace(accumulate, main_loop, element, rowwise, reference_tf32, graph);
+}
+
+/// Whether most of the plan's matrix-product main loops (counted per launch) have fewer
+/// 128 x 128 output tiles than the GPU has SMs: the per-step products of a recurrence
+/// (256 x 4096 gates: 64 tiles). There a 128 x 128 draft leaves half the SMs idle; in an
+/// H100 run of lstm_classifier (2026-12-06, docs/gpu.md) its TF32 draft was slower than
+/// the 64 x 64 3xTF32 one, which does three times the tensor-core work.
+bool MostlySmallProducts(const ir::KernelPlan& plan) {
+  int small = 0, large = 0;
+  for (int id : plan.kernels) {
+    const ir::TensorDef& d = plan.program.defs[static_cast<size_t>(id)];
+    if (!codegen::TritonRunsMainLoop(plan.program, d)) continue;
+    const auto c = ir::MatchContraction(plan.program, d);
+    if (!c) {
+      ++large;  // a convolution: the 128 x 128 drafts were measured on ResNet shapes
+      continue;
+    }
+    int64_t tiles = ((c->m + 127) / 128) * ((c->n + 127) / 128);
+    for (int64_t e : c->batch) tiles *= e;
+    (tiles < codegen::kDraftGpuSms ? small : large) += 1;
+  }
+  return small > large;
 }
 
 /// `knobs` less those the space does not have.
@@ -82,14 +121,17 @@ std::vector<nlohmann::json> TritonLoopNestTemplate::Drafts() const {
     // (the Triton matmul's draft), then 64 x 64 x 32 with 4 warps, IEEE FMA last. On the
     // H200 (docs/gpu.md) the 64 x 64 3xTF32 draft ran past the 60 s candidate timeout at
     // depths of 2560-4096 where the 128 x 128 one finished.
-    // A main loop the reference itself runs in TF32 (cuDNN's convolutions by default):
-    // plain TF32 first, one tensor-core product a step where 3xTF32 does three.
+    // A main loop the reference itself runs in TF32 (cuDNN's convolutions and recurrent
+    // layers by default): plain TF32 first, one tensor-core product a step where 3xTF32
+    // does three. Mostly small products (MostlySmallProducts) get 64 x 64 tiles with 4
+    // warps first.
     const auto& values = space_.Find("input_precision")->values;
     const bool tf32 = std::find(values.begin(), values.end(), nlohmann::json("tf32")) != values.end();
     drafts[0]["input_precision"] = tf32 ? "tf32" : "tf32x3";
-    drafts[0]["block_m"] = 128;
-    drafts[0]["block_n"] = 128;
-    drafts[0]["num_warps"] = 8;
+    const bool small = MostlySmallProducts(plan_);
+    drafts[0]["block_m"] = small ? 64 : 128;
+    drafts[0]["block_n"] = small ? 64 : 128;
+    drafts[0]["num_warps"] = small ? 4 : 8;
     drafts[1]["input_precision"] = "tf32x3";
     drafts[1]["num_warps"] = 4;
   }
@@ -118,6 +160,7 @@ std::string TritonLoopNestTemplate::Generate(const nlohmann::json& knobs) const 
     s.main_loop.tf32_matmul = tf32_.matmul;
     s.main_loop.input_precision = k.at("input_precision").get<std::string>();
   }
+  s.cuda_graph = k.value("cuda_graph", "no") == "yes";
   std::string header = fmt::format(
       "# Generated by kernelevolve, template triton_loop_nest (--target triton).\n"
       "# Knobs: {}. A program of {} kernel(s), in order:\n",

@@ -43,9 +43,12 @@ templates::TemplateMatch MatchTritonLoopNest(const core::OpGraph& graph,
 /// tl.dot matrix product or convolution, codegen/triton/main_loop_triton.h): its tile
 /// block_m, block_n {32, 64, 128}, block_k {16, 32, 64}, num_stages {2, 3, 4} and
 /// input_precision {ieee, tf32x3}, plus tf32 with `tf32` (some main loop is a product the
-/// reference runs in TF32; templates::InputPrecisionKnob). A knob no kernel of the
-/// program reads is left out, so the search does not spend candidates on it.
+/// reference runs in TF32; templates::InputPrecisionKnob). With `cuda_graph` (a program
+/// of many launches and sizes fixed when generated), cuda_graph {yes, no}: the entry
+/// replays its launches as a CUDA graph (codegen/triton/cuda_graph_entry.h). A knob no
+/// kernel of the program reads is left out, so the search does not spend candidates on it.
 templates::KnobSpace TritonLoopNestKnobSpace(bool float_accumulation, bool main_loop = false,
-                                             bool element = true, bool rowwise = true, bool tf32 = false);
+                                             bool element = true, bool rowwise = true, bool tf32 = false,
+                                             bool cuda_graph = false);
 
 }  // namespace kernelevolve::operators::families
