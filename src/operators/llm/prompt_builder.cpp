@@ -95,7 +95,9 @@ std::string AllowanceText(const core::Problem& p, const TargetProtocol& protocol
   if (tf32.conv || tf32.matmul) {
     out += fmt::format(". The reference runs its float32 {} in TF32 ({}), so {} is acceptable for {}; other float32 "
                        "products must keep float32 accuracy ({})",
-                       tf32.conv && tf32.matmul ? "convolutions and matmuls" : tf32.conv ? "convolutions" : "matmuls",
+                       tf32.conv && tf32.matmul ? "convolutions and matmuls"
+                       : tf32.conv              ? "convolutions and recurrent layers (nn.LSTM / GRU / RNN run in cuDNN)"
+                                                : "matmuls",
                        tf32.conv && tf32.matmul ? "torch.backends.cudnn.allow_tf32, torch.backends.cuda.matmul.allow_tf32"
                        : tf32.conv              ? "torch.backends.cudnn.allow_tf32, PyTorch's default"
                                                 : "torch.backends.cuda.matmul.allow_tf32",
