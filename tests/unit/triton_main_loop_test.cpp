@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/op_graph.h"
+#include "operators/codegen/triton/cuda_graph_entry.h"
 #include "operators/families/loop_nest/triton_loop_nest_template.h"
 
 namespace kernelevolve {
@@ -234,6 +235,11 @@ TEST(TritonLoopNest, AProgramOfManyLaunchesReplaysThemAsOneCudaGraphPerSetOfBuff
   const std::string plain = t->Generate(direct);
   EXPECT_EQ(plain.find("_ke_launch"), std::string::npos);
   EXPECT_EQ(plain.find("torch.cuda.graph"), std::string::npos);
+  // The graphs kept hold their own intermediates: fewer of them for larger programs.
+  EXPECT_NE(code.find("while len(_ke_graphs) >= 4:"), std::string::npos) << "a small program keeps 4";
+  EXPECT_EQ(operators::codegen::CudaGraphsKept(int64_t{1} << 30), 4);
+  EXPECT_EQ(operators::codegen::CudaGraphsKept(int64_t{6} << 30), 2);
+  EXPECT_EQ(operators::codegen::CudaGraphsKept(int64_t{40} << 30), 1);
   // A program of a few launches is not offered the knob.
   auto small = Match("mm_relu_mm");
   EXPECT_EQ(small->Space().Find("cuda_graph"), nullptr);
