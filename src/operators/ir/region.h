@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -53,6 +54,21 @@ struct Region {
   std::vector<int> tail_inputs;    // row values buffered for tail reductions
   bool HasReductions() const { return !stages.empty(); }
   bool SplitR() const { return outer * inner == 1; }
+
+  /// The operands of element-wise value `v` by name ("v<id>"), each the text
+  /// `emit(id, frame)` returns: `frame` for an operand at Level::kSmall (a broadcast
+  /// parameter read in the op's frame), empty for the others. The C++ and Triton
+  /// rowwise emitters spell the operands; this is their common walk.
+  template <class EmitOperand>
+  std::map<std::string, std::string> Operands(const Value& v, const std::vector<int64_t>& frame,
+                                              EmitOperand&& emit) const {
+    std::map<std::string, std::string> vars;
+    for (int op : v.operands) {
+      const bool small = level[static_cast<size_t>(op)] == Level::kSmall;
+      vars[ValueName(op)] = emit(op, small ? frame : std::vector<int64_t>{});
+    }
+    return vars;
+  }
 };
 
 /// Analysis result: a region, or why the graph does not fit one region.

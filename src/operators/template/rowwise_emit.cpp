@@ -198,11 +198,8 @@ std::string ExprEmitter::Emit(int id, bool row_space, const LoopNames& names, Bl
 
 std::string ExprEmitter::Elementwise(const ir::Value& v, bool row_space, const LoopNames& names,
                                      Block& block, const std::vector<int64_t>& frame) {
-  std::map<std::string, std::string> vars;
-  for (int op : v.operands) {
-    const bool small = region_.level[static_cast<size_t>(op)] == Level::kSmall;
-    vars[ir::ValueName(op)] = Emit(op, row_space, names, block, small ? frame : std::vector<int64_t>{});
-  }
+  std::map<std::string, std::string> vars = region_.Operands(
+      v, frame, [&](int op, const std::vector<int64_t>& f) { return Emit(op, row_space, names, block, f); });
   if (flavor_ == MathFlavor::kPrelude && !row_space && v.node.target == "aten.div.Tensor") {
     // x / d with d fixed over the row (a row or tail value, e.g. a norm): x * (1 / d),
     // the reciprocal hoisted out of the r loop by the compiler; within 1 ulp of the

@@ -158,11 +158,8 @@ std::string TritonEmitter::Emit(int id, bool row_space, const TritonIndex& n, Tr
 
 std::string TritonEmitter::Elementwise(const ir::Value& v, bool row_space, const TritonIndex& n,
                                        TritonBlock& block, const std::vector<int64_t>& frame) {
-  std::map<std::string, std::string> vars;
-  for (int op : v.operands) {
-    const bool small = region_.level[static_cast<size_t>(op)] == Level::kSmall;
-    vars[ir::ValueName(op)] = Emit(op, row_space, n, block, small ? frame : std::vector<int64_t>{});
-  }
+  std::map<std::string, std::string> vars = region_.Operands(
+      v, frame, [&](int op, const std::vector<int64_t>& f) { return Emit(op, row_space, n, block, f); });
   std::string error;
   std::string rhs = TritonElementwiseExpr(v.node, vars, error);
   if (!error.empty()) throw core::InternalError("triton_rowwise: " + v.node.target + ": " + error);
