@@ -26,6 +26,9 @@ struct Tolerance {
 struct ReferenceTf32 {
   bool matmul = false;  // torch.backends.cuda.matmul.allow_tf32 (PyTorch's default: false)
   bool conv = false;    // torch.backends.cudnn.allow_tf32 (PyTorch's default: true)
+  /// cuDNN's recurrent layers (nn.RNN / LSTM / GRU): torch.backends.cudnn.allow_tf32, or
+  /// torch.backends.cudnn.rnn.fp32_precision == "tf32" since torch 2.9 (default: true).
+  bool rnn = false;
 };
 
 struct Problem {

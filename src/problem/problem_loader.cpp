@@ -126,6 +126,7 @@ core::Problem LoadProblem(WorkerClient& worker, const LoadOptions& options) {
   const nlohmann::json tf32 = result.value("reference_tf32", nlohmann::json::object());
   problem.reference_tf32.matmul = tf32.value("matmul", false);
   problem.reference_tf32.conv = tf32.value("conv", false);
+  problem.reference_tf32.rnn = tf32.value("rnn", false);
   problem.eager_error_multiple = result.value("eager_error_multiple", 0.0);
   if (options.phases != nullptr) options.phases->AddParts("load", result.value("phase_seconds", nlohmann::json()));
   return problem;

@@ -288,3 +288,19 @@ def test_the_nodes_of_a_recurrent_layer_carry_the_cudnn_backend_and_others_do_no
     # The layer's own forward is restored after tracing.
     assert "forward" not in model.lstm.__dict__
     assert torch.isfinite(model(torch.randn(2, 3, 8))).all()
+
+
+def test_a_subclass_of_a_recurrent_layer_is_not_marked() -> None:
+    # A subclass's forward may add ops cuDNN does not run (a projection head): its
+    # products keep the matmul flag's precision.
+    class ProjectedLstm(nn.LSTM):
+        def __init__(self) -> None:
+            super().__init__(8, 8, batch_first=True)
+            self.proj = nn.Linear(8, 4)
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:  # type: ignore[override]
+            return self.proj(super().forward(x)[0])
+
+    graph, error = capture_graph(ProjectedLstm().eval(), [torch.randn(2, 3, 8)])
+    assert error is None
+    assert not [n for n in graph["nodes"] if "backend" in n]

@@ -33,7 +33,7 @@ def test_load_relu_writes_fixtures_manifest_and_baseline(worker: WorkerProcess, 
     assert result["threads"] == 1
     assert result["memory_check"] == "ok"
     assert result["torch_version"] == torch.__version__
-    assert result["reference_tf32"] == {"matmul": False, "conv": True}  # PyTorch's defaults
+    assert result["reference_tf32"] == {"matmul": False, "conv": True, "rnn": True}  # PyTorch's defaults
     assert result["graph_error"] is None
     assert [n["target"] for n in result["graph"]["nodes"] if n["kind"] == "call"] == ["aten.relu.default"]
 
@@ -307,7 +307,21 @@ def test_a_problem_that_turns_tf32_on_says_so(tmp_path: Path) -> None:
         result = own.call("load_problem", load_params(source, tmp_path / "fixtures"))
     finally:
         own.close()
-    assert result["reference_tf32"] == {"matmul": True, "conv": False}
+    assert result["reference_tf32"] == {"matmul": True, "conv": False, "rnn": False}
+
+
+def test_tf32_set_through_the_new_api_is_read_without_error(tmp_path: Path) -> None:
+    # torch 2.9+: the legacy getters refuse once fp32_precision set a value they cannot
+    # express; the flags are then read from the new API (fresh-clone review).
+    source = write_problem(tmp_path / "new_api.py", "x", "torch.relu(x)", "[torch.randn(4, 8)]",
+                           "torch.backends.cuda.matmul.fp32_precision = 'tf32'\n"
+                           "torch.backends.cudnn.rnn.fp32_precision = 'ieee'\n")
+    own = WorkerProcess()
+    try:
+        result = own.call("load_problem", load_params(source, tmp_path / "fixtures"))
+    finally:
+        own.close()
+    assert result["reference_tf32"] == {"matmul": True, "conv": True, "rnn": False}
 
 
 def test_a_problem_files_torch_settings_do_not_reach_the_next_problem(worker: WorkerProcess, tmp_path: Path) -> None:
@@ -320,4 +334,4 @@ def test_a_problem_files_torch_settings_do_not_reach_the_next_problem(worker: Wo
     assert a["inputs"][0]["dtype"] == "float64" and a["reference_tf32"]["matmul"] is True
     b = worker.call("load_problem", load_params(second, tmp_path / "fb"))
     assert b["inputs"][0]["dtype"] == "float32"
-    assert b["reference_tf32"] == {"matmul": False, "conv": True}
+    assert b["reference_tf32"] == {"matmul": False, "conv": True, "rnn": True}

@@ -236,11 +236,17 @@ TEST(LlmTargetProtocol, PromptsSayWhatTheCheckerAllowsBeyondTheToleranceAndWhere
   EXPECT_NE(strict.find("The reference runs no float32 product in TF32"), std::string::npos) << strict;
   p.reference_tf32.conv = true;  // PyTorch's default
   const std::string conv = PromptFor(TritonProtocol(), p, nullptr).user;
-  EXPECT_NE(conv.find("The reference runs its float32 convolutions and recurrent layers (nn.LSTM / GRU / RNN run "
-                      "in cuDNN) in TF32 (torch.backends.cudnn.allow_tf32, "
+  EXPECT_NE(conv.find("The reference runs its float32 convolutions in TF32 (torch.backends.cudnn.allow_tf32, "
                       "PyTorch's default), so tl.dot(..., input_precision=\"tf32\") is acceptable for those"),
             std::string::npos)
       << conv;
+  p.reference_tf32.rnn = true;  // PyTorch's default too: cuDNN's recurrent layers
+  const std::string rnn = PromptFor(TritonProtocol(), p, nullptr).user;
+  EXPECT_NE(rnn.find("The reference runs its float32 convolutions and recurrent layers (nn.LSTM / GRU / RNN run "
+                     "in cuDNN) in TF32 (torch.backends.cudnn.allow_tf32, PyTorch's default; "
+                     "torch.backends.cudnn.rnn.fp32_precision)"),
+            std::string::npos)
+      << rnn;
   const std::string cuda = PromptFor(CudaProtocol(), p, nullptr).user;
   EXPECT_NE(cuda.find("so TF32 tensor-core MMA is acceptable for those"), std::string::npos) << cuda;
 }

@@ -248,7 +248,7 @@ TEST(TritonLoopNest, AProgramOfManyLaunchesReplaysThemAsOneCudaGraphPerSetOfBuff
 TEST(TritonLoopNest, TheProductsOfARecurrentLayerFollowCudnnsTf32FlagAndTheMatmulsOwnElsewhere) {
   // Eager PyTorch runs an nn.LSTM whole in cuDNN: under cudnn.allow_tf32 (on by default)
   // its gate GEMMs are TF32, while a plain addmm follows the matmul flag (off).
-  const core::ReferenceTf32 defaults{/*matmul=*/false, /*conv=*/true};
+  const core::ReferenceTf32 defaults{/*matmul=*/false, /*conv=*/true, /*rnn=*/true};
   core::OpGraph graph = CaseGraph("lstm_two_layer");
   auto plain = operators::families::MatchTritonLoopNest(graph, {}, defaults);
   ASSERT_TRUE(plain.tmpl) << plain.unsupported;
@@ -268,8 +268,9 @@ TEST(TritonLoopNest, TheProductsOfARecurrentLayerFollowCudnnsTf32FlagAndTheMatmu
   const nlohmann::json first = rnn.tmpl->Drafts().front();
   EXPECT_EQ(first.at("input_precision"), "tf32") << first.dump();
   EXPECT_NE(rnn.tmpl->Generate(first).find("input_precision=\"tf32\""), std::string::npos);
-  // With cuDNN's flag off, the layer's products are float32-accurate again.
-  auto strict = operators::families::MatchTritonLoopNest(graph, {}, core::ReferenceTf32{false, false});
+  // With cuDNN's RNN flag off (torch.backends.cudnn.rnn.fp32_precision = "ieee"), the
+  // layer's products are float32-accurate again, whatever the convolutions' flag says.
+  auto strict = operators::families::MatchTritonLoopNest(graph, {}, core::ReferenceTf32{false, true, false});
   ASSERT_TRUE(strict.tmpl);
   EXPECT_EQ(strict.tmpl->Drafts().front().at("input_precision"), "tf32x3");
 }

@@ -392,12 +392,14 @@ class GpuRunner:
         return result
 
     def _check_seed(self, entry: Callable[..., Any], k: int, when: str) -> tuple[list[dict[str, Any]], str]:
-        """Runs the candidate on seed k with poisoned outputs; returns (checks, cheat)."""
-        return self._check_set(entry, self.inputs[k], self.outputs[k], k, "", when, self._seed_errors(k)[1])
+        """Runs the candidate on seed k with poisoned outputs; returns (checks, cheat).
+        Seed 0 is run twice on the same buffers (``again``)."""
+        return self._check_set(entry, self.inputs[k], self.outputs[k], k, "", when, self._seed_errors(k)[1],
+                               again=k == 0)
 
     def _check_set(self, entry: Callable[..., Any], pristine: list[torch.Tensor], refs: list[torch.Tensor],
-                   k: int, edge: str, when: str, allowance: dict[str, torch.Tensor] | None = None
-                   ) -> tuple[list[dict[str, Any]], str]:
+                   k: int, edge: str, when: str, allowance: dict[str, torch.Tensor] | None = None,
+                   again: bool = False) -> tuple[list[dict[str, Any]], str]:
         """Runs the candidate on one input set (seed k, or edge case ``edge`` with k = 0)
         with poisoned outputs; returns (checks, cheat). ``allowance`` (eager's per-element
         error scale on the set, by output name) widens each element's tolerance by the
@@ -405,7 +407,12 @@ class GpuRunner:
 
         Inputs and outputs are guarded buffers (guarded_buffers.py): poison before and
         after each, so a float read past an input is NaN (the output comes out wrong)
-        and a write outside any buffer is a cheat ("wrote outside output.0: ...")."""
+        and a write outside any buffer is a cheat ("wrote outside output.0: ...").
+
+        With ``again``, a candidate correct on the first call is called once more on the
+        same buffers, outputs poisoned again, and checked again: every other check uses
+        fresh buffers, while a caller reusing its buffers meets what a candidate keeps
+        per buffer (a CUDA-graph entry replays its captured graph there)."""
         inputs = [guarded_clone(t) for t in pristine]
         outs = self._guarded_outputs(refs)
         for o in outs:
@@ -438,7 +445,29 @@ class GpuRunner:
             if all(c["passed"] for c in late):
                 return checks, ("outputs were complete only after a device-wide synchronize: work left "
                                 f"running on another stream after return ({when})")
-        return checks, ""
+            return checks, ""
+        if not again:
+            return checks, ""
+        for o in outs:
+            fill_poison(o)
+        self.clock.synchronize()
+        entry(inputs, outs)
+        self.clock.synchronize()
+        when = f"{when}, second call with the same buffers"
+        outside = first_guard_message(guarded, [t["name"] for t in self.manifest["inputs"]] + names)
+        if outside:
+            return [], f"{outside} ({when})"
+        for spec, a, b in zip(self.manifest["inputs"], inputs, pristine):
+            if not same_bits(a, b):
+                return [], f"mutated input {spec['name']} ({when})"
+        second = set_shapes.trim_outputs(self.manifest["outputs"], outs, refs)
+        repeated = [compare(o, ref, k, n, overrides, x, multiple) for o, ref, n, x in zip(second, refs, names, extra)]
+        if all(c["passed"] for c in repeated):
+            return checks, ""
+        for c in repeated:
+            c["edge_case"] = edge
+            c["note"] = (c["note"] + "; " if c["note"] else "") + "on a second call with the same buffers"
+        return repeated, ""
 
     def _guarded_outputs(self, refs: list[torch.Tensor]) -> list[torch.Tensor]:
         """Guarded, uninitialized output buffers for one call: the shapes and dtypes of

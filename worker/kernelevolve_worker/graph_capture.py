@@ -219,16 +219,21 @@ def capture_portable_graph(device_model: torch.nn.Module, device_inputs: list[to
 
 # The fx annotation (node.meta["custom"]) that marks the nodes of a layer one library runs whole.
 BACKEND_ANNOTATION = "kernelevolve_backend"
+# The layers eager PyTorch runs whole in cuDNN on CUDA (the cells, nn.LSTMCell and the
+# like, are cuBLAS matmuls plus fused gate kernels there).
+RECURRENT_LAYERS = (torch.nn.RNN, torch.nn.LSTM, torch.nn.GRU)
 
 
 @contextlib.contextmanager
 def _recurrent_layers_annotated(model: torch.nn.Module) -> Iterator[None]:
-    """While tracing, every nn.RNN / nn.LSTM / nn.GRU of ``model`` runs under
+    """While tracing, every nn.RNN / nn.LSTM / nn.GRU of ``model`` (not a subclass) runs under
     torch.fx.traceback.annotate, so the nodes it records carry "backend": "cudnn".
     Without that API (torch before 2.9) nothing is annotated: the products then follow
     the matmul flag, the stricter of the two by default."""
     annotate = getattr(fx_traceback, "annotate", None)
-    layers = [m for m in model.modules() if isinstance(m, torch.nn.RNNBase)] if annotate else []
+    # PyTorch's own classes only: a subclass's forward may add ops cuDNN does not run
+    # (a projection head), which would be marked too; its products stay strict.
+    layers = [m for m in model.modules() if type(m) in RECURRENT_LAYERS] if annotate else []
     own = [m.__dict__.get("forward") for m in layers]
     for layer in layers:
         def forward(*args: Any, _forward: Any = layer.forward, **kwargs: Any) -> Any:

@@ -8,6 +8,7 @@ output tensors the launcher must fill. Its return value is ignored.
 
 from __future__ import annotations
 
+import gc
 import importlib.util
 import itertools
 import sys
@@ -72,9 +73,16 @@ def load_candidate(path: str) -> tuple[types.ModuleType, Callable[..., Any]]:
 
 
 def forget_candidate(module: types.ModuleType | None) -> None:
-    """Drops a loaded candidate module from sys.modules."""
+    """Drops a loaded candidate module from sys.modules and collects it.
+
+    A module's functions and its dict reference each other, so what the module keeps
+    (a CUDA-graph entry's captured graphs with their private memory pools, up to
+    16 GiB: src/operators/codegen/triton/cuda_graph_entry.h; any tensor a candidate
+    caches) would be freed only by a cyclic collection, which the runner may not reach
+    before the next candidate allocates: gc.collect() frees it now."""
     if module is not None:
         sys.modules.pop(module.__name__, None)
+        gc.collect()
 
 
 def classify_exception(exc: BaseException) -> tuple[str, bool]:

@@ -1,10 +1,12 @@
 #include "operators/llm/prompt_builder.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <vector>
 
 #include "core/error.h"
 #include "eval/roofline.h"
@@ -92,16 +94,27 @@ std::string AllowanceText(const core::Problem& p, const TargetProtocol& protocol
   const std::string tf32_way = triton ? "tl.dot(..., input_precision=\"tf32\")" : "TF32 tensor-core MMA";
   const std::string exact_way = triton ? "tl.dot input_precision=\"tf32x3\" or \"ieee\""
                                        : "float32 FMA, or 3xTF32 (hi/lo split) on tensor cores";
-  if (tf32.conv || tf32.matmul) {
-    out += fmt::format(". The reference runs its float32 {} in TF32 ({}), so {} is acceptable for {}; other float32 "
-                       "products must keep float32 accuracy ({})",
-                       tf32.conv && tf32.matmul ? "convolutions and matmuls"
-                       : tf32.conv              ? "convolutions and recurrent layers (nn.LSTM / GRU / RNN run in cuDNN)"
-                                                : "matmuls",
-                       tf32.conv && tf32.matmul ? "torch.backends.cudnn.allow_tf32, torch.backends.cuda.matmul.allow_tf32"
-                       : tf32.conv              ? "torch.backends.cudnn.allow_tf32, PyTorch's default"
-                                                : "torch.backends.cuda.matmul.allow_tf32",
-                       tf32_way, tf32.conv && tf32.matmul ? "them" : "those", exact_way);
+  // The kinds of float32 product the reference runs in TF32, with the flags that say so.
+  std::vector<std::string> kinds, flags;
+  if (tf32.conv) {
+    kinds.push_back("convolutions");
+    flags.push_back("torch.backends.cudnn.allow_tf32, PyTorch's default");
+  }
+  if (tf32.rnn) {
+    kinds.push_back("recurrent layers (nn.LSTM / GRU / RNN run in cuDNN)");
+    flags.push_back("torch.backends.cudnn.rnn.fp32_precision");
+  }
+  if (tf32.matmul) {
+    kinds.push_back("matmuls");
+    flags.push_back("torch.backends.cuda.matmul.allow_tf32");
+  }
+  if (!kinds.empty()) {
+    const std::string last = kinds.back();
+    kinds.pop_back();
+    const std::string listed = kinds.empty() ? last : fmt::format("{} and {}", fmt::join(kinds, ", "), last);
+    out += fmt::format(". The reference runs its float32 {} in TF32 ({}), so {} is acceptable for those; other "
+                       "float32 products must keep float32 accuracy ({})",
+                       listed, fmt::join(flags, "; "), tf32_way, exact_way);
   } else {
     out += fmt::format(". The reference runs no float32 product in TF32: keep float32 accuracy ({})", exact_way);
   }

@@ -169,9 +169,9 @@ bool TritonRunsConvolution(const ir::Convolution& c) {
 }
 
 bool ReferenceRunsInTf32(const ir::TensorProgram& program, const ir::TensorDef& def, bool conv_tf32,
-                         bool matmul_tf32) {
-  // The products of an nn.LSTM / GRU / RNN run in cuDNN, under cuDNN's flag.
-  if (ir::MatchContraction(program, def)) return matmul_tf32 || (conv_tf32 && def.backend == "cudnn");
+                         bool matmul_tf32, bool rnn_tf32) {
+  // The products of an nn.LSTM / GRU / RNN run in cuDNN, under cuDNN's RNN flag.
+  if (ir::MatchContraction(program, def)) return def.backend == "cudnn" ? rnn_tf32 : matmul_tf32;
   return conv_tf32 && ir::MatchConvolution(program, def).has_value();
 }
 
@@ -192,7 +192,7 @@ std::optional<TritonKernelText> PrintMainLoopTriton(const ir::TensorProgram& pro
     if (!TritonRunsContraction(*c)) return std::nullopt;
     // A recurrent layer's products follow cuDNN's flag (ReferenceRunsInTf32).
     TritonMainLoopSchedule own = s;
-    own.tf32_matmul = ReferenceRunsInTf32(program, def, s.tf32_conv, s.tf32_matmul);
+    own.tf32_matmul = ReferenceRunsInTf32(program, def, s.tf32_conv, s.tf32_matmul, s.tf32_rnn);
     return PrintContractionTriton(*c, def.id, def.dtype, own, epilogue);
   }
   const auto c = ir::MatchConvolution(program, def);

@@ -39,15 +39,16 @@ struct TritonMainLoopSchedule {
   std::string input_precision = "ieee";
   bool tf32_conv = false;    // core::ReferenceTf32::conv
   bool tf32_matmul = false;  // core::ReferenceTf32::matmul
+  bool tf32_rnn = false;     // core::ReferenceTf32::rnn
 };
 
 /// Whether the reference runs main loop `def` in TF32: a convolution with `conv_tf32`
 /// (cuDNN under torch.backends.cudnn.allow_tf32), a matrix product with `matmul_tf32`,
-/// or with `conv_tf32` where the product is one of an nn.LSTM / GRU / RNN's
+/// or with `rnn_tf32` where the product is one of an nn.LSTM / GRU / RNN's
 /// (def.backend "cudnn": eager PyTorch runs the whole layer in cuDNN, whose gate GEMMs
 /// were TF32 kernels in an H100 profile of problems/rnn under the default flags).
 bool ReferenceRunsInTf32(const ir::TensorProgram& program, const ir::TensorDef& def, bool conv_tf32,
-                         bool matmul_tf32);
+                         bool matmul_tf32, bool rnn_tf32);
 
 /// Whether the Triton loop nest runs `c` as a tl.dot main loop: not a matrix-vector
 /// product (ir::IsMatrixVector: no operand reuse for a tile to exploit).

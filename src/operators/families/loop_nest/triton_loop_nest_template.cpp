@@ -58,7 +58,7 @@ templates::KnobSpace PlanKnobSpace(const ir::KernelPlan& plan, core::ReferenceTf
     ++launches;
     if (codegen::TritonRunsMainLoop(plan.program, d)) {
       main_loop = true;
-      reference_tf32 = reference_tf32 || codegen::ReferenceRunsInTf32(plan.program, d, tf32.conv, tf32.matmul);
+      reference_tf32 = reference_tf32 || codegen::ReferenceRunsInTf32(plan.program, d, tf32.conv, tf32.matmul, tf32.rnn);
       continue;
     }
     element = element || d.kind == ir::DefKind::kCompute;
@@ -158,6 +158,7 @@ std::string TritonLoopNestTemplate::Generate(const nlohmann::json& knobs) const 
     s.main_loop.num_warps = s.num_warps;
     s.main_loop.tf32_conv = tf32_.conv;
     s.main_loop.tf32_matmul = tf32_.matmul;
+    s.main_loop.tf32_rnn = tf32_.rnn;
     s.main_loop.input_precision = k.at("input_precision").get<std::string>();
   }
   s.cuda_graph = k.value("cuda_graph", "no") == "yes";
