@@ -298,16 +298,20 @@ def test_release_forgets_the_problem_and_the_worker_serves_the_next(worker: Work
     assert worker.call("time_baseline", FAST_BASELINE)["samples_us"]
 
 
-def test_a_problem_that_turns_tf32_on_says_so(tmp_path: Path) -> None:
-    # The flags are per process: read in a worker of its own, after the problem's import.
-    source = write_problem(tmp_path / "tf32_linear.py", "a, b", "a @ b", "[torch.randn(4, 8), torch.randn(8, 3)]",
-                           "torch.backends.cuda.matmul.allow_tf32 = True\ntorch.backends.cudnn.allow_tf32 = False\n")
+def _reference_tf32_in_own_worker(source: Path, tmp_path: Path) -> dict[str, bool]:
+    """load_problem's "reference_tf32" from a worker of its own: the flags are per
+    process, read after the problem's import."""
     own = WorkerProcess()
     try:
-        result = own.call("load_problem", load_params(source, tmp_path / "fixtures"))
+        return own.call("load_problem", load_params(source, tmp_path / "fixtures"))["reference_tf32"]
     finally:
         own.close()
-    assert result["reference_tf32"] == {"matmul": True, "conv": False, "rnn": False}
+
+
+def test_a_problem_that_turns_tf32_on_says_so(tmp_path: Path) -> None:
+    source = write_problem(tmp_path / "tf32_linear.py", "a, b", "a @ b", "[torch.randn(4, 8), torch.randn(8, 3)]",
+                           "torch.backends.cuda.matmul.allow_tf32 = True\ntorch.backends.cudnn.allow_tf32 = False\n")
+    assert _reference_tf32_in_own_worker(source, tmp_path) == {"matmul": True, "conv": False, "rnn": False}
 
 
 def test_tf32_set_through_the_new_api_is_read_without_error(tmp_path: Path) -> None:
@@ -316,12 +320,7 @@ def test_tf32_set_through_the_new_api_is_read_without_error(tmp_path: Path) -> N
     source = write_problem(tmp_path / "new_api.py", "x", "torch.relu(x)", "[torch.randn(4, 8)]",
                            "torch.backends.cuda.matmul.fp32_precision = 'tf32'\n"
                            "torch.backends.cudnn.rnn.fp32_precision = 'ieee'\n")
-    own = WorkerProcess()
-    try:
-        result = own.call("load_problem", load_params(source, tmp_path / "fixtures"))
-    finally:
-        own.close()
-    assert result["reference_tf32"] == {"matmul": True, "conv": True, "rnn": False}
+    assert _reference_tf32_in_own_worker(source, tmp_path) == {"matmul": True, "conv": True, "rnn": False}
 
 
 def test_a_problem_files_torch_settings_do_not_reach_the_next_problem(worker: WorkerProcess, tmp_path: Path) -> None:
