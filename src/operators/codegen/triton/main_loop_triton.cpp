@@ -43,18 +43,18 @@ int64_t Product(const std::vector<int64_t>& v, size_t from = 0) {
   return p;
 }
 
-/// Whether a product of this kind (a convolution when `conv`) is a plain TF32 dot: the
-/// knob asks for it and the reference runs that kind in TF32.
-bool PlainTf32(const TritonMainLoopSchedule& s, bool conv) {
-  return s.input_precision == "tf32" && (conv ? s.tf32_conv : s.tf32_matmul);
+/// Whether a product is a plain TF32 dot: the knob asks for it and the reference runs
+/// this product in TF32 (`reference_tf32`, ReferenceRunsInTf32).
+bool PlainTf32(const TritonMainLoopSchedule& s, bool reference_tf32) {
+  return s.input_precision == "tf32" && reference_tf32;
 }
 
 /// `, input_precision="..."` for float32 operands: "tf32" only where the reference
-/// runs the product in TF32 (a convolution when `conv`, else a matrix product), else
-/// "tf32x3" in its place.
-std::string Precision(const TritonMainLoopSchedule& s, bool conv) {
-  return fmt::format(", input_precision=\"{}\"", PlainTf32(s, conv) ? "tf32" : s.input_precision == "tf32" ? "tf32x3"
-                                                                                    : s.input_precision);
+/// runs the product in TF32, else "tf32x3" in its place.
+std::string Precision(const TritonMainLoopSchedule& s, bool reference_tf32) {
+  return fmt::format(", input_precision=\"{}\"", PlainTf32(s, reference_tf32)   ? "tf32"
+                                                 : s.input_precision == "tf32" ? "tf32x3"
+                                                                               : s.input_precision);
 }
 
 std::string Launch(int out, const std::string& args, const std::string& grid, int64_t bm,
@@ -190,14 +190,12 @@ std::optional<TritonKernelText> PrintMainLoopTriton(const ir::TensorProgram& pro
   if (def.kind != ir::DefKind::kReduce || !program.symbols.empty()) return std::nullopt;
   if (const auto c = ir::MatchContraction(program, def)) {
     if (!TritonRunsContraction(*c)) return std::nullopt;
-    // A recurrent layer's products follow cuDNN's flag (ReferenceRunsInTf32).
-    TritonMainLoopSchedule own = s;
-    own.tf32_matmul = ReferenceRunsInTf32(program, def, s.tf32_conv, s.tf32_matmul, s.tf32_rnn);
-    return PrintContractionTriton(*c, def.id, def.dtype, own, epilogue);
+    return PrintContractionTriton(*c, def.id, def.dtype, s,
+                                  ReferenceRunsInTf32(program, def, s.tf32_conv, s.tf32_matmul, s.tf32_rnn), epilogue);
   }
   const auto c = ir::MatchConvolution(program, def);
   if (!c || !TritonRunsConvolution(*c)) return std::nullopt;
-  return PrintConvolutionTriton(*c, def.id, def.dtype, s, epilogue);
+  return PrintConvolutionTriton(*c, def.id, def.dtype, s, s.tf32_conv, epilogue);
 }
 
 std::unordered_map<int, ir::MainLoopEpilogue> PlanTritonMainLoopEpilogues(
@@ -207,7 +205,7 @@ std::unordered_map<int, ir::MainLoopEpilogue> PlanTritonMainLoopEpilogues(
 }
 
 TritonKernelText PrintContractionTriton(const ir::Contraction& c, int out, core::DType store,
-                                        const TritonMainLoopSchedule& s,
+                                        const TritonMainLoopSchedule& s, bool reference_tf32,
                                         const TritonEpilogue* epilogue) {
   const int64_t bm = BlockFor(c.m, s.block_m), bn = BlockFor(c.n, s.block_n),
                 bk = BlockFor(c.k, s.block_k);
@@ -242,7 +240,7 @@ TritonKernelText PrintContractionTriton(const ir::Contraction& c, int out, core:
   }
   index_lines += fmt::format("    i{} = om[:, None]\n    i{} = on[None, :]\n", nb, nb + 1);
   const std::string params = Params(c.a, c.b, out, epilogue);
-  const Tf32Operands tf32 = RoundedOperands(c.a, c.b, out, PlainTf32(s, false), epilogue);
+  const Tf32Operands tf32 = RoundedOperands(c.a, c.b, out, PlainTf32(s, reference_tf32), epilogue);
   const std::string store_lines = Store(out, store, index_lines, epilogue);
   TritonKernelText t;
   t.kernel =
@@ -280,7 +278,7 @@ TritonKernelText PrintContractionTriton(const ir::Contraction& c, int out, core:
           fmt::arg("batch_lines", batch_lines), fmt::arg("a_base", a_base),
           fmt::arg("b_base", b_base), fmt::arg("a_m", c.a_m), fmt::arg("a_k", c.a_k),
           fmt::arg("b_k", c.b_k), fmt::arg("b_n", c.b_n), fmt::arg("a_mask", a_mask),
-          fmt::arg("b_mask", b_mask), fmt::arg("precision", Precision(s, false)),
+          fmt::arg("b_mask", b_mask), fmt::arg("precision", Precision(s, reference_tf32)),
           fmt::arg("dot_a", DotOperand("a", tf32.in_loop)), fmt::arg("dot_b", DotOperand("b", tf32.in_loop)),
           fmt::arg("store_lines", store_lines));
   const int64_t programs = batches * ((c.m + bm - 1) / bm) * ((c.n + bn - 1) / bn);
@@ -289,7 +287,7 @@ TritonKernelText PrintContractionTriton(const ir::Contraction& c, int out, core:
 }
 
 TritonKernelText PrintConvolutionTriton(const ir::Convolution& c, int out, core::DType store,
-                                        const TritonMainLoopSchedule& s,
+                                        const TritonMainLoopSchedule& s, bool reference_tf32,
                                         const TritonEpilogue* epilogue) {
   const int64_t cpg_out = c.CoutPerGroup(), cpg_in = c.CinPerGroup(), depth = c.Depth();
   const int64_t positions = c.OutPositions(), columns = c.images * positions;
@@ -325,7 +323,7 @@ TritonKernelText PrintConvolutionTriton(const ir::Convolution& c, int out, core:
                                first + 1 + static_cast<int>(d), Product(c.out, d + 1), c.out[d]);
   }
   const std::string params = Params(c.x, c.w, out, epilogue);
-  const Tf32Operands tf32 = RoundedOperands(c.x, c.w, out, PlainTf32(s, true), epilogue);
+  const Tf32Operands tf32 = RoundedOperands(c.x, c.w, out, PlainTf32(s, reference_tf32), epilogue);
   const std::string store_lines = Store(out, store, index_lines, epilogue);
   TritonKernelText t;
   t.kernel =
@@ -371,7 +369,7 @@ TritonKernelText PrintConvolutionTriton(const ir::Convolution& c, int out, core:
           fmt::arg("kx", k_mask ? fmt::format(" & (kk < {})[:, None]", depth) : ""),
           fmt::arg("w_mask",
                    k_mask ? fmt::format(", mask=(kk < {})[None, :], other=0.0", depth) : ""),
-          fmt::arg("precision", Precision(s, true)), fmt::arg("store_lines", store_lines),
+          fmt::arg("precision", Precision(s, reference_tf32)), fmt::arg("store_lines", store_lines),
           fmt::arg("dot_w", DotOperand("w", tf32.in_loop)), fmt::arg("dot_x", DotOperand("x", tf32.in_loop)));
   const int64_t programs = c.groups * ((cpg_out + bm - 1) / bm) * ((columns + bn - 1) / bn);
   t.launch = Launch(out, tf32.launch_args, std::to_string(programs), bm, bn, bk, s);

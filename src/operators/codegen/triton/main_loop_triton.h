@@ -102,15 +102,17 @@ std::unordered_map<int, ir::MainLoopEpilogue> PlanTritonMainLoopEpilogues(
 
 /// The tl.dot kernel of contraction `c`, writing definition `out` (dense row-major
 /// batch..., M, N) in `store` (float32 or float64). Operand tensors are the entry's
-/// locals t<c.a> and t<c.b>.
+/// locals t<c.a> and t<c.b>. `reference_tf32`: the reference runs this product in TF32
+/// (ReferenceRunsInTf32), so input_precision "tf32" is spelled as it is.
 TritonKernelText PrintContractionTriton(const ir::Contraction& c, int out, core::DType store,
-                                        const TritonMainLoopSchedule& s,
+                                        const TritonMainLoopSchedule& s, bool reference_tf32,
                                         const TritonEpilogue* epilogue = nullptr);
 
 /// The implicit-GEMM kernel of convolution `c`, writing definition `out` (dense
 /// row-major [N, cout, out...], or [cout, out...] unbatched) in `store`.
+/// `reference_tf32` as for PrintContractionTriton.
 TritonKernelText PrintConvolutionTriton(const ir::Convolution& c, int out, core::DType store,
-                                        const TritonMainLoopSchedule& s,
+                                        const TritonMainLoopSchedule& s, bool reference_tf32,
                                         const TritonEpilogue* epilogue = nullptr);
 
 }  // namespace kernelevolve::operators::codegen
