@@ -78,8 +78,11 @@ const std::vector<std::string>& CaseNames() {
       "mm_tril", "bmm_triu_offset", "mm_tril_deep", "mm_split_k_relu", "mm_band",
       // transposed convolutions: as plain ones, and the masked form
       "conv_transpose1d_grouped_dilated", "conv_transpose1d_wide_pad",
+      // strided transposed convolutions as one plain convolution per output phase
+      "conv_transpose2d_short_kernel", "conv_transpose3d_mixed_stride",
       // pooling windows (the row-blocked draft runs them)
       "max_pool2d_dilated_ceil", "avg_pool2d_ceil_include_pad", "max_pool1d_indices", "conv2d_depthwise",
+      "max_pool2d_neg_inf_windows",
       // sort and top-k as counting reductions (ties, NaN, -0.0, int64, another dim, in a chain)
       "sort_desc_nan_ties", "sort_int64_dim0", "topk_smallest_dim0", "topk_relu_sum",
       // scatter writes in their gather form (duplicates, every scatter_reduce mode, index_put)
@@ -336,31 +339,66 @@ bool OriginIs(const ir::TensorDef& d, const std::string& target) {
 }
 
 TEST(LoopNestPlan, DefinitionsNoOutputReadsAreDropped) {
-  // amax(x, dim 1) is lowered (a reduction, always materialized) but no output reads
-  // it, as the argmax of a max pooling whose indices are dropped: no kernel, no buffer.
+  // max(x, dim 1) gives values and indices; only the values are read. The rule lowers
+  // both (two reductions, always materialized), the plan drops the argmax: no kernel,
+  // no buffer. A call no output depends on at all (the amax) is not even lowered.
   GraphBuilder g({4, 8});
   const auto x = g.Input("x");
   g.Call("unused", "aten.amax.default", {Ref("self", x), Val("dim", std::vector<int>{1}), Val("keepdim", true)});
   g.Graph().nodes.back().shape = {4, 1};
-  g.Call("y", "aten.relu.default", {Ref("self", x)});
+  g.Call("m", "aten.max.dim", {Ref("self", x), Val("dim", 1), Val("keepdim", false)});
+  g.Graph().nodes.back().shape = {4};
+  g.Call("values", "getitem", {Ref("self", "m"), Val("index", 0)});
+  g.Graph().nodes.back().shape = {4};
+  g.Call("indices", "getitem", {Ref("self", "m"), Val("index", 1)});
+  g.Graph().nodes.back().shape = {4};
+  g.Graph().nodes.back().dtype = core::DType::kInt64;
+  g.Call("y", "aten.relu.default", {Ref("self", "values")});
+  g.Graph().nodes.back().shape = {4};
   const core::Problem problem = g.Finish("y", 1);
   ir::CoreLowerResult lowered = ir::LowerCore(problem.graph);
   ASSERT_TRUE(lowered.program.has_value()) << lowered.unsupported;
-  int reductions = 0;
-  for (const ir::TensorDef& d : lowered.program->defs) reductions += d.kind == ir::DefKind::kReduce;
-  ASSERT_EQ(reductions, 1) << "the lowering keeps the unused amax";
-  const ir::KernelPlan plan = ir::PlanKernels(std::move(*lowered.program));
-  ASSERT_EQ(plan.kernels.size(), 1u);
-  EXPECT_EQ(plan.program.defs.at(static_cast<size_t>(plan.kernels[0])).kind, ir::DefKind::kCompute);
-  for (const ir::TensorDef& d : plan.program.defs) {
-    if (d.kind == ir::DefKind::kReduce) EXPECT_FALSE(plan.materialized.at(static_cast<size_t>(d.id)));
+  std::vector<ir::ReduceOp> reductions;
+  for (const ir::TensorDef& d : lowered.program->defs) {
+    if (d.kind == ir::DefKind::kReduce) reductions.push_back(d.reduce);
   }
-  // The printed program has no loop for it and still computes relu.
+  ASSERT_EQ(reductions, (std::vector<ir::ReduceOp>{ir::ReduceOp::kMax, ir::ReduceOp::kArgMax}))
+      << "the lowering skips the amax and keeps max.dim's unread argmax";
+  const ir::KernelPlan plan = ir::PlanKernels(std::move(*lowered.program));
+  for (const ir::TensorDef& d : plan.program.defs) {
+    if (d.kind == ir::DefKind::kReduce && d.reduce == ir::ReduceOp::kArgMax) {
+      EXPECT_FALSE(plan.materialized.at(static_cast<size_t>(d.id)));
+    }
+  }
+  for (int id : plan.kernels) {
+    EXPECT_NE(plan.program.defs.at(static_cast<size_t>(id)).reduce, ir::ReduceOp::kArgMax);
+  }
+  // The printed program has no loop for it and still computes the max and relu.
   const auto match = families::MatchLoopNest(problem.graph, /*multithread=*/false);
   ASSERT_NE(match.tmpl, nullptr) << match.unsupported;
   const std::string source = match.tmpl->Generate(match.tmpl->Drafts().front());
-  EXPECT_EQ(source.find("-INFINITY"), std::string::npos) << source;  // the max identity
+  EXPECT_EQ(source.find("int64_t arg"), std::string::npos) << source;  // an argmax accumulator
+  EXPECT_NE(source.find("-INFINITY"), std::string::npos) << source;   // the max identity
   EXPECT_NE(source.find("0.0f"), std::string::npos) << source;        // relu
+}
+
+TEST(LoopNestPlan, MaxPoolingPassesOverItsWindowOnceWithOrWithoutIndices) {
+  // Without a reader of the indices, one max reduction; with one, one argmax whose
+  // value is gathered (no second reduction over the window).
+  const std::vector<std::pair<std::string, ir::ReduceOp>> cases = {{"max_pool2d_dilated_ceil", ir::ReduceOp::kMax},
+                                                                   {"max_pool2d_indices", ir::ReduceOp::kArgMax},
+                                                                   {"max_pool1d_indices", ir::ReduceOp::kArgMax},
+                                                                   {"max_pool2d_neg_inf_windows", ir::ReduceOp::kArgMax}};
+  for (const auto& [name, op] : cases) {
+    SCOPED_TRACE(name);
+    const ir::KernelPlan plan = CasePlan(name);
+    std::vector<ir::ReduceOp> reductions;
+    for (int id : plan.kernels) {
+      const ir::TensorDef& def = plan.program.defs[static_cast<size_t>(id)];
+      if (def.kind == ir::DefKind::kReduce) reductions.push_back(def.reduce);
+    }
+    EXPECT_EQ(reductions, std::vector<ir::ReduceOp>{op});
+  }
 }
 
 TEST(LoopNestPlan, PlanInlinesViewsAndMaterializesReductions) {
@@ -923,17 +961,26 @@ TEST(LoopNestConvolution, MatcherReadsStridePaddingDilationAndGroups) {
   ASSERT_EQ(c3.size(), 1u);
   EXPECT_EQ(c3[0].stride, (std::vector<int64_t>{1, 2, 1}));
   EXPECT_EQ(c3[0].pad, (std::vector<int64_t>{1, 1, 1}));
-  // ConvTranspose2d(3, 2, 3, stride=2, output_padding=1) on [2, 3, 4, 4] is lowered as
-  // a plain convolution: the input upsampled to 7 x 7 (zeros between), padding (3 - 1) -
-  // 0 = 2, stride 1, the flipped transposed weight; 10 x 10 outputs (output_padding: the
-  // last row and column read past the upsampled input, masked to 0).
+  // ConvTranspose2d(3, 2, 3, stride=2, output_padding=1) on [2, 3, 4, 4] (10 x 10
+  // outputs) is lowered as one plain convolution per output phase (r0, r1), r = (o + p)
+  // % 2: each reads the 4 x 4 input itself at stride 1 with the phase's T_r = ceil((3 -
+  // r) / 2) taps (2 for r = 0, 1 for r = 1) and padding T_r - 1, into (10 - 1 - r) // 2
+  // + 1 = 5 outputs per dim. Phases run with r0 fastest.
   auto t = CaseConvolutions("conv_transpose2d");
-  ASSERT_EQ(t.size(), 1u);
-  EXPECT_EQ(std::make_tuple(t[0].cin, t[0].cout, t[0].groups), std::make_tuple(3, 2, 1));
-  EXPECT_EQ(t[0].stride, (std::vector<int64_t>{1, 1}));
-  EXPECT_EQ(t[0].pad, (std::vector<int64_t>{2, 2}));
-  EXPECT_EQ(t[0].in, (std::vector<int64_t>{7, 7}));
-  EXPECT_EQ(t[0].out, (std::vector<int64_t>{10, 10}));
+  ASSERT_EQ(t.size(), 4u);
+  const std::vector<std::vector<int64_t>> pads = {{1, 1}, {0, 1}, {1, 0}, {0, 0}};
+  for (size_t ph = 0; ph < t.size(); ++ph) {
+    EXPECT_EQ(std::make_tuple(t[ph].cin, t[ph].cout, t[ph].groups), std::make_tuple(3, 2, 1));
+    EXPECT_EQ(t[ph].stride, (std::vector<int64_t>{1, 1}));
+    EXPECT_EQ(t[ph].pad, pads[ph]) << "phase " << ph;
+    EXPECT_EQ(t[ph].in, (std::vector<int64_t>{4, 4}));
+    EXPECT_EQ(t[ph].out, (std::vector<int64_t>{5, 5}));
+    EXPECT_EQ(t[ph].kernel, (std::vector<int64_t>{2 - ph % 2, 2 - ph / 2}));
+  }
+  // Kernel 2 < stride 3: phase 2 has no tap in either dim, so 2 x 2 of the 3 x 3 phases
+  // are convolutions.
+  EXPECT_EQ(CaseConvolutions("conv_transpose2d_short_kernel").size(), 4u);
+  // Dilation 2: the plain convolution over the zero-upsampled input (5 inputs -> 13).
   auto tg = CaseConvolutions("conv_transpose1d_grouped_dilated");
   ASSERT_EQ(tg.size(), 1u);
   EXPECT_EQ(std::make_tuple(tg[0].groups, tg[0].dilation[0], tg[0].pad[0], tg[0].in[0]), std::make_tuple(2, 2, 3, 13));

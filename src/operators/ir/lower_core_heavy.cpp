@@ -199,50 +199,24 @@ PlainForm TransposedAsPlain(CoreLowerer& l, int x, int w, bool batched, const st
   return out;
 }
 
-/// convolution(input, weight, bias, stride, padding, dilation, transposed,
-/// output_padding, groups): a reduction over (input channels of the group, kernel
-/// positions) with masked reads outside the input. A transposed convolution whose
-/// padding leaves (K - 1) d - p >= 0 is first rewritten as a plain one
-/// (TransposedAsPlain); others keep the masked transposed sum.
-Outs Convolution(CoreLowerer& l, const OpNode& n) {
-  int x = l.Tensor(n, "input"), w = l.Tensor(n, "weight");
-  if (x < 0 || w < 0) return {};
-  const auto ws0 = l.Def(w).shape;
-  const size_t sp = ws0.size() - 2;  // spatial dims
-  const auto xs0 = l.Def(x).shape;
-  const bool batched = xs0.size() == sp + 2;
-  if (!batched && xs0.size() != sp + 1) {
-    l.Unsupported(n, "input rank does not match the weight");
-    return {};
-  }
-  auto stride = Per(l, n, "stride", sp, {1});
-  auto pad = Per(l, n, "padding", sp, {0});
-  const auto dil = Per(l, n, "dilation", sp, {1});
-  bool transposed = l.IntArg(n, "transposed", 0) != 0;
-  const int64_t groups = std::max<int64_t>(l.IntArg(n, "groups", 1), 1);
-  const DType dt = n.dtype;
-  if (transposed) {
-    bool plain_pad = true;
-    for (size_t d = 0; d < sp; ++d) plain_pad = plain_pad && (ws0[2 + d] - 1) * dil[d] - pad[d] >= 0;
-    if (plain_pad) {
-      const PlainForm plain = TransposedAsPlain(l, x, w, batched, stride, pad, dil, groups);
-      x = plain.x;
-      w = plain.w;
-      pad = plain.pad;
-      stride.assign(sp, 1);
-      transposed = false;
-    }
-  }
+/// The sum of a convolution of x by w into `shape` ([n,] cout, o...): a reduction over
+/// (input channels of the group, kernel positions) with masked reads outside the
+/// input. `transposed`: w is [cin, cout_g, K...] and output o reads input
+/// (o + pad - k dil) / stride where that division is exact.
+int ConvolutionSum(CoreLowerer& l, int x, int w, const std::vector<int64_t>& shape, bool batched, bool transposed,
+                   const std::vector<int64_t>& stride, const std::vector<int64_t>& pad,
+                   const std::vector<int64_t>& dil, int64_t groups, DType dt) {
   const auto xs = l.Def(x).shape;
   const auto ws = l.Def(w).shape;
-  const size_t ro = n.shape.size();
+  const size_t sp = ws.size() - 2;
+  const size_t ro = shape.size();
   // Output vars: [n,] co, o_0 .. ; reduce vars: ci, k_0 ..
   const Expr nv = batched ? Var(0) : nullptr;
   const int c0 = batched ? 1 : 0;
   const Expr co = Var(c0);
   const Expr ci = Var(static_cast<int>(ro));
   const int64_t cin = batched ? xs[1] : xs[0];
-  const int64_t cout = n.shape[static_cast<size_t>(c0)];
+  const int64_t cout = shape[static_cast<size_t>(c0)];
   const int64_t cin_g = cin / groups, cout_g = cout / groups;
   const Expr g = IFloorDiv(co, cout_g);
   const Expr xc = IAdd(IMul(g, cin_g), ci);  // input channel
@@ -276,10 +250,108 @@ Outs Convolution(CoreLowerer& l, const OpNode& n) {
     }
   }
   const Expr term = Op(Prim::kMul, {Cast(l.Read(x, xi, mask), dt), Cast(l.Read(w, wi, mask), dt)});
-  const int conv = l.Reduce(n.shape, dt, extents, ReduceOp::kSum, term);
+  return l.Reduce(shape, dt, extents, ReduceOp::kSum, term);
+}
+
+/// A strided transposed convolution of dilation 1 as s_0 x .. x s_{d-1} plain ones
+/// over the input itself, one per output phase (W. Shi et al., "Is the deconvolution
+/// layer the same as a convolutional layer?", arXiv:1609.07009, 2016). Per spatial
+/// dim, output o = q s + r - p (q = (o + p) // s, phase r = (o + p) % s) sums the taps
+/// k = r + j s, j = 0 .. T_r - 1 (T_r = ceil((K - r) / s)), at input q - j: a stride-1
+/// convolution with padding T_r - 1 by the phase's flipped taps w_r[m] = W[r + (T_r - 1 -
+/// m) s], Q_r = (O - 1 + p - r) // s + 1 outputs long. The upsampled form multiplies
+/// the s - 1 inserted zeros of every s input positions too (s^d times the multiply-adds).
+/// Returns the interleaved sum, shape `shape`; bias is the caller's.
+int PhaseConvolution(CoreLowerer& l, int x, int w, const std::vector<int64_t>& shape, bool batched,
+                     const std::vector<int64_t>& stride, const std::vector<int64_t>& pad, int64_t groups,
+                     DType dt) {
+  const auto ws = l.Def(w).shape;  // [cin, cout_g, K...]
+  const size_t sp = ws.size() - 2, lead = batched ? 2 : 1;
+  const int64_t cout_g = ws[1], cin_g = ws[0] / groups;
+  int64_t phases = 1;
+  for (int64_t s : stride) phases *= s;
+  Expr sum;
+  for (int64_t ph = 0; ph < phases; ++ph) {
+    std::vector<int64_t> r(sp), taps(sp), zshape(shape.begin(), shape.begin() + static_cast<long>(lead));
+    std::vector<int64_t> wshape = {cout_g * groups, cin_g}, zpad(sp);
+    bool empty = false;
+    for (size_t d = 0, rest = static_cast<size_t>(ph); d < sp; ++d) {
+      r[d] = static_cast<int64_t>(rest) % stride[d];
+      rest /= static_cast<size_t>(stride[d]);
+      taps[d] = (ws[2 + d] - r[d] + stride[d] - 1) / stride[d];
+      const int64_t q = (shape[lead + d] - 1 + pad[d] - r[d]) >= 0 ? (shape[lead + d] - 1 + pad[d] - r[d]) / stride[d] + 1 : 0;
+      empty = empty || taps[d] <= 0 || q <= 0;
+      zshape.push_back(q);
+      wshape.push_back(taps[d]);
+      zpad[d] = taps[d] - 1;
+    }
+    if (empty) continue;  // no tap or no output of this phase
+    V widx = {IAdd(IMul(IFloorDiv(Var(0), cout_g), cin_g), Var(1)), IRem(Var(0), cout_g)};
+    for (size_t d = 0; d < sp; ++d) {
+      widx.push_back(IAdd(IMul(Var(static_cast<int>(2 + d)), -stride[d]), r[d] + (taps[d] - 1) * stride[d]));
+    }
+    const int wr = l.Compute(wshape, l.Def(w).dtype, l.Read(w, widx));
+    const int z = ConvolutionSum(l, x, wr, zshape, batched, false, std::vector<int64_t>(sp, 1), zpad,
+                                 std::vector<int64_t>(sp, 1), groups, dt);
+    V zi = IndexVars(lead);
+    Expr on_phase;
+    for (size_t d = 0; d < sp; ++d) {
+      const Expr op = IAdd(Var(static_cast<int>(lead + d)), pad[d]);
+      zi.push_back(IFloorDiv(op, stride[d]));
+      on_phase = And(on_phase, Op(Prim::kEq, {IRem(op, stride[d]), Int(r[d])}));
+    }
+    const Expr read = l.Read(z, zi, on_phase);
+    sum = sum ? Op(Prim::kAdd, {sum, read}) : read;
+  }
+  return l.Compute(shape, dt, sum);
+}
+
+/// convolution(input, weight, bias, stride, padding, dilation, transposed,
+/// output_padding, groups). A transposed convolution whose padding leaves
+/// (K - 1) d - p >= 0 is first rewritten: strided with dilation 1 as one plain
+/// convolution per output phase (PhaseConvolution), else as a plain one over the
+/// upsampled input (TransposedAsPlain); others keep the masked transposed sum.
+Outs Convolution(CoreLowerer& l, const OpNode& n) {
+  int x = l.Tensor(n, "input"), w = l.Tensor(n, "weight");
+  if (x < 0 || w < 0) return {};
+  const auto ws0 = l.Def(w).shape;
+  const size_t sp = ws0.size() - 2;  // spatial dims
+  const auto xs0 = l.Def(x).shape;
+  const bool batched = xs0.size() == sp + 2;
+  if (!batched && xs0.size() != sp + 1) {
+    l.Unsupported(n, "input rank does not match the weight");
+    return {};
+  }
+  auto stride = Per(l, n, "stride", sp, {1});
+  auto pad = Per(l, n, "padding", sp, {0});
+  const auto dil = Per(l, n, "dilation", sp, {1});
+  bool transposed = l.IntArg(n, "transposed", 0) != 0;
+  const int64_t groups = std::max<int64_t>(l.IntArg(n, "groups", 1), 1);
+  const DType dt = n.dtype;
+  int conv = -1;
+  if (transposed) {
+    bool plain_pad = true, strided = false, dilated = false;
+    for (size_t d = 0; d < sp; ++d) {
+      plain_pad = plain_pad && (ws0[2 + d] - 1) * dil[d] - pad[d] >= 0;
+      strided = strided || stride[d] != 1;
+      dilated = dilated || dil[d] != 1;
+    }
+    if (plain_pad && strided && !dilated) {
+      conv = PhaseConvolution(l, x, w, n.shape, batched, stride, pad, groups, dt);
+    } else if (plain_pad) {
+      const PlainForm plain = TransposedAsPlain(l, x, w, batched, stride, pad, dil, groups);
+      x = plain.x;
+      w = plain.w;
+      pad = plain.pad;
+      stride.assign(sp, 1);
+      transposed = false;
+    }
+  }
+  if (conv < 0) conv = ConvolutionSum(l, x, w, n.shape, batched, transposed, stride, pad, dil, groups, dt);
   if (!CoreLowerer::IsTensor(n, "bias")) return {conv};
   const int bias = l.Tensor(n, "bias");
-  const Expr y = Op(Prim::kAdd, {l.Read(conv, IndexVars(ro)), Cast(l.Read(bias, {co}), dt)});
+  const Expr co = Var(batched ? 1 : 0);
+  const Expr y = Op(Prim::kAdd, {l.Read(conv, IndexVars(n.shape.size())), Cast(l.Read(bias, {co}), dt)});
   return {l.Compute(n.shape, dt, y)};
 }
 
@@ -314,7 +386,13 @@ Window PoolWindow(CoreLowerer& l, const OpNode& n, int x, bool with_dilation) {
 }
 
 /// max_pool{1,2,3}d_with_indices(self, kernel_size, stride, padding, dilation,
-/// ceil_mode) -> (values, indices into each input plane, row-major).
+/// ceil_mode) -> (values, indices into each input plane, row-major). Without a reader
+/// of the indices, one max reduction over the window. With one, one reduction, the
+/// argmax; the value is the input read at that position (a gather instead of a second
+/// pass over the window). A window whose inside is all -inf has its argmax on a padded
+/// position when one comes first (they read -inf too); torch then gives the first
+/// inside position, so the index falls back to it (ATen's max-pool kernels start from
+/// it and replace it only for a greater value or a NaN).
 Outs MaxPool(CoreLowerer& l, const OpNode& n) {
   const int x = l.Tensor(n, "self");
   if (x < 0) return {};
@@ -323,21 +401,32 @@ Outs MaxPool(CoreLowerer& l, const OpNode& n) {
   const Window win = PoolWindow(l, n, x, true);
   const Expr lowest = ExtremeValue(dt, /*lowest=*/true);
   const Expr term = win.inside ? Op(Prim::kWhere, {win.inside, l.Read(x, win.index, win.inside), lowest}) : l.Read(x, win.index);
-  const int values = l.Reduce(n.shape, dt, win.kernel, ReduceOp::kMax, term);
+  if (!l.ResultRead(n, 1)) return {l.Reduce(n.shape, dt, win.kernel, ReduceOp::kMax, term), -1};
   const int arg = l.Reduce(n.shape, DType::kInt64, win.kernel, ReduceOp::kArgMax, term);
-  // The window position -> the input plane's flat index.
+  // The window position of the argmax, substituted for the window's loop vars.
   const size_t rank = xs.size();
-  const auto pos = Unflatten(l.Read(arg, IndexVars(rank)), win.kernel);
-  V plane;
+  V at = IndexVars(rank);
+  for (const Expr& k : Unflatten(l.Read(arg, IndexVars(rank)), win.kernel)) at.push_back(k);
+  V index, plane, first;
   std::vector<int64_t> plane_shape;
+  for (size_t dim = 0; dim < rank; ++dim) index.push_back(SubstituteVars(win.index[dim], at));
+  const auto stride = Per(l, n, "stride", win.sp, win.kernel);
+  const auto pad = Per(l, n, "padding", win.sp, {0});
+  const auto dil = Per(l, n, "dilation", win.sp, {1});
   for (size_t d = 0; d < win.sp; ++d) {
     const size_t dim = rank - win.sp + d;
-    V vars = IndexVars(rank);
-    for (size_t j = 0; j < win.sp; ++j) vars.push_back(pos[j]);
-    plane.push_back(SubstituteVars(win.index[dim], vars));
+    plane.push_back(index[dim]);
     plane_shape.push_back(xs[dim]);
+    // The first k with o s - p + k dil >= 0: max(0, -((o s - p) // dil)).
+    const Expr start = IAdd(IMul(Var(static_cast<int>(dim)), stride[d]), -pad[d]);
+    const Expr k = Op(Prim::kMaximum, {IMul(IFloorDiv(start, dil[d]), -1), Int(0)});
+    first.push_back(IAdd(start, IMul(k, dil[d])));
   }
-  return {values, l.Compute(n.shape, DType::kInt64, FlatOffset(plane, plane_shape))};
+  if (!win.inside) return {l.Compute(n.shape, dt, l.Read(x, index)), l.Compute(n.shape, DType::kInt64, FlatOffset(plane, plane_shape))};
+  const Expr inside = SubstituteVars(win.inside, at);
+  const Expr value = Op(Prim::kWhere, {inside, l.Read(x, index, inside), lowest});
+  const Expr flat = Op(Prim::kWhere, {inside, FlatOffset(plane, plane_shape), FlatOffset(first, plane_shape)});
+  return {l.Compute(n.shape, dt, value), l.Compute(n.shape, DType::kInt64, flat)};
 }
 
 /// avg_pool{1,2,3}d(self, kernel_size, stride, padding, ceil_mode,
@@ -421,7 +510,10 @@ Outs AdaptiveAvgPool(CoreLowerer& l, const OpNode& n) {
   return {l.Compute(n.shape, dt, Op(Prim::kDiv, {l.Read(sum, IndexVars(rank)), Cast(a.count, dt)}))};
 }
 
-/// adaptive_max_pool{1,2}d(self, output_size) -> (values, indices into the plane).
+/// adaptive_max_pool{1,2}d(self, output_size) -> (values, indices into the plane), as
+/// MaxPool: one max reduction without a reader of the indices, else the argmax and the
+/// input read there. A window's first position is always inside it (the outside
+/// positions of a narrower window come last), so an all -inf window's argmax is too.
 Outs AdaptiveMaxPool(CoreLowerer& l, const OpNode& n) {
   const int x = l.Tensor(n, "self");
   if (x < 0) return {};
@@ -430,17 +522,19 @@ Outs AdaptiveMaxPool(CoreLowerer& l, const OpNode& n) {
   const AdaptiveWindow a = Adaptive(l, n, x);
   const Expr lowest = ExtremeValue(dt, /*lowest=*/true);
   const Expr term = Op(Prim::kWhere, {a.inside, l.Read(x, a.index, a.inside), lowest});
-  const int values = l.Reduce(n.shape, dt, a.extents, ReduceOp::kMax, term);
+  if (!l.ResultRead(n, 1)) return {l.Reduce(n.shape, dt, a.extents, ReduceOp::kMax, term), -1};
   const int arg = l.Reduce(n.shape, DType::kInt64, a.extents, ReduceOp::kArgMax, term);
   const size_t rank = xs.size();
   const auto pos = Unflatten(l.Read(arg, IndexVars(rank)), a.extents);
-  V plane;
+  V plane, index = IndexVars(rank);
   std::vector<int64_t> plane_shape;
   for (size_t d = 0; d < a.sp; ++d) {
+    const size_t dim = rank - a.sp + d;
     plane.push_back(IAdd(a.start[d], pos[d]));
-    plane_shape.push_back(xs[rank - a.sp + d]);
+    plane_shape.push_back(xs[dim]);
+    index[dim] = plane.back();
   }
-  return {values, l.Compute(n.shape, DType::kInt64, FlatOffset(plane, plane_shape))};
+  return {l.Compute(n.shape, dt, l.Read(x, index)), l.Compute(n.shape, DType::kInt64, FlatOffset(plane, plane_shape))};
 }
 
 const std::vector<LoweringRule> kRules = {
@@ -458,20 +552,20 @@ const std::vector<LoweringRule> kRules = {
      "reduce (scores q k^T), reduce max, reduce sum of exp, reduce (weights v); CPU: a graph of this node alone is the "
      "attention family's fused kernel (online softmax)"},
     {"aten.convolution.default", Convolution,
-     "reduce over group channels and kernel positions, masked reads (any rank, groups; transposed: a plain one over "
-     "the zero-upsampled input with the flipped weight); CPU main_loop=tiled: implicit GEMM (1-3 spatial dims), "
-     "epilogue fused"},
-    {"aten.max_pool1d_with_indices.default", MaxPool, "reduce max and argmax over the window"},
-    {"aten.max_pool2d_with_indices.default", MaxPool, "reduce max and argmax over the window"},
-    {"aten.max_pool3d_with_indices.default", MaxPool, "reduce max and argmax over the window"},
+     "reduce over group channels and kernel positions, masked reads (any rank, groups; transposed: strided of "
+     "dilation 1 as one plain one per output phase, else a plain one over the zero-upsampled input with the "
+     "flipped weight); CPU main_loop=tiled: implicit GEMM (1-3 spatial dims), epilogue fused"},
+    {"aten.max_pool1d_with_indices.default", MaxPool, "reduce max over the window; with indices read, argmax and a gather"},
+    {"aten.max_pool2d_with_indices.default", MaxPool, "reduce max over the window; with indices read, argmax and a gather"},
+    {"aten.max_pool3d_with_indices.default", MaxPool, "reduce max over the window; with indices read, argmax and a gather"},
     {"aten.avg_pool1d.default", AvgPool, "reduce sum over the window, div by torch's divisor"},
     {"aten.avg_pool2d.default", AvgPool, "reduce sum over the window, div by torch's divisor"},
     {"aten.avg_pool3d.default", AvgPool, "reduce sum over the window, div by torch's divisor"},
     {"aten._adaptive_avg_pool2d.default", AdaptiveAvgPool, "reduce sum over the adaptive window, div by its size"},
     {"aten._adaptive_avg_pool3d.default", AdaptiveAvgPool, "reduce sum over the adaptive window, div by its size"},
     {"aten.adaptive_avg_pool1d.default", AdaptiveAvgPool, "reduce sum over the adaptive window, div by its size"},
-    {"aten.adaptive_max_pool1d.default", AdaptiveMaxPool, "reduce max and argmax over the adaptive window"},
-    {"aten.adaptive_max_pool2d.default", AdaptiveMaxPool, "reduce max and argmax over the adaptive window"},
+    {"aten.adaptive_max_pool1d.default", AdaptiveMaxPool, "reduce max over the adaptive window; with indices read, argmax and a gather"},
+    {"aten.adaptive_max_pool2d.default", AdaptiveMaxPool, "reduce max over the adaptive window; with indices read, argmax and a gather"},
 };
 
 }  // namespace

@@ -239,8 +239,12 @@ std::string ConvCallCpp(const ir::Convolution& c, int out_id, bool parallel, con
   out += fmt::format("{}const int64_t ke_image = bi / {}, ke_group = bi % {};\n", in, c.groups, c.groups);
   out += fmt::format("{}const float* ke_x = t{} + (ke_image * {} + ke_group * {}) * {};\n", in, c.x, c.cin,
                      c.CinPerGroup(), in_positions);
-  bool plain = true;  // 1x1, stride 1, no padding: B is x itself
-  for (size_t d = 0; d < c.kernel.size(); ++d) plain = plain && c.kernel[d] == 1 && c.stride[d] == 1 && c.pad[d] == 0;
+  // 1x1, stride 1, no padding and as many outputs as inputs: B is x itself. (More
+  // outputs than that read past the input's end, 0: a transposed convolution's phase.)
+  bool plain = true;
+  for (size_t d = 0; d < c.kernel.size(); ++d) {
+    plain = plain && c.kernel[d] == 1 && c.stride[d] == 1 && c.pad[d] == 0 && c.out[d] == c.in[d];
+  }
   if (plain) {
     out += fmt::format("{}const ke_gemm_strided_b ke_pack{{ke_x, {}, 1}};\n", in, in_positions);
   } else {

@@ -354,6 +354,23 @@ def cases():
         # steps' kernels differ only in buffers and row offsets and share one form.
         "lstm_two_layer": (Fn(lambda s, x: s.mods[0](x)[0], nn.LSTM(6, 8, num_layers=2, batch_first=True)),
                            [r(2, 8, 6)]),
+        # ---- strided transposed convolutions of dilation 1 as one plain convolution per
+        # output phase (lower_core_heavy.cpp, PhaseConvolution): a kernel shorter than the
+        # stride (a phase with no tap: bias only), mixed strides, groups, output_padding ----
+        "conv_transpose2d_short_kernel": (
+            Fn(lambda s, x: s.mods[0](x), nn.ConvTranspose2d(3, 4, 2, stride=3, padding=1, output_padding=2)),
+            [r(2, 3, 4, 5)]),
+        "conv_transpose3d_mixed_stride": (
+            Fn(lambda s, x: torch.relu(s.mods[0](x)),
+               nn.ConvTranspose3d(4, 6, (3, 2, 3), stride=(2, 1, 3), padding=(1, 0, 2), output_padding=(1, 0, 1),
+                                  groups=2)),
+            [r(2, 4, 3, 4, 3)]),
+        # ---- max pooling windows whose inside is all -inf (ATen gives the first inside
+        # position, not a padded one) and a NaN (its position wins) ----
+        "max_pool2d_neg_inf_windows": (
+            Fn(lambda s, x: F.max_pool2d(x, 3, stride=2, padding=1, return_indices=True)),
+            [torch.where(torch.arange(2 * 3 * 7 * 8).reshape(2, 3, 7, 8) % 11 == 0, float("nan"),
+                         r(2, 3, 7, 8)).index_fill(1, torch.tensor([0]), float("-inf"))]),
     }
 
 
