@@ -69,6 +69,15 @@ struct Region {
     }
     return vars;
   }
+
+  /// The input value whose data value `id` reads: `id` itself unless it is a chain
+  /// of views (kView) over it. Both rowwise emitters load views from their input.
+  const Value& ViewSource(int id) const {
+    while (graph.values[static_cast<size_t>(id)].kind == ValueKind::kView) {
+      id = graph.values[static_cast<size_t>(id)].operands[0];
+    }
+    return graph.values[static_cast<size_t>(id)];
+  }
 };
 
 /// Analysis result: a region, or why the graph does not fit one region.

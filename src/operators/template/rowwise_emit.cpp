@@ -153,11 +153,7 @@ std::string ExprEmitter::Emit(int id, bool row_space, const LoopNames& names, Bl
   switch (v.kind) {
     case ValueKind::kInput:
     case ValueKind::kView: {
-      int input = id;
-      while (region_.graph.values[static_cast<size_t>(input)].kind == ValueKind::kView) {
-        input = region_.graph.values[static_cast<size_t>(input)].operands[0];
-      }
-      const ir::Value& in = region_.graph.values[static_cast<size_t>(input)];
+      const ir::Value& in = region_.ViewSource(id);
       const std::string offset =
           level == Level::kElement
               ? ElementIndex(names)

@@ -114,11 +114,7 @@ std::string TritonEmitter::Emit(int id, bool row_space, const TritonIndex& n, Tr
   switch (v.kind) {
     case ValueKind::kInput:
     case ValueKind::kView: {
-      int input = id;
-      while (region_.graph.values[static_cast<size_t>(input)].kind == ValueKind::kView) {
-        input = region_.graph.values[static_cast<size_t>(input)].operands[0];
-      }
-      const ir::Value& in = region_.graph.values[static_cast<size_t>(input)];
+      const ir::Value& in = region_.ViewSource(id);
       std::set<Part> parts;
       std::string offset;
       if (level == Level::kElement) {
