@@ -279,7 +279,8 @@ int PhaseConvolution(CoreLowerer& l, int x, int w, const std::vector<int64_t>& s
       r[d] = static_cast<int64_t>(rest) % stride[d];
       rest /= static_cast<size_t>(stride[d]);
       taps[d] = (ws[2 + d] - r[d] + stride[d] - 1) / stride[d];
-      const int64_t q = (shape[lead + d] - 1 + pad[d] - r[d]) >= 0 ? (shape[lead + d] - 1 + pad[d] - r[d]) / stride[d] + 1 : 0;
+      const int64_t last = shape[lead + d] - 1 + pad[d] - r[d];  // (O - 1 + p - r): the last output's q s
+      const int64_t q = last >= 0 ? last / stride[d] + 1 : 0;
       empty = empty || taps[d] <= 0 || q <= 0;
       zshape.push_back(q);
       wshape.push_back(taps[d]);
@@ -296,14 +297,14 @@ int PhaseConvolution(CoreLowerer& l, int x, int w, const std::vector<int64_t>& s
     V zi = IndexVars(lead);
     Expr on_phase;
     for (size_t d = 0; d < sp; ++d) {
-      const Expr op = IAdd(Var(static_cast<int>(lead + d)), pad[d]);
-      zi.push_back(IFloorDiv(op, stride[d]));
-      on_phase = And(on_phase, Op(Prim::kEq, {IRem(op, stride[d]), Int(r[d])}));
+      const Expr shifted = IAdd(Var(static_cast<int>(lead + d)), pad[d]);  // o + p
+      zi.push_back(IFloorDiv(shifted, stride[d]));
+      on_phase = And(on_phase, Op(Prim::kEq, {IRem(shifted, stride[d]), Int(r[d])}));
     }
     const Expr read = l.Read(z, zi, on_phase);
     sum = sum ? Op(Prim::kAdd, {sum, read}) : read;
   }
-  return l.Compute(shape, dt, sum);
+  return l.Compute(shape, dt, sum ? sum : Constant(0, dt));  // no phase: an empty output
 }
 
 /// convolution(input, weight, bias, stride, padding, dilation, transposed,
