@@ -166,6 +166,23 @@ struct PlainForm {
   std::vector<int64_t> pad;
 };
 
+/// A transposed convolution's weight W [cin, cout_g, K...] as a plain convolution's
+/// [cout, cin_g, E...], its taps read backwards: W'[co, ci, m] = W[g cin_g + ci, co mod
+/// cout_g, last_d - step_d m_d], m_d < extent_d (the whole kernel flipped: last K - 1,
+/// step 1; one output phase's taps: TransposedAsPlain and PhaseConvolution).
+int FlippedWeight(CoreLowerer& l, int w, int64_t groups, const std::vector<int64_t>& extent,
+                  const std::vector<int64_t>& last, const std::vector<int64_t>& step) {
+  const auto ws = l.Def(w).shape;
+  const int64_t cout_g = ws[1], cin_g = ws[0] / groups;
+  std::vector<int64_t> shape = {cout_g * groups, cin_g};
+  V index = {IAdd(IMul(IFloorDiv(Var(0), cout_g), cin_g), Var(1)), IRem(Var(0), cout_g)};
+  for (size_t d = 0; d < extent.size(); ++d) {
+    shape.push_back(extent[d]);
+    index.push_back(IAdd(IMul(Var(static_cast<int>(2 + d)), -step[d]), last[d]));
+  }
+  return l.Compute(shape, l.Def(w).dtype, l.Read(w, index));
+}
+
 PlainForm TransposedAsPlain(CoreLowerer& l, int x, int w, bool batched, const std::vector<int64_t>& stride,
                             const std::vector<int64_t>& pad, const std::vector<int64_t>& dil, int64_t groups) {
   const auto xs = l.Def(x).shape;
@@ -187,15 +204,13 @@ PlainForm TransposedAsPlain(CoreLowerer& l, int x, int w, bool batched, const st
     out.x = l.Compute(up, l.Def(x).dtype, l.Read(x, idx, on_grid));
   }
   // The flipped, transposed weight.
-  const int64_t cout_g = ws[1], cin_g = ws[0] / groups;
-  std::vector<int64_t> wshape = {cout_g * groups, cin_g};
-  V widx = {IAdd(IMul(IFloorDiv(Var(0), cout_g), cin_g), Var(1)), IRem(Var(0), cout_g)};
+  const std::vector<int64_t> kernel(ws.begin() + 2, ws.end());
+  std::vector<int64_t> last;
   for (size_t d = 0; d < sp; ++d) {
-    wshape.push_back(ws[2 + d]);
-    widx.push_back(IAdd(IMul(Var(static_cast<int>(2 + d)), -1), ws[2 + d] - 1));
-    out.pad.push_back((ws[2 + d] - 1) * dil[d] - pad[d]);
+    last.push_back(kernel[d] - 1);
+    out.pad.push_back((kernel[d] - 1) * dil[d] - pad[d]);
   }
-  out.w = l.Compute(wshape, l.Def(w).dtype, l.Read(w, widx));
+  out.w = FlippedWeight(l, w, groups, kernel, last, std::vector<int64_t>(sp, 1));
   return out;
 }
 
@@ -267,31 +282,26 @@ int PhaseConvolution(CoreLowerer& l, int x, int w, const std::vector<int64_t>& s
                      DType dt) {
   const auto ws = l.Def(w).shape;  // [cin, cout_g, K...]
   const size_t sp = ws.size() - 2, lead = batched ? 2 : 1;
-  const int64_t cout_g = ws[1], cin_g = ws[0] / groups;
   int64_t phases = 1;
   for (int64_t s : stride) phases *= s;
   Expr sum;
   for (int64_t ph = 0; ph < phases; ++ph) {
-    std::vector<int64_t> r(sp), taps(sp), zshape(shape.begin(), shape.begin() + static_cast<long>(lead));
-    std::vector<int64_t> wshape = {cout_g * groups, cin_g}, zpad(sp);
+    std::vector<int64_t> r(sp), taps(sp), last(sp), zpad(sp);
+    std::vector<int64_t> zshape(shape.begin(), shape.begin() + static_cast<long>(lead));
     bool empty = false;
     for (size_t d = 0, rest = static_cast<size_t>(ph); d < sp; ++d) {
       r[d] = static_cast<int64_t>(rest) % stride[d];
       rest /= static_cast<size_t>(stride[d]);
       taps[d] = (ws[2 + d] - r[d] + stride[d] - 1) / stride[d];
-      const int64_t last = shape[lead + d] - 1 + pad[d] - r[d];  // (O - 1 + p - r): the last output's q s
-      const int64_t q = last >= 0 ? last / stride[d] + 1 : 0;
+      const int64_t span = shape[lead + d] - 1 + pad[d] - r[d];  // (O - 1 + p - r): the last output's q s
+      const int64_t q = span >= 0 ? span / stride[d] + 1 : 0;
       empty = empty || taps[d] <= 0 || q <= 0;
       zshape.push_back(q);
-      wshape.push_back(taps[d]);
       zpad[d] = taps[d] - 1;
+      last[d] = r[d] + (taps[d] - 1) * stride[d];
     }
     if (empty) continue;  // no tap or no output of this phase
-    V widx = {IAdd(IMul(IFloorDiv(Var(0), cout_g), cin_g), Var(1)), IRem(Var(0), cout_g)};
-    for (size_t d = 0; d < sp; ++d) {
-      widx.push_back(IAdd(IMul(Var(static_cast<int>(2 + d)), -stride[d]), r[d] + (taps[d] - 1) * stride[d]));
-    }
-    const int wr = l.Compute(wshape, l.Def(w).dtype, l.Read(w, widx));
+    const int wr = FlippedWeight(l, w, groups, taps, last, stride);
     const int z = ConvolutionSum(l, x, wr, zshape, batched, false, std::vector<int64_t>(sp, 1), zpad,
                                  std::vector<int64_t>(sp, 1), groups, dt);
     V zi = IndexVars(lead);
@@ -359,8 +369,9 @@ Outs Convolution(CoreLowerer& l, const OpNode& n) {
 /// The window of a pooling op: per spatial dim, the input index of output `o` and
 /// kernel position `k`, and whether it lies inside the input.
 struct Window {
-  size_t sp = 0;                // spatial dims (the last sp dims)
-  std::vector<int64_t> kernel;  // extents
+  size_t sp = 0;                            // spatial dims (the last sp dims)
+  std::vector<int64_t> kernel;              // extents
+  std::vector<int64_t> stride, pad, dil;    // per spatial dim (dil all 1 without dilation)
   V index;                      // the input index (all dims)
   Expr inside;                  // null when always inside
 };
@@ -371,15 +382,15 @@ Window PoolWindow(CoreLowerer& l, const OpNode& n, int x, bool with_dilation) {
   const auto kernel = l.IntList(n, "kernel_size");
   win.sp = kernel.size() == 1 ? (n.target.find("1d") != std::string::npos ? 1 : (n.target.find("3d") != std::string::npos ? 3 : 2)) : kernel.size();
   win.kernel = Per(l, n, "kernel_size", win.sp, {1});
-  const auto stride = Per(l, n, "stride", win.sp, win.kernel);
-  const auto pad = Per(l, n, "padding", win.sp, {0});
-  const auto dil = with_dilation ? Per(l, n, "dilation", win.sp, {1}) : std::vector<int64_t>(win.sp, 1);
+  win.stride = Per(l, n, "stride", win.sp, win.kernel);
+  win.pad = Per(l, n, "padding", win.sp, {0});
+  win.dil = with_dilation ? Per(l, n, "dilation", win.sp, {1}) : std::vector<int64_t>(win.sp, 1);
   const size_t rank = xs.size();
   win.index = IndexVars(rank);
   for (size_t d = 0; d < win.sp; ++d) {
     const size_t dim = rank - win.sp + d;
     const Expr k = Var(static_cast<int>(rank + d));
-    const Expr i = IAdd(IAdd(IMul(Var(static_cast<int>(dim)), stride[d]), -pad[d]), IMul(k, dil[d]));
+    const Expr i = IAdd(IAdd(IMul(Var(static_cast<int>(dim)), win.stride[d]), -win.pad[d]), IMul(k, win.dil[d]));
     win.index[dim] = i;
     win.inside = And(win.inside, InRange(i, xs[dim]));
   }
@@ -411,17 +422,14 @@ Outs MaxPool(CoreLowerer& l, const OpNode& n) {
   V index, plane, first;
   std::vector<int64_t> plane_shape;
   for (size_t dim = 0; dim < rank; ++dim) index.push_back(SubstituteVars(win.index[dim], at));
-  const auto stride = Per(l, n, "stride", win.sp, win.kernel);
-  const auto pad = Per(l, n, "padding", win.sp, {0});
-  const auto dil = Per(l, n, "dilation", win.sp, {1});
   for (size_t d = 0; d < win.sp; ++d) {
     const size_t dim = rank - win.sp + d;
     plane.push_back(index[dim]);
     plane_shape.push_back(xs[dim]);
     // The first k with o s - p + k dil >= 0: max(0, -((o s - p) // dil)).
-    const Expr start = IAdd(IMul(Var(static_cast<int>(dim)), stride[d]), -pad[d]);
-    const Expr k = Op(Prim::kMaximum, {IMul(IFloorDiv(start, dil[d]), -1), Int(0)});
-    first.push_back(IAdd(start, IMul(k, dil[d])));
+    const Expr start = IAdd(IMul(Var(static_cast<int>(dim)), win.stride[d]), -win.pad[d]);
+    const Expr k = Op(Prim::kMaximum, {IMul(IFloorDiv(start, win.dil[d]), -1), Int(0)});
+    first.push_back(IAdd(start, IMul(k, win.dil[d])));
   }
   if (!win.inside) return {l.Compute(n.shape, dt, l.Read(x, index)), l.Compute(n.shape, DType::kInt64, FlatOffset(plane, plane_shape))};
   const Expr inside = SubstituteVars(win.inside, at);
@@ -438,8 +446,8 @@ Outs AvgPool(CoreLowerer& l, const OpNode& n) {
   const auto xs = l.Def(x).shape;
   const DType dt = n.dtype;
   const Window win = PoolWindow(l, n, x, false);
-  const auto stride = Per(l, n, "stride", win.sp, win.kernel);
-  const auto pad = Per(l, n, "padding", win.sp, {0});
+  const auto& stride = win.stride;
+  const auto& pad = win.pad;
   const Expr term = Cast(l.Read(x, win.index, win.inside), dt);
   const int sum = l.Reduce(n.shape, dt, win.kernel, ReduceOp::kSum, term);
   const bool include_pad = l.IntArg(n, "count_include_pad", 1) != 0;
