@@ -7,7 +7,6 @@
 
 #include <functional>
 #include <map>
-#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -31,7 +30,9 @@ struct LoweringRule {
 
 class CoreLowerer {
  public:
-  explicit CoreLowerer(TensorProgram& program) : program_(program) {}
+  /// Lowers `graph`'s nodes into `program`; records which results of each node the
+  /// graph's outputs depend on (ResultRead, Live).
+  CoreLowerer(TensorProgram& program, const core::OpGraph& graph);
 
   // ---- reading the current node's arguments --------------------------------------
   /// The def of tensor argument `name` (a ref), or -1 after Fail() when it is not one.
@@ -84,21 +85,19 @@ class CoreLowerer {
   }
   void Bind(const std::string& name, std::vector<int> defs) { values_[name] = std::move(defs); }
   const std::vector<int>* Bound(const std::string& name) const;
-  /// Records which results of each node the graph's outputs depend on: a getitem reads
-  /// its index, any other reference (an argument, a list entry, a graph output) reads
-  /// them all; nodes no output depends on read nothing.
-  void NoteReads(const core::OpGraph& graph);
-  /// Whether result `k` of `node` is read (true for every result before NoteReads).
-  /// A rule may then skip the work of a result nobody reads (max pooling's indices).
+  /// Whether the graph's outputs depend on result `k` of `node`: a getitem reads its
+  /// index, any other reference (an argument, a list entry, a graph output) reads every
+  /// result. A rule may then skip the work of a result nobody reads (max pooling's
+  /// indices).
   bool ResultRead(const core::OpNode& node, int64_t k) const;
-  /// Whether some output depends on `node` (true for every node before NoteReads).
-  bool Live(const core::OpNode& node) const;
+  /// Whether some output depends on `node`.
+  bool Live(const core::OpNode& node) const { return reads_.count(node.name) > 0; }
 
  private:
   int Append(TensorDef def);
   TensorProgram& program_;
   std::map<std::string, std::vector<int>> values_;
-  std::optional<std::map<std::string, std::set<int64_t>>> reads_;  // node -> results read; -1: all
+  std::map<std::string, std::set<int64_t>> reads_;  // live node -> results read; -1: all
   std::string origin_;
   std::string backend_;
   std::string error_;

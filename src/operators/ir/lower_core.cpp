@@ -285,41 +285,36 @@ const std::vector<int>* CoreLowerer::Bound(const std::string& name) const {
   return it == values_.end() ? nullptr : &it->second;
 }
 
-void CoreLowerer::NoteReads(const core::OpGraph& graph) {
+CoreLowerer::CoreLowerer(TensorProgram& program, const core::OpGraph& graph) : program_(program) {
   // Backwards from the outputs, so that a getitem nothing reads (make_fx records one
   // per result) does not count.
-  auto& reads = reads_.emplace();
-  for (const std::string& out : graph.outputs) reads[out].insert(-1);
+  for (const std::string& out : graph.outputs) reads_[out].insert(-1);
   for (auto node = graph.nodes.rbegin(); node != graph.nodes.rend(); ++node) {
-    if (reads.count(node->name) == 0) continue;
+    if (reads_.count(node->name) == 0) continue;
     const nlohmann::json k = Value(*node, "index");
     for (const core::OpArg& arg : node->args) {
       if (arg.IsRef()) {
         const bool item = node->target == "getitem" && arg.name == "self" && k.is_number_integer();
-        reads[arg.ref].insert(item ? k.get<int64_t>() : -1);
+        reads_[arg.ref].insert(item ? k.get<int64_t>() : -1);
       } else if (arg.value.is_array()) {
         for (const auto& v : arg.value) {
-          if (v.is_object() && v.contains("ref") && v["ref"].is_string()) reads[v["ref"].get<std::string>()].insert(-1);
+          if (v.is_object() && v.contains("ref") && v["ref"].is_string()) reads_[v["ref"].get<std::string>()].insert(-1);
         }
       }
     }
   }
 }
 
-bool CoreLowerer::Live(const core::OpNode& node) const { return !reads_ || reads_->count(node.name) > 0; }
-
 bool CoreLowerer::ResultRead(const core::OpNode& node, int64_t k) const {
-  if (!reads_) return true;
-  auto it = reads_->find(node.name);
-  return it != reads_->end() && (it->second.count(-1) > 0 || it->second.count(k) > 0);
+  auto it = reads_.find(node.name);
+  return it != reads_.end() && (it->second.count(-1) > 0 || it->second.count(k) > 0);
 }
 
 // ---- driver -------------------------------------------------------------------------
 
 CoreLowerResult LowerCore(const core::OpGraph& graph) {
   TensorProgram program;
-  CoreLowerer l(program);
-  l.NoteReads(graph);
+  CoreLowerer l(program, graph);
   const auto& index = RuleIndex();
   for (const core::OpNode& node : graph.nodes) {
     if (!Supported(node.dtype)) {
