@@ -82,7 +82,7 @@ const std::vector<std::string>& CaseNames() {
       "conv_transpose2d_short_kernel", "conv_transpose3d_mixed_stride",
       // pooling windows (the row-blocked draft runs them)
       "max_pool2d_dilated_ceil", "avg_pool2d_ceil_include_pad", "max_pool1d_indices", "conv2d_depthwise",
-      "max_pool2d_neg_inf_windows",
+      "max_pool2d_neg_inf_windows", "max_pool_nan_windows",
       // sort and top-k as counting reductions (ties, NaN, -0.0, int64, another dim, in a chain)
       "sort_desc_nan_ties", "sort_int64_dim0", "topk_smallest_dim0", "topk_relu_sum",
       // scatter writes in their gather form (duplicates, every scatter_reduce mode, index_put)
@@ -386,9 +386,9 @@ TEST(LoopNestPlan, MaxPoolingPassesOverItsWindowOnceWithOrWithoutIndices) {
   // Without a reader of the indices, one max reduction; with one, one argmax whose
   // value is gathered (no second reduction over the window).
   const std::vector<std::pair<std::string, ir::ReduceOp>> cases = {{"max_pool2d_dilated_ceil", ir::ReduceOp::kMax},
-                                                                   {"max_pool2d_indices", ir::ReduceOp::kArgMax},
-                                                                   {"max_pool1d_indices", ir::ReduceOp::kArgMax},
-                                                                   {"max_pool2d_neg_inf_windows", ir::ReduceOp::kArgMax}};
+                                                                   {"max_pool2d_indices", ir::ReduceOp::kArgMaxLastNaN},
+                                                                   {"max_pool1d_indices", ir::ReduceOp::kArgMaxLastNaN},
+                                                                   {"max_pool2d_neg_inf_windows", ir::ReduceOp::kArgMaxLastNaN}};
   for (const auto& [name, op] : cases) {
     SCOPED_TRACE(name);
     const ir::KernelPlan plan = CasePlan(name);
@@ -975,7 +975,7 @@ TEST(LoopNestConvolution, MatcherReadsStridePaddingDilationAndGroups) {
     EXPECT_EQ(t[ph].pad, pads[ph]) << "phase " << ph;
     EXPECT_EQ(t[ph].in, (std::vector<int64_t>{4, 4}));
     EXPECT_EQ(t[ph].out, (std::vector<int64_t>{5, 5}));
-    EXPECT_EQ(t[ph].kernel, (std::vector<int64_t>{2 - ph % 2, 2 - ph / 2}));
+    EXPECT_EQ(t[ph].kernel, (std::vector<int64_t>{static_cast<int64_t>(2 - ph % 2), static_cast<int64_t>(2 - ph / 2)}));
   }
   // Kernel 2 < stride 3: phase 2 has no tap in either dim, so 2 x 2 of the 3 x 3 phases
   // are convolutions.

@@ -400,8 +400,9 @@ Window PoolWindow(CoreLowerer& l, const OpNode& n, int x, bool with_dilation) {
 /// max_pool{1,2,3}d_with_indices(self, kernel_size, stride, padding, dilation,
 /// ceil_mode) -> (values, indices into each input plane, row-major). Without a reader
 /// of the indices, one max reduction over the window. With one, one reduction, the
-/// argmax; the value is the input read at that position (a gather instead of a second
-/// pass over the window). A window whose inside is all -inf has its argmax on a padded
+/// argmax with pooling's NaN rule (kArgMaxLastNaN: the last NaN of a window, where
+/// torch.argmax gives the first); the value is the input read at that position (a
+/// gather instead of a second pass over the window). A window whose inside is all -inf has its argmax on a padded
 /// position when one comes first (they read -inf too); torch then gives the first
 /// inside position, so the index falls back to it (ATen's max-pool kernels start from
 /// it and replace it only for a greater value or a NaN).
@@ -414,7 +415,7 @@ Outs MaxPool(CoreLowerer& l, const OpNode& n) {
   const Expr lowest = ExtremeValue(dt, /*lowest=*/true);
   const Expr term = win.inside ? Op(Prim::kWhere, {win.inside, l.Read(x, win.index, win.inside), lowest}) : l.Read(x, win.index);
   if (!l.ResultRead(n, 1)) return {l.Reduce(n.shape, dt, win.kernel, ReduceOp::kMax, term), -1};
-  const int arg = l.Reduce(n.shape, DType::kInt64, win.kernel, ReduceOp::kArgMax, term);
+  const int arg = l.Reduce(n.shape, DType::kInt64, win.kernel, ReduceOp::kArgMaxLastNaN, term);
   // The window position of the argmax, substituted for the window's loop vars.
   const size_t rank = xs.size();
   V at = IndexVars(rank);
@@ -532,7 +533,7 @@ Outs AdaptiveMaxPool(CoreLowerer& l, const OpNode& n) {
   const Expr lowest = ExtremeValue(dt, /*lowest=*/true);
   const Expr term = Op(Prim::kWhere, {a.inside, l.Read(x, a.index, a.inside), lowest});
   if (!l.ResultRead(n, 1)) return {l.Reduce(n.shape, dt, a.extents, ReduceOp::kMax, term), -1};
-  const int arg = l.Reduce(n.shape, DType::kInt64, a.extents, ReduceOp::kArgMax, term);
+  const int arg = l.Reduce(n.shape, DType::kInt64, a.extents, ReduceOp::kArgMaxLastNaN, term);
   const size_t rank = xs.size();
   const auto pos = Unflatten(l.Read(arg, IndexVars(rank)), a.extents);
   V plane, index = IndexVars(rank);

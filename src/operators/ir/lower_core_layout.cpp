@@ -106,7 +106,7 @@ Outs Select(CoreLowerer& l, const OpNode& n) {
 }
 
 /// A start / end argument clamped to [0, size] as Python slicing does.
-int64_t SliceBound(CoreLowerer& l, const OpNode& n, const std::string& name, int64_t fallback, int64_t size) {
+int64_t SliceBound(const OpNode& n, const std::string& name, int64_t fallback, int64_t size) {
   const auto v = CoreLowerer::Value(n, name);
   int64_t b = v.is_number_integer() ? v.get<int64_t>() : fallback;
   if (b < 0) b += size;
@@ -119,7 +119,7 @@ Outs Slice(CoreLowerer& l, const OpNode& n) {
   const auto s = l.Def(x).shape;
   const int d = l.NormDim(l.IntArg(n, "dim"), s.size());
   const int64_t size = s[static_cast<size_t>(d)];
-  const int64_t start = SliceBound(l, n, "start", 0, size);
+  const int64_t start = SliceBound(n, "start", 0, size);
   const int64_t step = l.IntArg(n, "step", 1);
   V index = IndexVars(s.size());
   index[static_cast<size_t>(d)] = IAdd(IMul(Var(d), step), start);
@@ -438,7 +438,7 @@ Outs SliceScatter(CoreLowerer& l, const OpNode& n) {
   const auto s = l.Def(x).shape;
   const auto ss = l.Def(src).shape;
   const int d = l.NormDim(l.IntArg(n, "dim"), s.size());
-  const int64_t start = SliceBound(l, n, "start", 0, s[static_cast<size_t>(d)]);
+  const int64_t start = SliceBound(n, "start", 0, s[static_cast<size_t>(d)]);
   const int64_t step = std::max<int64_t>(l.IntArg(n, "step", 1), 1);
   const Expr rel = IAdd(Var(d), -start);
   const Expr k = IFloorDiv(rel, step);

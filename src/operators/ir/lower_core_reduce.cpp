@@ -21,13 +21,6 @@ using Outs = std::vector<int>;
 
 bool IsFloat(DType d) { return core::IsFloatingPoint(d); }
 
-/// keepdim shape of `s` reduced over `dims`.
-std::vector<int64_t> KeepShape(const std::vector<int64_t>& s, const std::vector<int>& dims) {
-  std::vector<int64_t> out = s;
-  for (int d : dims) out[static_cast<size_t>(d)] = 1;
-  return out;
-}
-
 /// Reads keepdim-shaped `def` broadcast at the indices of an op of `shape`.
 Expr ReadKeep(CoreLowerer& l, int def, const std::vector<int64_t>& shape) { return l.ReadBroadcast(def, shape); }
 

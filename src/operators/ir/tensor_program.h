@@ -20,8 +20,16 @@ enum class DefKind { kInput, kCompute, kReduce, kScan };
 
 /// Reductions: kArgMax / kArgMin give the int64 flat position (row-major over the
 /// reduced extents) of the first maximum / minimum, NaN counting as the maximum and
-/// the minimum (torch.argmax); kMax / kMin propagate NaN; kAny / kAll over bool.
-enum class ReduceOp { kSum, kProd, kMax, kMin, kArgMax, kArgMin, kAny, kAll };
+/// the minimum (torch.argmax: the first NaN); kArgMaxLastNaN is max pooling's index,
+/// the first maximum or else the *last* NaN (ATen's pooling kernels keep a value when
+/// `val > max || isnan(val)`, aten/src/ATen/native/cpu/MaxPoolKernel.cpp and
+/// AdaptiveMaxPoolKernel.cpp); kMax / kMin propagate NaN; kAny / kAll over bool.
+enum class ReduceOp { kSum, kProd, kMax, kMin, kArgMax, kArgMin, kArgMaxLastNaN, kAny, kAll };
+
+/// True for the reductions that give a position (int64) rather than a value.
+inline bool IsArgReduce(ReduceOp op) {
+  return op == ReduceOp::kArgMax || op == ReduceOp::kArgMin || op == ReduceOp::kArgMaxLastNaN;
+}
 
 /// Inclusive scans (torch.cumsum, cumprod, cummax values, cummin values).
 enum class ScanOp { kSum, kProd, kMax, kMin };

@@ -168,6 +168,7 @@ std::string InitValue(ReduceOp op, DType value_dtype) {
     case ReduceOp::kProd: return "1";
     case ReduceOp::kMax:
     case ReduceOp::kArgMax:
+    case ReduceOp::kArgMaxLastNaN:
       return fp ? "-INFINITY" : fmt::format("std::numeric_limits<{}>::lowest()", CType(value_dtype));
     case ReduceOp::kMin:
     case ReduceOp::kArgMin:
@@ -510,7 +511,7 @@ class Emitter {
     const size_t rank = d.shape.size();
     const DType vt = d.body->dtype;
     const bool sum_like = d.reduce == ReduceOp::kSum || d.reduce == ReduceOp::kProd;
-    const bool arg = d.reduce == ReduceOp::kArgMax || d.reduce == ReduceOp::kArgMin;
+    const bool arg = ir::IsArgReduce(d.reduce);
     const std::string acc_t = arg ? CType(vt) : AccType(d.dtype, sum_like, s_.double_accumulator);
     std::string out = UnitVars(ShapeHint(d), indent);
     const auto dims = LoopDims(ShapeHint(d));
@@ -551,6 +552,9 @@ class Emitter {
       case ReduceOp::kArgMin:
         out += fmt::format("{0}if (acc == acc && ({1} < acc || {1} != {1})) {{ acc = {1}; arg = pos; }}\n{0}++pos;\n", indent, v);
         break;
+      case ReduceOp::kArgMaxLastNaN:
+        out += fmt::format("{0}if ({1} > acc || {1} != {1}) {{ acc = {1}; arg = pos; }}\n{0}++pos;\n", indent, v);
+        break;
       case ReduceOp::kAny: out += fmt::format("{}acc = acc || {};\n", indent, v); break;
       case ReduceOp::kAll: out += fmt::format("{}acc = acc && {};\n", indent, v); break;
     }
@@ -574,6 +578,9 @@ class Emitter {
         return fmt::format("{0}const bool take = {2} == {2} && ({1} {3} {2} || {1} != {1});\n", indent, v, a, cmp) +
                fmt::format("{0}{2} = take ? {1} : {2};\n{0}arg[ke_j] = take ? pos : arg[ke_j];\n", indent, v, a);
       }
+      case ReduceOp::kArgMaxLastNaN:
+        return fmt::format("{0}const bool take = {1} > {2} || {1} != {1};\n", indent, v, a) +
+               fmt::format("{0}{2} = take ? {1} : {2};\n{0}arg[ke_j] = take ? pos : arg[ke_j];\n", indent, v, a);
       case ReduceOp::kAny: return fmt::format("{}{} = {} || {};\n", indent, a, a, v);
       case ReduceOp::kAll: return fmt::format("{}{} = {} && {};\n", indent, a, a, v);
     }
@@ -644,7 +651,7 @@ class Emitter {
     const size_t rank = d.shape.size();
     const DType vt = d.body->dtype;
     const bool sum_like = d.reduce == ReduceOp::kSum || d.reduce == ReduceOp::kProd;
-    const bool arg = d.reduce == ReduceOp::kArgMax || d.reduce == ReduceOp::kArgMin;
+    const bool arg = ir::IsArgReduce(d.reduce);
     const std::string acc_t = arg ? CType(vt) : AccType(d.dtype, sum_like, s_.double_accumulator);
     std::string out = UnitVars(d.shape, indent);
     auto dims = LoopDims(d.shape);

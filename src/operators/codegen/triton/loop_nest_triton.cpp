@@ -267,6 +267,7 @@ std::string ReduceInit(ReduceOp op, DType vt) {
     case ReduceOp::kProd: return "1";
     case ReduceOp::kMax:
     case ReduceOp::kArgMax:
+    case ReduceOp::kArgMaxLastNaN:
       return fp ? "float('-inf')" : (vt == DType::kInt64 ? "-9223372036854775808" : "-2147483648");
     case ReduceOp::kMin:
     case ReduceOp::kArgMin:
@@ -527,7 +528,7 @@ class Emitter {
     const size_t rank = d.shape.size();
     const DType vt = d.body->dtype;
     const bool fp = core::IsFloatingPoint(vt);
-    const bool arg = d.reduce == ReduceOp::kArgMax || d.reduce == ReduceOp::kArgMin;
+    const bool arg = ir::IsArgReduce(d.reduce);
     DType acc = d.reduce == ReduceOp::kAny || d.reduce == ReduceOp::kAll ? DType::kInt32 : vt;
     if (!arg && d.reduce != ReduceOp::kAny && d.reduce != ReduceOp::kAll) acc = d.dtype;
     if (s_.double_accumulator && ir::AccumulatesFloat32(d)) acc = DType::kFloat64;
@@ -576,6 +577,10 @@ class Emitter {
         out += in + "acc = tl.where(better, v, acc)\n" + in + "accidx = tl.where(better, roffs, accidx)\n";
         break;
       }
+      case ReduceOp::kArgMaxLastNaN:
+        out += in + (fp ? "better = (v > acc) | (v != v)\n" : "better = v > acc\n");
+        out += in + "acc = tl.where(better, v, acc)\n" + in + "accidx = tl.where(better, roffs, accidx)\n";
+        break;
       case ReduceOp::kAny: out += in + "acc = tl.maximum(acc, (v != 0).to(tl.int32))\n"; break;
       case ReduceOp::kAll: out += in + "acc = tl.minimum(acc, (v != 0).to(tl.int32))\n"; break;
     }
@@ -588,8 +593,9 @@ class Emitter {
       case ReduceOp::kMax:
       case ReduceOp::kMin:
       case ReduceOp::kArgMax:
-      case ReduceOp::kArgMin: {
-        const bool max = d.reduce == ReduceOp::kMax || d.reduce == ReduceOp::kArgMax;
+      case ReduceOp::kArgMin:
+      case ReduceOp::kArgMaxLastNaN: {
+        const bool max = d.reduce != ReduceOp::kMin && d.reduce != ReduceOp::kArgMin;
         out += fmt::format("{}best = tl.{}(acc, 1)\n", kIndent, max ? "max" : "min");
         if (fp) {
           out += fmt::format("{0}nan = tl.max((acc != acc).to(tl.int32), 1) > 0\n"
@@ -601,6 +607,10 @@ class Emitter {
           out += fmt::format("{}hit = acc == best[:, None]\n", kIndent);
           if (fp) out += fmt::format("{0}hit = hit | ((acc != acc) & nan[:, None])\n", kIndent);
           out += fmt::format("{}idx = tl.min(tl.where(hit, accidx, 9223372036854775807), 1)\n", kIndent);
+          if (fp && d.reduce == ReduceOp::kArgMaxLastNaN) {
+            // Each lane holds its last NaN; the window's last NaN is the largest of those.
+            out += fmt::format("{0}idx = tl.where(nan, tl.max(tl.where(acc != acc, accidx, -1), 1), idx)\n", kIndent);
+          }
           result = "idx";
         }
         break;

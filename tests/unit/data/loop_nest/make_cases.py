@@ -371,6 +371,13 @@ def cases():
             Fn(lambda s, x: F.max_pool2d(x, 3, stride=2, padding=1, return_indices=True)),
             [torch.where(torch.arange(2 * 3 * 7 * 8).reshape(2, 3, 7, 8) % 11 == 0, float("nan"),
                          r(2, 3, 7, 8)).index_fill(1, torch.tensor([0]), float("-inf"))]),
+        # ---- windows holding several NaNs: pooling's index is the last NaN
+        # (`val > max || isnan(val)`), torch.argmax's the first ----
+        "max_pool_nan_windows": (
+            Fn(lambda s, x: (F.max_pool2d(x, 3, stride=2, padding=1, return_indices=True)[1],
+                             F.adaptive_max_pool2d(x, (3, 2), return_indices=True)[1],
+                             *F.max_pool1d(x.flatten(2), 5, stride=3, return_indices=True))),
+            [torch.where(torch.arange(2 * 3 * 7 * 8).reshape(2, 3, 7, 8) % 3 == 0, float("nan"), r(2, 3, 7, 8))]),
     }
 
 
