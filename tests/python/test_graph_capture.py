@@ -12,7 +12,8 @@ import torch
 import torch.nn as nn
 
 from conftest import PROBLEMS_DIR, REPO_ROOT, WorkerProcess, load_params
-from kernelevolve_worker.core_aten import KEEP, core_aten_opset, is_core
+from kernelevolve_worker import graph_capture
+from kernelevolve_worker.core_aten import KEEP, core_aten_opset, is_allowed_target, is_core
 from kernelevolve_worker.graph_capture import capture_graph
 
 SMALL = {"batch_size": "2", "dim": "8"}
@@ -229,7 +230,6 @@ def test_a_device_trace_with_a_backend_specific_op_is_traced_again_on_the_cpu(mo
     # aten._scaled_dot_product_efficient_attention and nn.LSTM into cuDNN (make_fx failed on
     # its flat weights): both ended unsupported on an H100 (2026-12-06). The CPU trace of
     # the same model records the portable spellings.
-    from kernelevolve_worker import graph_capture
 
     def node(target: str) -> dict[str, Any]:
         return {"name": "n", "kind": "call", "target": target}
@@ -304,3 +304,76 @@ def test_a_subclass_of_a_recurrent_layer_is_not_marked() -> None:
     graph, error = capture_graph(ProjectedLstm().eval(), [torch.randn(2, 3, 8)])
     assert error is None
     assert not [n for n in graph["nodes"] if "backend" in n]
+
+
+# ---- in-place calls through aliases ----------------------------------------------------------
+
+
+class _TwinReading(torch.fx.Interpreter):
+    """Runs a traced graph the way the C++ lowering reads it: every in-place call as its
+    out-of-place twin, every view as a fresh copy, so no two values share memory."""
+
+    def call_function(self, target: Any, args: Any, kwargs: Any) -> Any:
+        schema = getattr(target, "_schema", None)
+        if schema is not None and schema.arguments and schema.arguments[0].alias_info is not None \
+                and schema.arguments[0].alias_info.is_write:
+            name = schema.name.split("::")[1]
+            twin = getattr(torch.ops.aten, name.rstrip("_"))
+            target = getattr(twin, target._overloadname)
+        result = super().call_function(target, args, kwargs)
+        if isinstance(result, torch.Tensor):
+            return result.clone()
+        if isinstance(result, (tuple, list)):
+            return type(result)(r.clone() if isinstance(r, torch.Tensor) else r for r in result)
+        return result
+
+
+def _mutates_the_base_of_a_view(x: torch.Tensor) -> torch.Tensor:
+    y = x * 2
+    y[0:2].add_(1)
+    return y
+
+
+def _reads_a_view_taken_before_its_base_changed(x: torch.Tensor) -> torch.Tensor:
+    y = x * 2
+    v = y[:, 1:3]
+    y.mul_(3)
+    return v + 0
+
+
+def _mutates_an_input_through_a_view(x: torch.Tensor) -> torch.Tensor:
+    x[1].mul_(-1)
+    return x + 1
+
+
+@pytest.mark.parametrize("fn", [_mutates_the_base_of_a_view, _reads_a_view_taken_before_its_base_changed,
+                                _mutates_an_input_through_a_view], ids=lambda f: f.__name__.strip("_"))
+def test_an_in_place_call_through_a_view_is_captured_functionally(fn: Any) -> None:
+    model = _Fn(fn)
+    x = torch.randn(4, 5)
+    plain = graph_capture.trace_aten(model, [x])
+    assert graph_capture.mutation_through_alias(plain) is not None
+    assert not torch.equal(_TwinReading(plain).run(x.clone()), fn(x.clone())), "the plain trace read as twins is wrong"
+    gm = graph_capture.trace_core_aten(model, [x])
+    assert graph_capture.mutation_through_alias(gm) is None
+    torch.testing.assert_close(_TwinReading(gm).run(x.clone()), fn(x.clone()), rtol=0, atol=0)
+    graph, error = capture_graph(model, [x])
+    assert error is None and graph is not None
+    assert sorted(t for t in _targets(graph) if not is_allowed_target(t)) == []
+
+
+def test_in_place_calls_the_dataflow_carries_are_not_functionalized() -> None:
+    # Rebinding carries these: the mutated tensor itself is read after, or the chunks of a
+    # split (which do not overlap) each mutated and read; nn.LSTM records such calls too.
+    def chunks(x: torch.Tensor) -> torch.Tensor:
+        a, b = x.chunk(2, 1)
+        a.sigmoid_()
+        b.tanh_()
+        return a * b
+
+    for model, x in [(_Fn(lambda t: t.relu_() * 3), torch.randn(3, 4)), (_Fn(chunks), torch.randn(3, 4)),
+                     (nn.LSTM(4, 6, batch_first=True).eval(), torch.randn(2, 3, 4))]:
+        gm = graph_capture.trace_aten(model, [x])
+        assert graph_capture.mutation_through_alias(gm) is None
+        assert any(re.fullmatch(r"aten\.\w+[^_]_\.\w+", str(n.target)) for n in gm.graph.nodes)
+        assert graph_capture.trace_core_aten(model, [x]).code == gm.code

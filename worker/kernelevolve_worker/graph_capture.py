@@ -250,10 +250,124 @@ def _recurrent_layers_annotated(model: torch.nn.Module) -> Iterator[None]:
                 layer.forward = forward
 
 
+def trace_aten(model: torch.nn.Module, inputs: list[torch.Tensor], functional: bool = False) -> torch.fx.GraphModule:
+    """make_fx of ``model`` (under torch.func.functionalize when ``functional``) on copies
+    of ``inputs``: real mode, no_grad, oneDNN off, core_aten.decomposition_table()
+    (non-core ops decomposed, core_aten.KEEP kept), node metadata and the recurrent
+    layers' backend annotation kept.
+
+    oneDNN is off while tracing: with it, nn.LSTM on the CPU records one opaque
+    aten.mkldnn_rnn_layer per layer (a tuple the graph cannot hold); without it the same
+    module records its per-step addmm and gate math. Only the recorded graph changes: the
+    reference and the eager baseline still run with oneDNN. (The `enabled` property, not
+    mkldnn.flags(), which also sets oneDNN's TF32 flag and warns on a machine without an
+    Intel GPU.)
+    """
+    onednn = torch.backends.mkldnn.enabled
+    torch.backends.mkldnn.enabled = False
+    try:
+        with torch.no_grad(), fx_traceback.preserve_node_meta(), _recurrent_layers_annotated(model):
+            fn = torch.func.functionalize(model) if functional else model
+            return make_fx(fn, decomposition_table=decomposition_table())(*[t.clone() for t in inputs])
+    finally:
+        torch.backends.mkldnn.enabled = onednn
+
+
+def _aliases_its_input(node: Node) -> bool:
+    """True when ``node``'s value shares memory with its first input: a view op (slice,
+    select, view, transpose, ...: a return with non-writing alias info in the op schema)
+    or one result of a view op returning several (split, unbind)."""
+    if node.op != "call_function":
+        return False
+    if node.target is operator.getitem:
+        return isinstance(node.args[0], Node) and _aliases_its_input(node.args[0])
+    schema = getattr(node.target, "_schema", None)
+    return schema is not None and any(r.alias_info is not None and not r.alias_info.is_write for r in schema.returns)
+
+
+def _writes_its_input(node: Node) -> bool:
+    """True for an in-place call (add_, sigmoid_, copy_, ...): the schema marks its first argument as written."""
+    schema = getattr(node.target, "_schema", None) if node.op == "call_function" else None
+    if schema is None or not schema.arguments:
+        return False
+    alias = schema.arguments[0].alias_info
+    return alias is not None and alias.is_write
+
+
+def _alias_class(written: Node) -> list[Node]:
+    """The values sharing memory with ``written``, other than itself: the bases it is a
+    view of, up to the root, and every view of those bases, except the other results of a
+    multi-result view op (split's chunks do not overlap)."""
+    chain = [written]
+    while _aliases_its_input(chain[-1]):
+        chain.append(chain[-1].args[0])
+    members: list[Node] = chain[1:]
+    seen = set(chain)
+    pending = list(chain)
+    while pending:
+        node = pending.pop()
+        for user in node.users:
+            if user in seen or not _aliases_its_input(user):
+                continue
+            if user.target is operator.getitem and node in chain[1:]:
+                continue  # a sibling result of a multi-result view op on the chain
+            members.append(user)
+            seen.add(user)
+            pending.append(user)
+    return members
+
+
+def mutation_through_alias(gm: torch.fx.GraphModule) -> str | None:
+    """The first in-place call of ``gm`` whose effect the graph's dataflow does not carry,
+    as "aten.add_.Tensor (node add_)", or None.
+
+    make_fx rebinds a tensor mutated in place to the in-place node, so later reads of that
+    same tensor see the new value; a read through another alias does not: the base of a
+    mutated view (``y[0:2].add_(1); return y``) or a view taken before the base was mutated
+    (``v = y[0:2]; y.add_(1); return v``). Flagged: an in-place call after which another
+    alias of the memory it writes (_alias_class) is read. Conservative where views do not
+    overlap (two slices of one base).
+    """
+    order = {node: k for k, node in enumerate(gm.graph.nodes)}
+    for node in gm.graph.nodes:
+        if not _writes_its_input(node) or not node.args or not isinstance(node.args[0], Node):
+            continue
+        for alias in _alias_class(node.args[0]):
+            if any(order[user] > order[node] for user in alias.users):
+                return f"{node.target} (node {node.name})"
+    return None
+
+
+def trace_core_aten(model: torch.nn.Module, inputs: list[torch.Tensor]) -> torch.fx.GraphModule:
+    """``model(*inputs)`` traced into Core ATen ops (trace_aten) such that reading every
+    in-place call as its out-of-place twin, as the C++ lowering does (OutOfPlace in
+    src/operators/ir/lower_graph.cpp), computes the model's outputs: when mutation_through_alias flags the plain trace, it is
+    traced again under torch.func.functionalize, which writes each mutation back through
+    *_scatter ops (or a copy_ into a mutated input).
+
+    Args:
+        model: the reference, eval mode.
+        inputs: its inputs (copied before tracing, so in-place ops cannot change them).
+    Raises:
+        GraphCaptureError: the functionalized trace failed or still mutates through an alias.
+        Exception: whatever make_fx raises on the plain trace.
+    """
+    gm = trace_aten(model, inputs)
+    mutation = mutation_through_alias(gm)
+    if mutation is None:
+        return gm
+    try:
+        gm = trace_aten(model, inputs, functional=True)
+    except Exception as exc:
+        raise GraphCaptureError(f"{mutation} writes memory another value aliases, and functionalizing "
+                                f"the trace failed: {exception_line(exc)}") from exc
+    if mutation_through_alias(gm) is not None:
+        raise GraphCaptureError(f"{mutation} writes memory another value aliases, even after functionalization")
+    return gm
+
+
 def capture_graph(model: torch.nn.Module, inputs: list[torch.Tensor]) -> tuple[dict[str, Any] | None, str | None]:
-    """Traces ``model(*inputs)`` with make_fx (real mode, no_grad) into Core ATen ops
-    (core_aten.decomposition_table(): non-core ops decomposed, core_aten.KEEP kept) and
-    converts it.
+    """trace_core_aten(model, inputs) as the JSON document (module docstring).
 
     Args:
         model: the reference, eval mode.
@@ -264,19 +378,7 @@ def capture_graph(model: torch.nn.Module, inputs: list[torch.Tensor]) -> tuple[d
     """
     try:
         state = list(model.state_dict().values())
-        # oneDNN off while tracing: with it, nn.LSTM on the CPU records one opaque
-        # aten.mkldnn_rnn_layer per layer (a tuple the graph cannot hold); without it the
-        # same module records its per-step addmm and gate math. Only the recorded graph
-        # changes: the reference and the eager baseline still run with oneDNN.
-        # (The `enabled` property, not mkldnn.flags(), which also sets oneDNN's TF32 flag
-        # and warns on a machine without an Intel GPU.)
-        onednn = torch.backends.mkldnn.enabled
-        torch.backends.mkldnn.enabled = False
-        try:
-            with torch.no_grad(), fx_traceback.preserve_node_meta(), _recurrent_layers_annotated(model):
-                gm = make_fx(model, decomposition_table=decomposition_table())(*[t.clone() for t in inputs])
-        finally:
-            torch.backends.mkldnn.enabled = onednn
+        gm = trace_core_aten(model, inputs)
         return graph_to_json(gm, state, len(inputs)), None
     except GraphCaptureError as exc:
         return None, str(exc)
