@@ -133,10 +133,12 @@ TEST(LoopNestLowering, EveryCaseLowersToALoopNestProgram) {
       row_blockable |= !heavy && codegen::ReduceLoopApplies(def);
       iterations += ir::Iterations(def);
     }
-    // A small program of small kernels has its heavy draft on one thread first, then
-    // on all.
-    const double per_kernel = iterations / static_cast<double>(loop_nest->Plan().kernels.size());
-    const bool small = iterations < families::kSmallProgramIterations && per_kernel < families::kSmallKernelIterations;
+    // A small program of many small kernels or of tiny ones has its heavy draft on one
+    // thread first, then on all.
+    const size_t kernels = loop_nest->Plan().kernels.size();
+    const double per_kernel = iterations / static_cast<double>(kernels);
+    const bool small = iterations < families::kSmallProgramIterations && per_kernel < families::kSmallKernelIterations &&
+                       (kernels >= families::kManyKernels || per_kernel < families::kGrainIterations);
     const size_t heavy_drafts = !(contraction || row_blockable) ? 0 : small ? 2 : 1;
     EXPECT_EQ(match.tmpl->Drafts().size(), 3u + heavy_drafts) << name;
     const auto space = match.tmpl->Space().Canonical(nlohmann::json::object());
@@ -768,14 +770,28 @@ TEST(LoopNestContraction, OneProductOfMillionsOfMultiplyAddsGetsAllThreadsFirst)
   EXPECT_EQ(drafts[1].at("threads"), "all");
 }
 
+TEST(LoopNestContraction, OneThreadComesFirstForManySmallKernelsOrTinyOnes) {
+  // The 28-kernel transformer encoder layer of ~90K iterations a kernel: one thread
+  // first (fork and join per kernel); max_pool2d_indices' 3 kernels of 120K on average:
+  // all threads first; a 10K-iteration product: one thread; one 2M-iteration product: all.
+  EXPECT_TRUE(families::HeavyDraftOnOneThreadFirst(28, 28 * 90e3));
+  EXPECT_FALSE(families::HeavyDraftOnOneThreadFirst(3, 360448));
+  EXPECT_TRUE(families::HeavyDraftOnOneThreadFirst(2, 10e3));
+  EXPECT_FALSE(families::HeavyDraftOnOneThreadFirst(1, 2e6));
+  // The program's total and the per-kernel average still bound the rule.
+  EXPECT_FALSE(families::HeavyDraftOnOneThreadFirst(40, 40 * 200e3));
+  EXPECT_FALSE(families::HeavyDraftOnOneThreadFirst(8, 8 * 300e3));
+}
+
 TEST(LoopNestContraction, TiledDraftsPrintTheGemmAndOthersDoNot) {
-  // [13, 40] @ [40, 19]: a small program, so its tiled draft comes on one thread first.
+  // [13, 40] @ [40, 19]: a tiny program (10K iterations), so its tiled draft comes on
+  // one thread first.
   const auto match = families::MatchLoopNest(CaseGraph("addmm_sigmoid"), /*multithread=*/true);
   ASSERT_TRUE(match.tmpl != nullptr) << match.unsupported;
   const auto drafts = match.tmpl->Drafts();
   ASSERT_EQ(drafts.size(), 5u);
   EXPECT_EQ(drafts[1].at("main_loop"), "tiled");  // right after the baseline
-  EXPECT_EQ(drafts[1].at("threads"), "1");        // a small program: one thread first
+  EXPECT_EQ(drafts[1].at("threads"), "1");        // a tiny program: one thread first
   EXPECT_EQ(drafts[2].at("main_loop"), "tiled");
   EXPECT_EQ(drafts[2].at("threads"), "all");
   EXPECT_NE(match.tmpl->Generate(drafts[1]).find("ke_gemm("), std::string::npos);

@@ -117,8 +117,7 @@ std::vector<nlohmann::json> LoopNestTemplate::Drafts() const {
     nlohmann::json heavy = fast;
     if (has_contraction_) heavy["main_loop"] = "tiled";
     if (has_row_blockable_) heavy["reduce_loop"] = "outer";
-    const double per_kernel = iterations_ / static_cast<double>(std::max<size_t>(1, plan_.kernels.size()));
-    if (multithread_ && iterations_ < kSmallProgramIterations && per_kernel < kSmallKernelIterations) {
+    if (multithread_ && HeavyDraftOnOneThreadFirst(plan_.kernels.size(), iterations_)) {
       nlohmann::json one_thread = heavy;
       one_thread["threads"] = "1";
       drafts.push_back(space_.Canonical(one_thread));

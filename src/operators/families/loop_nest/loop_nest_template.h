@@ -4,6 +4,9 @@
 // captured Core ATen graph gets a correct kernel; its knobs are schedule knobs.
 #pragma once
 
+#include <algorithm>
+#include <cstddef>
+
 #include "operators/ir/kernel_plan.h"
 #include "operators/ir/loop_ir.h"
 #include "operators/template/kernel_template.h"
@@ -20,9 +23,26 @@ namespace kernelevolve::operators::families {
 /// a descheduled thread (measured on the 2-vCPU development VM under load, 2026-12-05:
 /// a 28-kernel transformer encoder layer, ~90K iterations per kernel, at 8.6 ms on one
 /// thread against 100 ms on two). A program of few larger kernels (one batched product
-/// of 4M multiply-adds) gets all threads first.
+/// of 4M multiply-adds) gets all threads first, and so does one of fewer than
+/// kManyKernels kernels of kGrainIterations or more each on average: the fork and join
+/// are paid once per kernel, and a few of them cost less than the second thread saves
+/// (max_pool2d_indices, 3 kernels of 120K iterations on average: 0.78x of eager on one
+/// thread, 1.54x on two, same VM, 2026-12-06).
 inline constexpr double kSmallProgramIterations = 1 << 22;
 inline constexpr double kSmallKernelIterations = 1 << 18;
+inline constexpr size_t kManyKernels = 8;
+/// ATen's own threshold for splitting a loop over threads (at::internal::GRAIN_SIZE,
+/// 32768 elements, aten/src/ATen/Parallel.h): a kernel of fewer iterations on average
+/// is not worth a parallel region.
+inline constexpr double kGrainIterations = 32768;
+
+/// Whether a program of `kernels` kernels and `iterations` loop iterations in all gets
+/// its heavy draft on one thread before all threads (the rule above).
+inline bool HeavyDraftOnOneThreadFirst(size_t kernels, double iterations) {
+  const double per_kernel = iterations / static_cast<double>(std::max<size_t>(1, kernels));
+  return iterations < kSmallProgramIterations && per_kernel < kSmallKernelIterations &&
+         (kernels >= kManyKernels || per_kernel < kGrainIterations);
+}
 
 class LoopNestTemplate : public templates::KernelTemplate {
  public:
@@ -35,8 +55,7 @@ class LoopNestTemplate : public templates::KernelTemplate {
   /// Baseline (1 thread, libm, no simd, double accumulators) first; with a matrix
   /// product, a convolution or a row-blockable reduction, then the vectorized prelude,
   /// `omp simd`, main_loop "tiled" and / or reduce_loop "outer" on all threads (on one
-  /// thread first, then on all, for a program of fewer than kSmallProgramIterations and
-/// kSmallKernelIterations per kernel);
+  /// thread first, then on all, where HeavyDraftOnOneThreadFirst);
   /// then all threads; then all threads with the vectorized prelude and `omp simd`
   /// inner loops.
   std::vector<nlohmann::json> Drafts() const override;
