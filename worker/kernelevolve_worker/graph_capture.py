@@ -341,9 +341,10 @@ def mutation_through_alias(gm: torch.fx.GraphModule) -> str | None:
 def trace_core_aten(model: torch.nn.Module, inputs: list[torch.Tensor]) -> torch.fx.GraphModule:
     """``model(*inputs)`` traced into Core ATen ops (trace_aten) such that reading every
     in-place call as its out-of-place twin, as the C++ lowering does (OutOfPlace in
-    src/operators/ir/lower_graph.cpp), computes the model's outputs: when mutation_through_alias flags the plain trace, it is
-    traced again under torch.func.functionalize, which writes each mutation back through
-    *_scatter ops (or a copy_ into a mutated input).
+    src/operators/ir/lower_graph.cpp), computes the model's outputs: when
+    mutation_through_alias flags the plain trace, it is traced again under
+    torch.func.functionalize, which writes each mutation back through *_scatter ops (or a
+    copy_ into a mutated input).
 
     Args:
         model: the reference, eval mode.
