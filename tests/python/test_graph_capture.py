@@ -346,8 +346,15 @@ def _mutates_an_input_through_a_view(x: torch.Tensor) -> torch.Tensor:
     return x + 1
 
 
+def _writes_out_into_a_slice(x: torch.Tensor) -> torch.Tensor:
+    y = x * 2
+    torch.mul(x[0:2], 3, out=y[0:2])
+    return y
+
+
 @pytest.mark.parametrize("fn", [_mutates_the_base_of_a_view, _reads_a_view_taken_before_its_base_changed,
-                                _mutates_an_input_through_a_view], ids=lambda f: f.__name__.strip("_"))
+                                _mutates_an_input_through_a_view, _writes_out_into_a_slice],
+                         ids=lambda f: f.__name__.strip("_"))
 def test_an_in_place_call_through_a_view_is_captured_functionally(fn: Any) -> None:
     model = _Fn(fn)
     x = torch.randn(4, 5)
@@ -377,3 +384,21 @@ def test_in_place_calls_the_dataflow_carries_are_not_functionalized() -> None:
         assert graph_capture.mutation_through_alias(gm) is None
         assert any(re.fullmatch(r"aten\.\w+[^_]_\.\w+", str(n.target)) for n in gm.graph.nodes)
         assert graph_capture.trace_core_aten(model, [x]).code == gm.code
+
+
+def test_a_forward_that_writes_its_own_parameter_is_refused_by_name() -> None:
+    # make_fx reads the weight again through a second get_attr node, which the in-place
+    # zeroing does not reach: the graph would drop it. Refused, naming the parameter.
+    class ZeroesARow(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.lin = nn.Linear(6, 4)
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            with torch.no_grad():
+                self.lin.weight[0].zero_()
+            return self.lin(x)
+
+    graph, error = capture_graph(ZeroesARow().eval(), [torch.randn(3, 6)])
+    assert graph is None
+    assert error is not None and "lin.weight" in error and "in place" in error

@@ -285,13 +285,28 @@ def _aliases_its_input(node: Node) -> bool:
     return schema is not None and any(r.alias_info is not None and not r.alias_info.is_write for r in schema.returns)
 
 
-def _writes_its_input(node: Node) -> bool:
-    """True for an in-place call (add_, sigmoid_, copy_, ...): the schema marks its first argument as written."""
+def _written_args(node: Node) -> list[Node]:
+    """The values a call writes in place: the arguments its schema marks as written (the
+    self of add_, sigmoid_, copy_; the out= of a .out overload)."""
     schema = getattr(node.target, "_schema", None) if node.op == "call_function" else None
-    if schema is None or not schema.arguments:
-        return False
-    alias = schema.arguments[0].alias_info
-    return alias is not None and alias.is_write
+    if schema is None:
+        return []
+    written = []
+    for k, arg in enumerate(schema.arguments):
+        if arg.alias_info is None or not arg.alias_info.is_write:
+            continue
+        value = node.args[k] if k < len(node.args) else node.kwargs.get(arg.name)
+        if isinstance(value, Node):
+            written.append(value)
+    return written
+
+
+def _alias_root(node: Node) -> Node:
+    """The value ``node`` is a view of, following views (_aliases_its_input) to the first
+    that is not one; ``node`` itself when it is no view."""
+    while _aliases_its_input(node):
+        node = node.args[0]
+    return node
 
 
 def _alias_class(written: Node) -> list[Node]:
@@ -304,6 +319,13 @@ def _alias_class(written: Node) -> list[Node]:
     members: list[Node] = chain[1:]
     seen = set(chain)
     pending = list(chain)
+    root = chain[-1]
+    if root.op == "get_attr":  # make_fx reads a parameter again through a new get_attr node
+        for node in root.graph.nodes:
+            if node.op == "get_attr" and node.target == root.target and node not in seen:
+                members.append(node)
+                seen.add(node)
+                pending.append(node)
     while pending:
         node = pending.pop()
         for user in node.users:
@@ -330,11 +352,24 @@ def mutation_through_alias(gm: torch.fx.GraphModule) -> str | None:
     """
     order = {node: k for k, node in enumerate(gm.graph.nodes)}
     for node in gm.graph.nodes:
-        if not _writes_its_input(node) or not node.args or not isinstance(node.args[0], Node):
-            continue
-        for alias in _alias_class(node.args[0]):
-            if any(order[user] > order[node] for user in alias.users):
-                return f"{node.target} (node {node.name})"
+        for written in _written_args(node):
+            for alias in _alias_class(written):
+                if any(order[user] > order[node] for user in alias.users):
+                    return f"{node.target} (node {node.name})"
+    return None
+
+
+def mutated_state(gm: torch.fx.GraphModule) -> str | None:
+    """The first parameter or buffer (a get_attr node) of ``gm`` that a call writes in
+    place, directly or through a view, as "<get_attr target> (node <call>)", e.g.
+    "_param_constant0 (node copy_)", or None.
+    forward() then changes the model's state, which a captured graph cannot express
+    (functionalization leaves such writes as they are: the tensor is no input)."""
+    for node in gm.graph.nodes:
+        for written in _written_args(node):
+            root = _alias_root(written)
+            if root.op == "get_attr":
+                return f"{root.target} (node {node.name})"
     return None
 
 
@@ -350,10 +385,20 @@ def trace_core_aten(model: torch.nn.Module, inputs: list[torch.Tensor]) -> torch
         model: the reference, eval mode.
         inputs: its inputs (copied before tracing, so in-place ops cannot change them).
     Raises:
-        GraphCaptureError: the functionalized trace failed or still mutates through an alias.
+        GraphCaptureError: forward() writes a parameter or buffer in place (mutated_state),
+            or the functionalized trace failed or still mutates through an alias.
         Exception: whatever make_fx raises on the plain trace.
     """
     gm = trace_aten(model, inputs)
+    state = mutated_state(gm)
+    if state is not None:
+        target, _, where = state.partition(" ")
+        constant = getattr(gm, target, None)
+        names = [k for k, t in model.state_dict(keep_vars=True).items()
+                 if constant is not None and t.data_ptr() == constant.data_ptr()]
+        raise GraphCaptureError(f"forward() writes the model's parameter or buffer {names[0] if names else target} "
+                                f"{where} in place: a captured graph cannot change the model's state; compute a "
+                                "new tensor instead")
     mutation = mutation_through_alias(gm)
     if mutation is None:
         return gm
