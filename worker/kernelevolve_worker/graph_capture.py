@@ -301,31 +301,23 @@ def _written_args(node: Node) -> list[Node]:
     return written
 
 
-def _alias_root(node: Node) -> Node:
-    """The value ``node`` is a view of, following views (_aliases_its_input) to the first
-    that is not one; ``node`` itself when it is no view."""
-    while _aliases_its_input(node):
-        node = node.args[0]
-    return node
+def _view_chain(node: Node) -> list[Node]:
+    """``node``, the value it is a view of, and so on (_aliases_its_input) up to the first
+    value that is no view: the last element is the root of ``node``'s memory."""
+    chain = [node]
+    while _aliases_its_input(chain[-1]):
+        chain.append(chain[-1].args[0])
+    return chain
 
 
 def _alias_class(written: Node) -> list[Node]:
     """The values sharing memory with ``written``, other than itself: the bases it is a
     view of, up to the root, and every view of those bases, except the other results of a
     multi-result view op (split's chunks do not overlap)."""
-    chain = [written]
-    while _aliases_its_input(chain[-1]):
-        chain.append(chain[-1].args[0])
+    chain = _view_chain(written)
     members: list[Node] = chain[1:]
     seen = set(chain)
     pending = list(chain)
-    root = chain[-1]
-    if root.op == "get_attr":  # make_fx reads a parameter again through a new get_attr node
-        for node in root.graph.nodes:
-            if node.op == "get_attr" and node.target == root.target and node not in seen:
-                members.append(node)
-                seen.add(node)
-                pending.append(node)
     while pending:
         node = pending.pop()
         for user in node.users:
@@ -359,17 +351,17 @@ def mutation_through_alias(gm: torch.fx.GraphModule) -> str | None:
     return None
 
 
-def mutated_state(gm: torch.fx.GraphModule) -> str | None:
+def mutated_state(gm: torch.fx.GraphModule) -> tuple[Node, Node] | None:
     """The first parameter or buffer (a get_attr node) of ``gm`` that a call writes in
-    place, directly or through a view, as "<get_attr target> (node <call>)", e.g.
-    "_param_constant0 (node copy_)", or None.
-    forward() then changes the model's state, which a captured graph cannot express
-    (functionalization leaves such writes as they are: the tensor is no input)."""
+    place, directly or through a view, with that call; None when there is none.
+    forward() then changes the model's state, which a captured graph cannot express:
+    functionalization leaves such writes as they are (the tensor is no input), and make_fx
+    reads the tensor again through a new get_attr node that the write does not reach."""
     for node in gm.graph.nodes:
         for written in _written_args(node):
-            root = _alias_root(written)
+            root = _view_chain(written)[-1]
             if root.op == "get_attr":
-                return f"{root.target} (node {node.name})"
+                return root, node
     return None
 
 
@@ -392,13 +384,13 @@ def trace_core_aten(model: torch.nn.Module, inputs: list[torch.Tensor]) -> torch
     gm = trace_aten(model, inputs)
     state = mutated_state(gm)
     if state is not None:
-        target, _, where = state.partition(" ")
-        constant = getattr(gm, target, None)
-        names = [k for k, t in model.state_dict(keep_vars=True).items()
-                 if constant is not None and t.data_ptr() == constant.data_ptr()]
-        raise GraphCaptureError(f"forward() writes the model's parameter or buffer {names[0] if names else target} "
-                                f"{where} in place: a captured graph cannot change the model's state; compute a "
-                                "new tensor instead")
+        attr, call = state
+        constant = getattr(gm, attr.target)
+        names = [k for k, t in model.state_dict(keep_vars=True).items() if t.data_ptr() == constant.data_ptr()]
+        name = names[0] if names else attr.target
+        raise GraphCaptureError(f"forward() writes the model's parameter or buffer {name} "
+                                f"(node {call.name}) in place: a captured graph cannot change the model's state; "
+                                "compute a new tensor instead")
     mutation = mutation_through_alias(gm)
     if mutation is None:
         return gm

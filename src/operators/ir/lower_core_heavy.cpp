@@ -402,10 +402,10 @@ Window PoolWindow(CoreLowerer& l, const OpNode& n, int x, bool with_dilation) {
 /// of the indices, one max reduction over the window. With one, one reduction, the
 /// argmax with pooling's NaN rule (kArgMaxLastNaN: the last NaN of a window, where
 /// torch.argmax gives the first); the value is the input read at that position (a
-/// gather instead of a second pass over the window). A window whose inside is all -inf has its argmax on a padded
-/// position when one comes first (they read -inf too); torch then gives the first
-/// inside position, so the index falls back to it (ATen's max-pool kernels start from
-/// it and replace it only for a greater value or a NaN).
+/// gather instead of a second pass over the window). A window whose inside is all -inf
+/// has its argmax on a padded position when one comes first (they read -inf too); torch
+/// then gives the first inside position, so the index falls back to it (ATen's max-pool
+/// kernels start from it and replace it only for a greater value or a NaN).
 Outs MaxPool(CoreLowerer& l, const OpNode& n) {
   const int x = l.Tensor(n, "self");
   if (x < 0) return {};
