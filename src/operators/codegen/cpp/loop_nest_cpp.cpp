@@ -14,7 +14,7 @@
 #include "operators/ir/index_simplify.h"
 #include "operators/ir/interior_split.h"
 #include "operators/ir/loop_ir.h"
-#include "operators/ir/main_loop_epilogue.h"
+#include "operators/ir/epilogue_fusion.h"
 #include "operators/template/kernel_template.h"
 #include "operators/template/math_prelude.h"
 
@@ -256,7 +256,7 @@ class Emitter {
 
  private:
   /// The heavy kernels (matrix products other than matrix-vector ones, and
-  /// convolutions, under main_loop = tiled) whose epilogue (ir/main_loop_epilogue.h)
+  /// convolutions, under main_loop = tiled) whose epilogue (ir/epilogue_fusion.h)
   /// is applied as the micro-tiles are stored: the product needs no buffer.
   void PlanEpilogues() {
     for (auto& [heavy, e] : PlanCppMainLoopEpilogues(plan_, s_)) {

@@ -10,7 +10,7 @@
 
 #include "operators/codegen/cpp/gemm_cpp.h"
 #include "operators/ir/kernel_plan.h"
-#include "operators/ir/main_loop_epilogue.h"
+#include "operators/ir/epilogue_fusion.h"
 
 namespace kernelevolve::operators::codegen {
 

@@ -104,7 +104,12 @@ class TritonExprPrinter {
       case ExprKind::kConst: return SpellConstant(Language::kTriton, *e);
       case ExprKind::kVar: return VarName(e->var);
       case ExprKind::kLoad: {
-        if (e->tensor == replaced_tensor_) return replaced_name_;
+        if (e->tensor == replaced_tensor_) {
+          if (!e->mask) return replaced_name_;
+          // A masked read of the replaced tensor is 0 where its mask is off (tl.load's other=0).
+          text = fmt::format("tl.where({}, {}, 0)", Print(e->mask), replaced_name_);
+          break;
+        }
         const TensorDef& src = program_.defs.at(static_cast<size_t>(e->tensor));
         const Expr flat = ir::FlatOffset(e->args, ir::Extents(src));
         std::string offset;
@@ -286,14 +291,24 @@ DType StorageType(const ir::KernelPlan& plan, const TensorDef& d, bool double_ac
   return wide ? DType::kFloat64 : d.dtype;
 }
 
+/// Whether the entry allocates a buffer for intermediate kernel `k`: not for a main loop
+/// with a fused epilogue (it stores into the epilogue's buffer), nor for a reduction whose
+/// every reader it computes itself.
+bool HasBuffer(int k, const std::unordered_map<int, ir::MainLoopEpilogue>& epilogues,
+               const std::unordered_map<int, ir::ReductionEpilogue>& reduction_epilogues) {
+  if (epilogues.count(k) != 0) return false;
+  auto it = reduction_epilogues.find(k);
+  return it == reduction_epilogues.end() || it->second.store_reduction;
+}
+
 class Emitter {
  public:
   Emitter(const ir::KernelPlan& plan, const TritonLoopNestSchedule& s)
       : plan_(plan),
         s_(s),
-        epilogues_(PlanTritonMainLoopEpilogues(plan)) {
-    for (const auto& [heavy, e] : epilogues_) fused_.insert(e.epilogue);
-  }
+        epilogues_(PlanTritonMainLoopEpilogues(plan)),
+        reduction_epilogues_(PlanTritonReductionEpilogues(plan)),
+        fused_(TritonFusedKernels(plan)) {}
 
   std::string Module() {
     std::string kernels, launches;
@@ -305,7 +320,7 @@ class Emitter {
     for (int k : plan_.kernels) {
       const TensorDef& d = p.defs[static_cast<size_t>(k)];
       if (d.symbolic_shape.empty() && ir::Numel(d.shape) == 0) continue;
-      if (fused_.count(k) != 0) continue;  // applied by its main loop
+      if (fused_.count(k) != 0) continue;  // computed by a main loop or a reduction
       defs.push_back(&d);
     }
     std::vector<size_t> form(defs.size());                 // per def: its form's index
@@ -361,7 +376,9 @@ class Emitter {
     entry += "    device = outputs[0].device\n";
     for (int k : plan_.kernels) {
       const TensorDef& d = p.defs[static_cast<size_t>(k)];
-      if (plan_.output_slot[static_cast<size_t>(k)] >= 0 || epilogues_.count(k) != 0) continue;
+      if (plan_.output_slot[static_cast<size_t>(k)] >= 0 || !HasBuffer(k, epilogues_, reduction_epilogues_)) {
+        continue;
+      }
       entry += fmt::format("    t{} = torch.empty({}, dtype={}, device=device)\n", k, ShapeList(d),
                            TorchDtype(Storage(d)));
     }
@@ -460,10 +477,23 @@ class Emitter {
       launch = main->launch;
       return main->kernel;
     }
-    const std::vector<int> loads = LoadedTensors(d.body);
+    std::vector<int> loads = LoadedTensors(d.body);
+    std::vector<int> stores = {d.id};
+    if (auto it = reduction_epilogues_.find(d.id); it != reduction_epilogues_.end()) {
+      // The consumers' loads but the reduction itself, and their buffers.
+      if (!it->second.store_reduction) stores.clear();
+      for (size_t c = 0; c < it->second.consumers.size(); ++c) {
+        for (int t : LoadedTensors(it->second.bodies[c])) {
+          if (t != d.id && std::find(loads.begin(), loads.end(), t) == loads.end()) loads.push_back(t);
+        }
+        stores.push_back(it->second.consumers[c]);
+      }
+    }
     std::vector<std::string> params;
     for (int t : loads) params.push_back(fmt::format("t{}", t));
-    if (std::find(loads.begin(), loads.end(), d.id) == loads.end()) params.push_back(fmt::format("t{}", d.id));
+    for (int t : stores) {
+      if (std::find(loads.begin(), loads.end(), t) == loads.end()) params.push_back(fmt::format("t{}", t));
+    }
     for (size_t k = 0; k < plan_.program.symbols.size(); ++k) params.push_back(fmt::format("s{}", k));
     int64_t xblock = 0, rblock = 1;
     Expr rows;
@@ -616,8 +646,27 @@ class Emitter {
         break;
       }
     }
-    out += fmt::format("{}tl.store(t{} + xoffs, ({})[:, None].to({}), mask=xmask)\n", kIndent, d.id, result,
-                       Ty(Storage(d)));
+    auto fused = reduction_epilogues_.find(d.id);
+    if (fused == reduction_epilogues_.end()) {
+      out += fmt::format("{}tl.store(t{} + xoffs, ({})[:, None].to({}), mask=xmask)\n", kIndent, d.id, result,
+                         Ty(Storage(d)));
+      return out;
+    }
+    // The element kernels that read this reduction at their own element, computed here
+    // (ir/epilogue_fusion.h): each reads the reduced rows as `res` and stores its buffer.
+    out += fmt::format("{0}res = ({1})[:, None].to({2})\n{0}zero = xoffs * 0\n", kIndent, result, Ty(Storage(d)));
+    if (fused->second.store_reduction) out += fmt::format("{}tl.store(t{} + xoffs, res, mask=xmask)\n", kIndent, d.id);
+    for (size_t c = 0; c < fused->second.consumers.size(); ++c) {
+      const TensorDef& consumer = plan_.program.defs[static_cast<size_t>(fused->second.consumers[c])];
+      std::string lines;
+      TritonExprPrinter epilogue(plan_.program, lines, "xmask", "zero", "[XBLOCK, 1]");
+      epilogue.Replace(d.id, "res");
+      epilogue.HoistOffsets(hoist_);
+      const std::string v = epilogue.PrintTensor(fused->second.bodies[c]);
+      out += lines;
+      out += fmt::format("{}tl.store(t{} + xoffs, ({}).to({}), mask=xmask)\n", kIndent, consumer.id, v,
+                         Ty(Storage(consumer)));
+    }
     return out;
   }
 
@@ -683,20 +732,46 @@ class Emitter {
   const ir::KernelPlan& plan_;
   TritonLoopNestSchedule s_;
   std::unordered_map<int, ir::MainLoopEpilogue> epilogues_;  // heavy kernel -> its fused epilogue
+  std::unordered_map<int, ir::ReductionEpilogue> reduction_epilogues_;  // reduction -> the kernels it computes
+  std::set<int> fused_;                                      // kernels a main loop or a reduction computes
   OffsetHoist* hoist_ = nullptr;                             // while printing a kernel's loads
-  std::set<int> fused_;                                      // epilogue kernels fused into a main loop
 };
 
 }  // namespace
 
+std::unordered_map<int, ir::ReductionEpilogue> PlanTritonReductionEpilogues(const ir::KernelPlan& plan) {
+  std::set<int> main_loop_epilogues;
+  for (const auto& [heavy, e] : PlanTritonMainLoopEpilogues(plan)) main_loop_epilogues.insert(e.epilogue);
+  return ir::PlanReductionEpilogues(
+      plan, [&plan](const TensorDef& d) { return !TritonRunsMainLoop(plan.program, d); },
+      [&](const TensorDef& c) { return main_loop_epilogues.count(c.id) == 0; });
+}
+
+std::set<int> TritonFusedKernels(const ir::KernelPlan& plan) {
+  std::set<int> fused;
+  for (const auto& [heavy, e] : PlanTritonMainLoopEpilogues(plan)) fused.insert(e.epilogue);
+  for (const auto& [reduction, e] : PlanTritonReductionEpilogues(plan)) fused.insert(e.consumers.begin(), e.consumers.end());
+  return fused;
+}
+
+std::string TritonFusedIntoNote(const ir::KernelPlan& plan, int kernel) {
+  if (std::string note = ir::FusedIntoNote(PlanTritonMainLoopEpilogues(plan), kernel); !note.empty()) return note;
+  for (const auto& [reduction, e] : PlanTritonReductionEpilogues(plan)) {
+    if (std::find(e.consumers.begin(), e.consumers.end(), kernel) != e.consumers.end()) {
+      return fmt::format(" (computed by t{}'s reduction)", reduction);
+    }
+  }
+  return "";
+}
+
 int64_t TritonIntermediateBytes(const ir::KernelPlan& plan, bool double_accumulator) {
   int64_t bytes = 0;
-  // As the entry allocates them: a main loop with a fused epilogue stores into the
-  // epilogue's buffer, not one of its own.
+  // As the entry allocates them.
   const auto epilogues = PlanTritonMainLoopEpilogues(plan);
+  const auto reduction_epilogues = PlanTritonReductionEpilogues(plan);
   for (int k : plan.kernels) {
     const TensorDef& d = plan.program.defs[static_cast<size_t>(k)];
-    if (plan.output_slot[static_cast<size_t>(k)] >= 0 || epilogues.count(k) != 0) continue;
+    if (plan.output_slot[static_cast<size_t>(k)] >= 0 || !HasBuffer(k, epilogues, reduction_epilogues)) continue;
     bytes += ir::Numel(d.shape) * static_cast<int64_t>(core::DTypeSize(StorageType(plan, d, double_accumulator)));
   }
   return bytes;

@@ -6,9 +6,12 @@
 // Element math goes through the primitive table (codegen/prim_spelling.h).
 #pragma once
 
+#include <set>
 #include <string>
+#include <unordered_map>
 
 #include "operators/codegen/triton/main_loop_triton.h"
+#include "operators/ir/epilogue_fusion.h"
 #include "operators/ir/kernel_plan.h"
 
 namespace kernelevolve::operators::codegen {
@@ -30,6 +33,19 @@ struct TritonLoopNestSchedule {
   /// (codegen/triton/cuda_graph_entry.h); the launches themselves are `_ke_launch`.
   bool cuda_graph = false;
 };
+
+/// The element kernels the Triton loop nest computes inside a reduction's kernel
+/// (ir::PlanReductionEpilogues over the reductions that are no tl.dot main loop, and
+/// consumers that are no main loop's epilogue), by reduction.
+std::unordered_map<int, ir::ReductionEpilogue> PlanTritonReductionEpilogues(const ir::KernelPlan& plan);
+
+/// The kernels of `plan` that launch nothing of their own on Triton: epilogues computed
+/// by a main loop (PlanTritonMainLoopEpilogues) or by a reduction.
+std::set<int> TritonFusedKernels(const ir::KernelPlan& plan);
+
+/// For a generated kernel's header: " (fused into tN's main loop)" or " (computed by
+/// tN's reduction)" where `kernel` launches nothing of its own, else "".
+std::string TritonFusedIntoNote(const ir::KernelPlan& plan, int kernel);
 
 /// Bytes of the intermediate buffers the entry allocates, at the type each is stored in
 /// (float64 for float32 sums outside a main loop with `double_accumulator`). Sizes read

@@ -19,7 +19,7 @@
 #include "core/dtype.h"
 #include "operators/ir/contraction.h"
 #include "operators/ir/convolution.h"
-#include "operators/ir/main_loop_epilogue.h"
+#include "operators/ir/epilogue_fusion.h"
 #include "operators/ir/tensor_program.h"
 
 namespace kernelevolve::operators::codegen {
@@ -69,7 +69,7 @@ inline constexpr int64_t kDraftGpuSms = 132;
 bool TritonRunsMainLoop(const ir::TensorProgram& program, const ir::TensorDef& def);
 
 /// An element-wise epilogue applied to the accumulator tile as it is stored
-/// (ir/main_loop_epilogue.h). Before `print` runs, the kernel has defined `acc` (the
+/// (ir/epilogue_fusion.h). Before `print` runs, the kernel has defined `acc` (the
 /// float32 [BLOCK_M, BLOCK_N] tile), `mask` (its elements inside the output), `zero`
 /// (an int64 tile of zeros) and the heavy definition's index vars i<d> (tiles or
 /// scalars that broadcast to the tile).

@@ -378,6 +378,13 @@ def cases():
                              F.adaptive_max_pool2d(x, (3, 2), return_indices=True)[1],
                              *F.max_pool1d(x.flatten(2), 5, stride=3, return_indices=True))),
             [torch.where(torch.arange(2 * 3 * 7 * 8).reshape(2, 3, 7, 8) % 3 == 0, float("nan"), r(2, 3, 7, 8))]),
+        # Element kernels that read a reduction at its own element (ir/epilogue_fusion.h):
+        # a reduction that is an output and read by another output, a consumer that
+        # reshapes it, an integer one, and one that reads it broadcast (not fusable).
+        "reduction_epilogues": (
+            Fn(lambda s, x, y: (lambda m: (m, m * y + 1.0, (x.sum(dim=1) / 3.0).reshape(-1) - y.flatten(),
+                                           x.argmin(dim=1) * 2 + 1, x - x.mean(dim=1, keepdim=True)))(x.amax(dim=1))),
+            [r(4, 5, 3), r(4, 3)]),
     }
 
 

@@ -1,0 +1,69 @@
+// Element kernels the Triton loop nest computes inside the reduction they read
+// (ir/epilogue_fusion.h, PlanReductionEpilogues): which kernels fuse, which buffers the
+// entry still allocates, and what the header says. Their numerics are checked under
+// TRITON_INTERPRET by TritonLoopNestInterpret (integration), which runs every case.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "core/op_graph.h"
+#include "operators/families/loop_nest/triton_loop_nest_template.h"
+
+namespace kernelevolve {
+namespace {
+
+std::string Generated(const std::string& name) {
+  std::ifstream in(std::filesystem::path(KE_TEST_DATA_DIR) / "unit" / "data" / "loop_nest" / (name + ".json"));
+  auto match = operators::families::MatchTritonLoopNest(core::OpGraphFromJson(nlohmann::json::parse(in)));
+  EXPECT_TRUE(match.tmpl) << name << ": " << match.unsupported;
+  if (!match.tmpl) return "";
+  return match.tmpl->Generate(match.tmpl->Drafts().front());
+}
+
+size_t Count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+/// The entry's text (after `def kernelevolve_entry`).
+std::string Entry(const std::string& code) { return code.substr(code.find("def kernelevolve_entry")); }
+
+TEST(TritonReductionEpilogue, MaxPoolingsValueAndIndexAreStoredByTheArgmaxKernel) {
+  // max_pool2d with indices lowers to the argmax over each window and two element
+  // kernels that read it (the value at the argmax, the index into the input plane):
+  // one launch per pooling, and no buffer for the argmax.
+  for (const std::string name : {"max_pool2d_indices", "max_pool1d_indices", "max_pool_nan_windows"}) {
+    const std::string code = Generated(name);
+    const std::string entry = Entry(code);
+    // Every launch is an argmax computing one or both of its outputs.
+    EXPECT_GE(Count(code, "'s reduction)"), Count(entry, "_k")) << name << "\n" << code;
+    EXPECT_EQ(Count(entry, "torch.empty"), 0u) << name << "\n" << entry;
+    EXPECT_EQ(Count(code, "res = (idx)[:, None].to(tl.int64)"), Count(entry, "_k")) << name << "\n" << code;
+  }
+}
+
+TEST(TritonReductionEpilogue, OnlyKernelsReadingTheReductionAtTheirOwnElementFuse) {
+  // reduction_epilogues: m = amax(x, 1) is an output and read by m * y + 1 (stored and
+  // fused); sum(x, 1) / 3 reshaped to [12] minus y (a consumer of another shape: fused);
+  // argmin(x, 1) * 2 + 1 (an int64 consumer: fused); x - mean(x, 1, keepdim): the mean's
+  // division is fused into its sum, the broadcast subtraction reads the mean at every
+  // element of a row and stays its own kernel, reading the mean's buffer.
+  const std::string code = Generated("reduction_epilogues");
+  const std::string entry = Entry(code);
+  EXPECT_EQ(Count(code, "'s reduction)"), 4u) << code;
+  EXPECT_EQ(Count(entry, "_k"), 5u) << entry;
+  EXPECT_EQ(Count(entry, "torch.empty"), 1u) << entry;  // the mean, read by the broadcast subtraction
+  // The amax kernel stores both its own output and its consumer's.
+  const size_t amax = code.find("<- amax (aten.amax.default)\n@triton.jit");
+  ASSERT_NE(amax, std::string::npos) << code;
+  const std::string amax_kernel = code.substr(amax, code.find("\n\n\n", amax) - amax);
+  EXPECT_EQ(Count(amax_kernel, "tl.store("), 2u) << amax_kernel;
+  EXPECT_EQ(Count(amax_kernel, "res, mask=xmask)"), 1u) << amax_kernel;
+}
+
+}  // namespace
+}  // namespace kernelevolve
