@@ -130,7 +130,7 @@ def test_baseline_breakdown_on_cpu_activity_ranks_operators() -> None:
 
 def test_profile_baseline_uses_the_prepared_eager_model_and_notes_a_missing_one() -> None:
     x = torch.randn(64, 128)
-    runner = SimpleNamespace(eager=torch.nn.GELU(), inputs=[[x]], num_forward_inputs=1,
+    runner = SimpleNamespace(eager=torch.nn.GELU(), inputs=[[x]], baseline_inputs=[x], num_forward_inputs=1,
                              device=torch.device("cpu"), _require_prepared=lambda method: None)
     result = gpu_profile.profile_baseline(runner, {"calls": 2, "top": 3})
     assert result["note"] == "" and result["activity"] == "cpu"

@@ -520,3 +520,44 @@ def test_warm_up_waits_for_each_call_before_reading_the_clock() -> None:
     clock.estimate_us(lambda: events.append("call"), warmup_seconds=0.0)
     warm_up = events[:events.index("sync") + 3]  # the 2 warm-up calls, each then a sync
     assert warm_up == ["call", "sync", "call", "sync"]
+
+
+# A reference that writes its input in place, not idempotently: eager timed on the
+# pristine set would move it (x + 1 a hundred times) and every candidate would then be
+# checked against references of other inputs (gpu_runner._baseline_inputs).
+ADD_IN_PLACE_PROBLEM = '''
+import torch
+import torch.nn as nn
+
+class Model(nn.Module):
+    def forward(self, x):
+        x.add_(1.0)
+        return x * 2.0
+
+def get_inputs():
+    return [torch.randn(4, 32)]
+
+def get_init_inputs():
+    return []
+'''
+
+ADD_TIMES_TWO = RELU_OK.replace("tl.maximum(x, 0.0)", "(x + 1.0) * 2.0")
+
+
+def test_a_reference_writing_its_input_is_timed_on_a_copy(tmp_path: Path) -> None:
+    problem = tmp_path / "add_in_place.py"
+    problem.write_text(ADD_IN_PLACE_PROBLEM, encoding="utf-8")
+    manifest = WorkerSession().load_problem({
+        "path": str(problem), "seeds": [0, 1], "fixtures_dir": str(tmp_path / "fixtures"), "threads": 1,
+        "baseline": FAST_BASELINE})["manifest_path"]
+    worker = WorkerProcess(None if HAS_GPU else {"TRITON_INTERPRET": "1"})
+    try:
+        assert worker.call("gpu_prepare", {"manifest_path": manifest, "compile": False})["seeds"] == 2
+        timed = worker.call("gpu_time_baselines", dict(FAST_TIMING))
+        assert len(timed["samples_us"]["eager"]) >= 2
+        for _ in range(2):  # eager is timed beside the candidate in every run too
+            result = worker.call("gpu_run", {"candidate_path": _candidate(tmp_path, "add2", ADD_TIMES_TWO),
+                                             **FAST_TIMING})
+            assert result["status"] == "ok" and result["correct"] is True, result["message"]
+    finally:
+        worker.close()

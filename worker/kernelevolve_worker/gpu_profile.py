@@ -77,7 +77,7 @@ def profile_baseline(runner: Any, params: dict[str, Any]) -> dict[str, Any]:
     if runner.eager is None:
         return {"activity": "", "calls": 0, "total_us": 0.0, "kernels": [],
                 "note": "no eager baseline to profile"}
-    fwd = runner.inputs[0][:runner.num_forward_inputs]
+    fwd = runner.baseline_inputs  # a private copy where forward() writes its inputs
     try:
         with torch.no_grad():
             result = baseline_breakdown(lambda: runner.eager(*fwd), calls=calls, top=top,

@@ -93,6 +93,9 @@ class GpuRunner:
         # Per seed, eager's per-element error scale by output name (eager_error.py).
         self.seed_allowances: list[dict[str, torch.Tensor]] = []
         self.num_forward_inputs = 0
+        # The forward() inputs eager and torch.compile are warmed up and timed on
+        # (_baseline_inputs): the first set's own tensors, or a private copy of them.
+        self.baseline_inputs: list[torch.Tensor] = []
         self.eager: Callable[..., Any] | None = None
         self.compiled: Callable[..., Any] | None = None
         self.notes: list[str] = []
@@ -117,7 +120,7 @@ class GpuRunner:
         was prepared, else []. A poisoned runner stays poisoned."""
         if not self.inputs and self.eager is None:
             return []
-        self.inputs, self.outputs, self.edges, self.notes = [], [], [], []
+        self.inputs, self.outputs, self.edges, self.notes, self.baseline_inputs = [], [], [], [], []
         self.eager = self.compiled = None
         self.clock = None
         if torch.cuda.is_available() and not self.poisoned:
@@ -233,6 +236,7 @@ class GpuRunner:
             self.eager, self.compiled = cached[0], cached[1] if want_compile else None
             self.notes.append("eager and torch.compile models reused from an earlier gpu_prepare of this problem "
                               "and sizes in this runner")
+            self.baseline_inputs = self._baseline_inputs()
             return
         try:
             module = loader.import_problem(source)
@@ -247,16 +251,36 @@ class GpuRunner:
             self.notes.append(f"no eager baseline: {loader.exception_line(exc)}")
             return
         self.eager = model
+        self.baseline_inputs = self._baseline_inputs()
         if want_compile:
             try:
                 compiled = torch.compile(model)
                 with torch.no_grad():
-                    compiled(*self.inputs[0][:self.num_forward_inputs])
+                    compiled(*self.baseline_inputs)
                 self.clock.synchronize()
                 self.compiled = compiled
             except Exception as exc:  # inductor failures are the baseline's, not ours
                 self.notes.append(f"no torch.compile baseline: {loader.exception_line(exc)}")
         self.baselines.put(key, self.eager, self.compiled)
+
+    def _baseline_inputs(self) -> list[torch.Tensor]:
+        """The first set's forward() inputs for warming up and timing the baselines: the
+        set's own tensors, or a private copy of them when forward() writes its inputs in
+        place (x.add_(1)). self.inputs must stay as drawn: every candidate is checked on
+        them against references computed from them, and eager timed a hundred times on
+        the set itself would leave it a hundred updates away (every candidate then fails
+        its check). One eager call on a copy tells which; a forward() that raises gets
+        the copy, and raises again where it is timed."""
+        forward = self.inputs[0][:self.num_forward_inputs]
+        copy = [t.clone() for t in forward]
+        try:
+            with torch.no_grad():
+                self.eager(*copy)
+        except Exception:  # user code; the timing reports it
+            return copy
+        self.clock.synchronize()
+        written = any(a.shape != b.shape or not torch.equal(a, b) for a, b in zip(copy, forward))
+        return copy if written else forward
 
     def _measure_eager_errors(self) -> None:
         """Eager's own error on every input set, run here, against the set's reference:
@@ -327,7 +351,7 @@ class GpuRunner:
             raise ProtocolError(f"{method}: no problem prepared (call gpu_prepare first)")
 
     def _baseline_fns(self) -> dict[str, Callable[[], Any]]:
-        fwd = self.inputs[0][:self.num_forward_inputs]
+        fwd = self.baseline_inputs
         fns: dict[str, Callable[[], Any]] = {}
         if self.eager is not None:
             fns["eager"] = lambda: self.eager(*fwd)
