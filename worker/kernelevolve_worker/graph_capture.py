@@ -365,6 +365,73 @@ def mutated_state(gm: torch.fx.GraphModule) -> tuple[Node, Node] | None:
     return None
 
 
+def _memory_chain(node: Node) -> list[Node]:
+    """_view_chain, also through in-place calls: the result of add_(y, ...) is y itself, so
+    the chain of a value an in-place call returned continues from the value it wrote."""
+    chain = [node]
+    while True:
+        last = chain[-1]
+        if _aliases_its_input(last):
+            chain.append(last.args[0])
+        elif _written_args(last) and isinstance(last.args[0], Node) and last.args[0] in _written_args(last):
+            chain.append(last.args[0])
+        else:
+            return chain
+
+
+def _element_addresses(chain: list[Node], probe: torch.Tensor) -> torch.Tensor:
+    """The flat positions in the root of ``chain`` (its last element, whose elements
+    ``probe`` numbers in row-major order) that each element of ``chain[0]`` reads: the
+    chain's view ops replayed on ``probe``, root first."""
+    value: Any = probe
+    for node in reversed(chain[:-1]):
+        if _aliases_its_input(node):
+            value = node.target(value, *node.args[1:], **node.kwargs)
+        # else an in-place call: its result is the value it wrote
+    return value
+
+
+def overlapping_in_place(gm: torch.fx.GraphModule) -> tuple[Node, Node, Node] | None:
+    """The first in-place call of ``gm`` (with the value it writes and the argument it
+    reads) that reads, through another view of the same memory, elements it writes at
+    other positions (``y[:, 1:] += y[:, :-1]``); None when there is none. Eager's result
+    then depends on the order its kernel visits the elements, which PyTorch leaves
+    unspecified (a sequential loop gives a running sum; a vectorized one does not), and no
+    captured graph can reproduce it. Views are replayed on a tensor of positions of their
+    common root (at the root's shape as traced), so disjoint slices of one buffer
+    (``y[:, :2] += y[:, 2:4]``) and a read of the very elements written (``y.add_(y)``) pass."""
+    for node in gm.graph.nodes:
+        written_args = _written_args(node)
+        if not written_args:
+            continue
+        written = written_args[0]
+        write_chain = _memory_chain(written)
+        root = write_chain[-1]
+        reads = [a for a in (*node.args, *node.kwargs.values()) if isinstance(a, Node) and a not in written_args]
+        for read in reads:
+            read_chain = _memory_chain(read)
+            if read_chain[-1] is not root:
+                continue
+            shape = getattr(root.meta.get("val"), "shape", None)
+            if shape is None:
+                continue
+            numel = 1
+            for size in shape:
+                numel *= int(size)
+            dtype = torch.int32 if numel < 2**31 else torch.int64
+            probe = torch.arange(numel, dtype=dtype).reshape(tuple(int(x) for x in shape))
+            write_at = _element_addresses(write_chain, probe)
+            read_at = _element_addresses(read_chain, probe)
+            try:
+                read_at = read_at.expand(write_at.shape)
+            except RuntimeError:
+                continue  # not broadcast onto the written value: leave it to the reference
+            clash = torch.isin(read_at.reshape(-1), write_at.reshape(-1)) & (read_at != write_at).reshape(-1)
+            if bool(clash.any()):
+                return node, written, read
+    return None
+
+
 def trace_core_aten(model: torch.nn.Module, inputs: list[torch.Tensor]) -> torch.fx.GraphModule:
     """``model(*inputs)`` traced into Core ATen ops (trace_aten) such that reading every
     in-place call as its out-of-place twin, as the C++ lowering does (OutOfPlace in
@@ -378,7 +445,9 @@ def trace_core_aten(model: torch.nn.Module, inputs: list[torch.Tensor]) -> torch
         inputs: its inputs (copied before tracing, so in-place ops cannot change them).
     Raises:
         GraphCaptureError: forward() writes a parameter or buffer in place (mutated_state),
-            or the functionalized trace failed or still mutates through an alias.
+            an in-place call reads elements it writes at other positions
+            (overlapping_in_place), or the functionalized trace failed or still mutates
+            through an alias.
         Exception: whatever make_fx raises on the plain trace.
     """
     gm = trace_aten(model, inputs)
@@ -391,6 +460,14 @@ def trace_core_aten(model: torch.nn.Module, inputs: list[torch.Tensor]) -> torch
         raise GraphCaptureError(f"forward() writes the model's parameter or buffer {name} "
                                 f"(node {call.name}) in place: a captured graph cannot change the model's state; "
                                 "compute a new tensor instead")
+    overlap = overlapping_in_place(gm)
+    if overlap is not None:
+        call, written, read = overlap
+        raise GraphCaptureError(
+            f"{call.target} (node {call.name}) writes {written.name} while reading {read.name}, a view of the same "
+            "memory that holds elements it writes at other positions (as in y[:, 1:] += y[:, :-1]): eager's result "
+            "then depends on the order its kernel visits the elements, which PyTorch leaves unspecified, and no "
+            "kernel can be checked against it; read a copy instead (y[:, 1:] += y[:, :-1].clone())")
     mutation = mutation_through_alias(gm)
     if mutation is None:
         return gm
