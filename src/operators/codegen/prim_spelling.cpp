@@ -205,6 +205,31 @@ const std::map<std::string, std::string>& CppHelpers() {
 
 }  // namespace
 
+std::string SpellReduceIdentity(Language lang, ir::ReduceOp op, DType value) {
+  const bool cpp = lang != Language::kTriton;
+  const bool fp = core::IsFloatingPoint(value);
+  // Triton: integers narrower than int64 are compared as int32.
+  const bool wide = value == DType::kInt64;
+  switch (op) {
+    case ir::ReduceOp::kSum: return "0";
+    case ir::ReduceOp::kProd: return "1";
+    case ir::ReduceOp::kMax:
+    case ir::ReduceOp::kArgMax:
+    case ir::ReduceOp::kArgMaxLastNaN:
+      if (fp) return cpp ? "-INFINITY" : "float('-inf')";
+      if (cpp) return fmt::format("std::numeric_limits<{}>::lowest()", SpellType(lang, value));
+      return wide ? "-9223372036854775808" : "-2147483648";
+    case ir::ReduceOp::kMin:
+    case ir::ReduceOp::kArgMin:
+      if (fp) return cpp ? "INFINITY" : "float('inf')";
+      if (cpp) return fmt::format("std::numeric_limits<{}>::max()", SpellType(lang, value));
+      return wide ? "9223372036854775807" : "2147483647";
+    case ir::ReduceOp::kAny: return cpp ? "false" : "0";
+    case ir::ReduceOp::kAll: return cpp ? "true" : "1";
+  }
+  return "0";
+}
+
 std::string SpellType(Language lang, DType dtype) {
   const bool cpp = lang != Language::kTriton;
   switch (dtype) {

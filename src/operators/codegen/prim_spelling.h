@@ -9,6 +9,7 @@
 
 #include "core/dtype.h"
 #include "operators/ir/expr.h"
+#include "operators/ir/tensor_program.h"
 
 namespace kernelevolve::operators::codegen {
 
@@ -38,6 +39,13 @@ std::string SpellConstant(Language lang, const ir::ExprNode& constant);
 /// The element type: C++ "float", "double", "int64_t", "bool", ...; Triton
 /// "tl.float32", "tl.int64", "tl.int1", ...
 std::string SpellType(Language lang, core::DType dtype);
+
+/// The identity a reduction `op` over values of `value` starts from: 0 (sum), 1 (prod),
+/// the lowest value (max, argmax: -inf for floating point), the highest (min, argmin),
+/// false (any), true (all). C++: "-INFINITY", "std::numeric_limits<int32_t>::lowest()",
+/// "false"; Triton: "float('-inf')", "-2147483648" (int64: its own limits; narrower
+/// integers are compared as int32), 0 / 1 for any / all (int32 accumulators).
+std::string SpellReduceIdentity(Language lang, ir::ReduceOp op, core::DType value);
 
 /// The name of var number `var`: a loop index i<k>, or a size read at run time
 /// (ir::IsSizeVar): ke_s<k> in C++, s<k> in Triton (a kernel argument).

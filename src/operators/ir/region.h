@@ -53,6 +53,8 @@ struct Region {
   std::vector<int> row_stage;      // per value: stage after which a row value is ready (-1: before all)
   std::vector<int> tail_inputs;    // row values buffered for tail reductions
   bool HasReductions() const { return !stages.empty(); }
+  const Value& ValueOf(int id) const { return graph.values[static_cast<size_t>(id)]; }
+  Level LevelOf(int id) const { return level[static_cast<size_t>(id)]; }
   bool SplitR() const { return outer * inner == 1; }
 
   /// The operands of element-wise value `v` by name ("v<id>"), each the text

@@ -125,7 +125,7 @@ class BodyWriter {
       for (const auto& l : b.lines) out.push_back("  " + l);
       out.push_back("}");
       for (int id : st.reductions) {
-        out.push_back(fmt::format("a{0} = ke_row_reduce<kThreadsPerRow>(a{0}, {1}());", id, Functor(V(id).reduce)));
+        out.push_back(fmt::format("a{0} = ke_row_reduce<kThreadsPerRow>(a{0}, {1}());", id, CudaReduceFunctor(V(id).reduce)));
         out.push_back(fmt::format("const float row{0} = static_cast<float>(a{0});", id));
       }
       RowSection(static_cast<int>(s), n, out);
@@ -134,7 +134,7 @@ class BodyWriter {
     for (size_t k = 0; k < g_.outputs.size(); ++k) {
       if (L(g_.outputs[k]) != Level::kElement) continue;
       const std::string v = emit_.Emit(g_.outputs[k], false, n, elements);
-      elements.lines.push_back(fmt::format("out{}[{}] = {};", k, emit_.ElementIndex(n), Cast(k, v)));
+      elements.lines.push_back(fmt::format("out{}[{}] = {};", k, emit_.ElementIndex(n), emit_.OutputCast(k, v)));
     }
     if (!elements.lines.empty()) {
       out.push_back("for (int64_t r = lane; r < R; r += kThreadsPerRow) {");
@@ -145,7 +145,7 @@ class BodyWriter {
     for (size_t k = 0; k < g_.outputs.size(); ++k) {
       if (L(g_.outputs[k]) != Level::kRow) continue;
       rows.lines.push_back(
-          fmt::format("out{}[{}] = {};", k, emit_.RowIndex(n), Cast(k, emit_.RowRef(g_.outputs[k], n))));
+          fmt::format("out{}[{}] = {};", k, emit_.RowIndex(n), emit_.OutputCast(k, emit_.RowRef(g_.outputs[k], n))));
     }
     if (!rows.lines.empty()) {
       out.push_back("if (lane == 0) {");
@@ -157,25 +157,9 @@ class BodyWriter {
   }
 
  private:
-  const ir::Value& V(int id) const { return g_.values[static_cast<size_t>(id)]; }
-  Level L(int id) const { return region_.level[static_cast<size_t>(id)]; }
-  std::string Acc(int id) const {
-    const auto k = V(id).reduce;
-    return (k == ReduceKind::kSum || k == ReduceKind::kProd) && s_.acc_double ? "double" : "float";
-  }
-  static std::string Functor(ReduceKind k) {
-    switch (k) {
-      case ReduceKind::kSum: return "KeSum";
-      case ReduceKind::kProd: return "KeProd";
-      case ReduceKind::kMax: return "KeMax";
-      case ReduceKind::kMin: return "KeMin";
-    }
-    return "KeSum";
-  }
-  std::string Cast(size_t k, const std::string& x) const {
-    return g_.output_dtypes[k] == core::DType::kInt64 ? "static_cast<int64_t>(" + x + ")"
-                                                       : "static_cast<float>(" + x + ")";
-  }
+  const ir::Value& V(int id) const { return region_.ValueOf(id); }
+  Level L(int id) const { return region_.LevelOf(id); }
+  std::string Acc(int id) const { return CppAccumulatorType(V(id).reduce, s_.acc_double); }
   void RowSection(int s, const LoopNames& n, std::vector<std::string>& out) {
     Block b;
     for (const auto& v : g_.values) {

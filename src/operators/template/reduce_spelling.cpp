@@ -3,16 +3,29 @@
 #include <fmt/format.h>
 
 namespace kernelevolve::operators::templates {
+namespace {
 
-std::string CppReduceInit(ir::ReduceKind kind) {
+struct Spelling {
+  const char* init;
+  const char* omp;
+  const char* cuda_functor;
+};
+
+const Spelling& Of(ir::ReduceKind kind) {
+  static const Spelling kSum{"0", "+", "KeSum"}, kProd{"1", "*", "KeProd"}, kMax{"-INFINITY", "max", "KeMax"},
+      kMin{"INFINITY", "min", "KeMin"};
   switch (kind) {
-    case ir::ReduceKind::kSum: return "0";
-    case ir::ReduceKind::kProd: return "1";
-    case ir::ReduceKind::kMax: return "-INFINITY";
-    case ir::ReduceKind::kMin: return "INFINITY";
+    case ir::ReduceKind::kSum: return kSum;
+    case ir::ReduceKind::kProd: return kProd;
+    case ir::ReduceKind::kMax: return kMax;
+    case ir::ReduceKind::kMin: return kMin;
   }
-  return "0";
+  return kSum;
 }
+
+}  // namespace
+
+std::string CppReduceInit(ir::ReduceKind kind) { return Of(kind).init; }
 
 std::string CppReduceUpdate(ir::ReduceKind kind, const std::string& acc, const std::string& value) {
   switch (kind) {
@@ -23,5 +36,13 @@ std::string CppReduceUpdate(ir::ReduceKind kind, const std::string& acc, const s
   }
   return "";
 }
+
+std::string CppAccumulatorType(ir::ReduceKind kind, bool double_accumulator) {
+  return (kind == ir::ReduceKind::kSum || kind == ir::ReduceKind::kProd) && double_accumulator ? "double" : "float";
+}
+
+std::string OmpReductionIdentifier(ir::ReduceKind kind) { return Of(kind).omp; }
+
+std::string CudaReduceFunctor(ir::ReduceKind kind) { return Of(kind).cuda_functor; }
 
 }  // namespace kernelevolve::operators::templates

@@ -54,6 +54,13 @@ class ExprEmitter {
   /// emitted into `block`), in row space.
   std::string RowDefinition(int id, const LoopNames& names, Block& block);
 
+  /// `x` cast to output `k`'s element type: static_cast<int64_t> for an int64 output
+  /// (argmax, argmin), static_cast<float> otherwise.
+  std::string OutputCast(size_t k, const std::string& x) const {
+    return region_.graph.output_dtypes[k] == core::DType::kInt64 ? "static_cast<int64_t>(" + x + ")"
+                                                                 : "static_cast<float>(" + x + ")";
+  }
+
   /// Loop-invariant code motion: while `hoist` is set, small values (broadcast
   /// inputs and ops on them) whose index does not vary with r (under the names'
   /// r split) are emitted into `*hoist`, placed by the caller before the r loop,

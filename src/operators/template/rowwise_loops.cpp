@@ -53,24 +53,12 @@ class Writer {
   }
 
  private:
-  const ir::Value& V(int id) const { return g_.values[static_cast<size_t>(id)]; }
-  Level L(int id) const { return region_.level[static_cast<size_t>(id)]; }
-
-  std::string Acc(ReduceKind k) const {
-    return (k == ReduceKind::kSum || k == ReduceKind::kProd) && s_.acc_double ? "double" : "float";
-  }
-  static std::string Clause(ReduceKind k) {
-    switch (k) {
-      case ReduceKind::kSum: return "+";
-      case ReduceKind::kProd: return "*";
-      case ReduceKind::kMax: return "max";
-      case ReduceKind::kMin: return "min";
-    }
-    return "+";
-  }
+  const ir::Value& V(int id) const { return region_.ValueOf(id); }
+  Level L(int id) const { return region_.LevelOf(id); }
+  std::string Acc(ReduceKind k) const { return CppAccumulatorType(k, s_.acc_double); }
   std::string Reductions(const ir::Stage& st) const {
     std::string out;
-    for (int id : st.reductions) out += fmt::format(" reduction({} : a{})", Clause(V(id).reduce), id);
+    for (int id : st.reductions) out += fmt::format(" reduction({} : a{})", OmpReductionIdentifier(V(id).reduce), id);
     return out;
   }
   /// Row values defined by statements (not aliases, not stage results).
@@ -81,10 +69,6 @@ class Writer {
     return L(id) == Level::kRow && V(id).kind == ValueKind::kReduce && emit_.Base(id) == id;
   }
   std::string OutPtr(size_t k) const { return "out" + std::to_string(k); }
-  std::string Cast(size_t k, const std::string& x) const {
-    return g_.output_dtypes[k] == core::DType::kInt64 ? "static_cast<int64_t>(" + x + ")"
-                                                       : "static_cast<float>(" + x + ")";
-  }
 
   /// Row ops ready after stage `s` (-1: before the first); scalar or array form.
   void RowSection(int s, const LoopNames& n, std::vector<std::string>& out) {
@@ -118,7 +102,7 @@ class Writer {
     for (size_t k = 0; k < g_.outputs.size(); ++k) {
       if (L(g_.outputs[k]) != Level::kElement) continue;
       const std::string v = emit_.Emit(g_.outputs[k], false, n, b);
-      b.lines.push_back(fmt::format("{}[{}] = {};", OutPtr(k), emit_.ElementIndex(n), Cast(k, v)));
+      b.lines.push_back(fmt::format("{}[{}] = {};", OutPtr(k), emit_.ElementIndex(n), emit_.OutputCast(k, v)));
     }
     return b.lines;
   }
@@ -133,7 +117,7 @@ class Writer {
     const std::string q = emit_.RowIndex(n);
     for (size_t k = 0; k < g_.outputs.size(); ++k) {
       if (L(g_.outputs[k]) != Level::kRow) continue;
-      b.lines.push_back(fmt::format("{}[{}] = {};", OutPtr(k), q, Cast(k, emit_.RowRef(g_.outputs[k], n))));
+      b.lines.push_back(fmt::format("{}[{}] = {};", OutPtr(k), q, emit_.OutputCast(k, emit_.RowRef(g_.outputs[k], n))));
     }
     for (int id : region_.tail_inputs) {
       const std::string v = emit_.Emit(id, true, n, b);
@@ -533,7 +517,7 @@ class Writer {
     }
     for (size_t k = 0; k < g_.outputs.size(); ++k) {
       if (L(g_.outputs[k]) != Level::kTail) continue;
-      b.lines.push_back(fmt::format("{}[0] = {};", OutPtr(k), Cast(k, "t" + std::to_string(emit_.Base(g_.outputs[k])))));
+      b.lines.push_back(fmt::format("{}[0] = {};", OutPtr(k), emit_.OutputCast(k, "t" + std::to_string(emit_.Base(g_.outputs[k])))));
     }
     return b.lines;
   }

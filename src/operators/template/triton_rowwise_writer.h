@@ -85,8 +85,8 @@ class Writer {
   std::string Tail();
   std::string Entry() const;
 
-  const ir::Value& V(int id) const { return g_.values[static_cast<size_t>(id)]; }
-  Level L(int id) const { return region_.level[static_cast<size_t>(id)]; }
+  const ir::Value& V(int id) const { return region_.ValueOf(id); }
+  Level L(int id) const { return region_.LevelOf(id); }
   bool DefinedRow(int id) const {
     return L(id) == Level::kRow && V(id).kind == ValueKind::kElementwise;
   }

@@ -8,27 +8,21 @@
 
 #include "core/error.h"
 #include "operators/codegen/cpp/conv_cpp.h"
+#include "operators/codegen/loop_ir_names.h"
 #include "operators/codegen/prim_spelling.h"
 #include "operators/ir/contraction.h"
 #include "operators/ir/convolution.h"
+#include "operators/ir/epilogue_fusion.h"
 #include "operators/ir/index_simplify.h"
 #include "operators/ir/interior_split.h"
 #include "operators/ir/loop_ir.h"
-#include "operators/ir/epilogue_fusion.h"
 #include "operators/template/kernel_template.h"
 #include "operators/template/math_prelude.h"
 
 namespace kernelevolve::operators::codegen {
 namespace {
 
-using core::DType;
-using ir::DefKind;
-using ir::Expr;
-using ir::ExprKind;
-using ir::ExprNode;
-using ir::ReduceOp;
-using ir::ScanOp;
-using ir::TensorDef;
+using namespace loop_ir_names;  // NOLINT(google-build-using-namespace): DType, Expr, TensorDef, ...
 
 /// The C++ name of var number `var` (codegen::SpellVar).
 std::string VarName(int var) { return SpellVar(Language::kCppScalar, var); }
@@ -159,24 +153,6 @@ std::string AccType(DType dtype, bool is_sum_like, bool double_acc) {
   if (dtype == DType::kFloat32 && is_sum_like && double_acc) return "double";
   if (dtype == DType::kBool) return "bool";
   return CType(dtype);
-}
-
-std::string InitValue(ReduceOp op, DType value_dtype) {
-  const bool fp = core::IsFloatingPoint(value_dtype);
-  switch (op) {
-    case ReduceOp::kSum: return "0";
-    case ReduceOp::kProd: return "1";
-    case ReduceOp::kMax:
-    case ReduceOp::kArgMax:
-    case ReduceOp::kArgMaxLastNaN:
-      return fp ? "-INFINITY" : fmt::format("std::numeric_limits<{}>::lowest()", CType(value_dtype));
-    case ReduceOp::kMin:
-    case ReduceOp::kArgMin:
-      return fp ? "INFINITY" : fmt::format("std::numeric_limits<{}>::max()", CType(value_dtype));
-    case ReduceOp::kAny: return "false";
-    case ReduceOp::kAll: return "true";
-  }
-  return "0";
 }
 
 class Emitter {
@@ -519,7 +495,8 @@ class Emitter {
     const bool split_reduce = s_.parallel && sum_like && ir::Numel(d.shape) < 64;
     const int collapse = CollapseFor(dims.size());
     out += LoopHeaders(Bounds(d), dims, s_.parallel && !split_reduce, collapse, "", indent);
-    out += fmt::format("{}{} acc = {};\n", indent, acc_t, InitValue(d.reduce, vt));
+    out += fmt::format("{}{} acc = {};\n", indent, acc_t,
+                       SpellReduceIdentity(Language::kCppScalar, d.reduce, vt));
     if (arg) out += indent + "int64_t arg = 0, pos = 0;\n";
     const auto reduce_hint = ReduceHint(d);
     std::vector<int> rdims;
@@ -671,7 +648,7 @@ class Emitter {
     out += fmt::format("{}{} acc[{}];\n", indent, acc_t, block);
     if (arg) out += fmt::format("{}int64_t arg[{}];\n{}int64_t pos = 0;\n", indent, block, indent);
     out += fmt::format("{}for (int64_t ke_j = 0; ke_j < {}; ++ke_j) {{ acc[ke_j] = {};{} }}\n", indent, block,
-                       InitValue(d.reduce, vt), arg ? " arg[ke_j] = 0;" : "");
+                       SpellReduceIdentity(Language::kCppScalar, d.reduce, vt), arg ? " arg[ke_j] = 0;" : "");
     std::vector<int> rdims;
     for (size_t k = 0; k < d.reduce_extents.size(); ++k) {
       if (d.reduce_extents[k] != 1) rdims.push_back(static_cast<int>(rank + k));
@@ -721,8 +698,8 @@ class Emitter {
     out += LoopHeaders(Bounds(d), dims, s_.parallel, CollapseFor(dims.size()), "", indent);
     std::string init = "0";
     if (d.scan == ScanOp::kProd) init = "1";
-    if (d.scan == ScanOp::kMax) init = InitValue(ReduceOp::kMax, d.dtype);
-    if (d.scan == ScanOp::kMin) init = InitValue(ReduceOp::kMin, d.dtype);
+    if (d.scan == ScanOp::kMax) init = SpellReduceIdentity(Language::kCppScalar, ReduceOp::kMax, d.dtype);
+    if (d.scan == ScanOp::kMin) init = SpellReduceIdentity(Language::kCppScalar, ReduceOp::kMin, d.dtype);
     out += fmt::format("{}{} acc = {};\n", indent, acc_t, init);
     std::vector<int> sdim;
     if (ShapeHint(d)[static_cast<size_t>(d.scan_dim)] != 1) sdim.push_back(d.scan_dim);

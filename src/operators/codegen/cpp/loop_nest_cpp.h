@@ -9,8 +9,8 @@
 #include <unordered_map>
 
 #include "operators/codegen/cpp/gemm_cpp.h"
-#include "operators/ir/kernel_plan.h"
 #include "operators/ir/epilogue_fusion.h"
+#include "operators/ir/kernel_plan.h"
 
 namespace kernelevolve::operators::codegen {
 

@@ -11,6 +11,7 @@
 
 #include "core/dtype.h"
 #include "core/error.h"
+#include "operators/codegen/loop_ir_names.h"
 #include "operators/codegen/prim_spelling.h"
 #include "operators/codegen/triton/cuda_graph_entry.h"
 #include "operators/codegen/triton/main_loop_triton.h"
@@ -21,14 +22,7 @@
 namespace kernelevolve::operators::codegen {
 namespace {
 
-using core::DType;
-using ir::DefKind;
-using ir::Expr;
-using ir::ExprKind;
-using ir::ExprNode;
-using ir::ReduceOp;
-using ir::ScanOp;
-using ir::TensorDef;
+using namespace loop_ir_names;  // NOLINT(google-build-using-namespace): DType, Expr, TensorDef, ...
 
 constexpr const char* kIndent = "    ";
 
@@ -263,24 +257,6 @@ std::string CanonicalKernel(const std::string& kernel) {
     at = end;
   }
   return out;
-}
-
-std::string ReduceInit(ReduceOp op, DType vt) {
-  const bool fp = core::IsFloatingPoint(vt);
-  switch (op) {
-    case ReduceOp::kSum: return "0";
-    case ReduceOp::kProd: return "1";
-    case ReduceOp::kMax:
-    case ReduceOp::kArgMax:
-    case ReduceOp::kArgMaxLastNaN:
-      return fp ? "float('-inf')" : (vt == DType::kInt64 ? "-9223372036854775808" : "-2147483648");
-    case ReduceOp::kMin:
-    case ReduceOp::kArgMin:
-      return fp ? "float('inf')" : (vt == DType::kInt64 ? "9223372036854775807" : "2147483647");
-    case ReduceOp::kAny: return "0";
-    case ReduceOp::kAll: return "1";
-  }
-  return "0";
 }
 
 /// Emitter::Storage with the accumulator knob as an argument.
@@ -569,7 +545,8 @@ class Emitter {
     std::vector<int> dims;
     for (size_t k = 0; k < rank; ++k) dims.push_back(static_cast<int>(k));
     out += Decompose("xoffs", ir::Extents(d), dims, kIndent);
-    out += fmt::format("{}acc = tl.full([XBLOCK, RBLOCK], {}, {})\n", kIndent, ReduceInit(d.reduce, vt), Ty(acc));
+    out += fmt::format("{}acc = tl.full([XBLOCK, RBLOCK], {}, {})\n", kIndent,
+                       SpellReduceIdentity(Language::kTriton, d.reduce, vt), Ty(acc));
     if (arg) out += fmt::format("{}accidx = tl.full([XBLOCK, RBLOCK], 0, tl.int64)\n", kIndent);
     const std::string in = std::string(kIndent) + kIndent;
     out += fmt::format("{0}for r0 in range(0, {1}, RBLOCK):\n"
@@ -588,7 +565,7 @@ class Emitter {
     printer.HoistOffsets(hoist_);
     std::string v = printer.PrintTensor(ir::SimplifiedBody(d));
     out += body;
-    const std::string init = ReduceInit(d.reduce, vt);
+    const std::string init = SpellReduceIdentity(Language::kTriton, d.reduce, vt);
     out += fmt::format("{}v = tl.where(xrmask, {}.to({}), {})\n", in, v, Ty(acc), init);
     switch (d.reduce) {
       case ReduceOp::kSum: out += in + "acc = acc + v\n"; break;
@@ -692,7 +669,8 @@ class Emitter {
         kIndent, SizeText(rows));
     out += Decompose("xoffs", extents, dims, kIndent);
     const bool sum = d.scan == ScanOp::kSum, prod = d.scan == ScanOp::kProd;
-    const std::string init = sum ? "0" : (prod ? "1" : ReduceInit(d.scan == ScanOp::kMax ? ReduceOp::kMax : ReduceOp::kMin, d.dtype));
+    const ReduceOp extreme = d.scan == ScanOp::kMax ? ReduceOp::kMax : ReduceOp::kMin;
+    const std::string init = sum ? "0" : (prod ? "1" : SpellReduceIdentity(Language::kTriton, extreme, d.dtype));
     const DType acc = s_.double_accumulator && ir::AccumulatesFloat32(d) ? DType::kFloat64 : d.dtype;
     out += fmt::format("{}carry = tl.full([XBLOCK, 1], {}, {})\n", kIndent, init, Ty(acc));
     const std::string in = std::string(kIndent) + kIndent;
