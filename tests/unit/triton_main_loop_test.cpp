@@ -83,10 +83,18 @@ TEST(TritonMainLoop, KnobsNoKernelReadsAreLeftOut) {
     EXPECT_EQ(mm->Space().Find(knob), nullptr) << knob;
   }
   EXPECT_NE(mm->Space().Find("block_m"), nullptr);
-  // A max reduction alone: block_r, no block, no accumulator; three distinct drafts.
+  // A sum of 54 elements alone (its division is computed by the sum's kernel): block_r,
+  // no block.
+  auto mean = Match("mean_all");
+  EXPECT_NE(mean->Space().Find("block_r"), nullptr);
+  EXPECT_EQ(mean->Space().Find("block"), nullptr);
+  // A max over 7 elements alone runs unrolled, one lane per output
+  // (codegen::TritonUnrollsReduction): block, no block_r, no accumulator; three
+  // distinct drafts.
   auto amax = Match("amax_keepdim");
-  EXPECT_NE(amax->Space().Find("block_r"), nullptr);
-  EXPECT_EQ(amax->Space().Find("block"), nullptr);
+  EXPECT_EQ(amax->Space().Find("block_r"), nullptr);
+  EXPECT_NE(amax->Space().Find("block"), nullptr);
+  EXPECT_EQ(amax->Space().Find("accumulator"), nullptr);
   const auto drafts = amax->Drafts();
   ASSERT_EQ(drafts.size(), 3u);
   EXPECT_NE(drafts[0], drafts[1]);

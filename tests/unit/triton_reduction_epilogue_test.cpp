@@ -42,8 +42,25 @@ TEST(TritonReductionEpilogue, MaxPoolingsValueAndIndexAreStoredByTheArgmaxKernel
     // Every launch is an argmax computing one or both of its outputs.
     EXPECT_GE(Count(code, "'s reduction)"), Count(entry, "_k")) << name << "\n" << code;
     EXPECT_EQ(Count(entry, "torch.empty"), 0u) << name << "\n" << entry;
-    EXPECT_EQ(Count(code, "res = (idx)[:, None].to(tl.int64)"), Count(entry, "_k")) << name << "\n" << code;
+    EXPECT_EQ(Count(code, "res = ("), Count(entry, "_k")) << name << "\n" << code;
   }
+}
+
+TEST(TritonReductionEpilogue, ASmallWindowIsWalkedByOneLanePerOutput) {
+  // max_pool_nan_windows: max_pool2d(3, stride 2, padding 1) with indices (9 window
+  // elements), adaptive_max_pool2d to (3, 2) over 7 x 8 (windows of 3 x 4 = 12) and
+  // max_pool1d(5) (5): counts that are not powers of two, so each lane walks its window
+  // with tl.static_range (codegen::TritonUnrollsReduction) and its accumulators are the
+  // result; the fused value and index read them directly.
+  const std::string code = Generated("max_pool_nan_windows");
+  EXPECT_EQ(Count(code, "for r0 in tl.static_range(9):"), 1u) << code;
+  EXPECT_EQ(Count(code, "for r0 in tl.static_range(5):"), 1u) << code;
+  EXPECT_EQ(Count(code, "res = (accidx).to(tl.int64)"), 3u) << code;
+  EXPECT_EQ(Count(code, "tl.arange(0, RBLOCK)"), 0u) << code;
+  // A reduction of a power-of-two count keeps the [XBLOCK, RBLOCK] tile: logsumexp over 8.
+  const std::string lse = Generated("logsumexp");
+  EXPECT_EQ(Count(lse, "tl.static_range"), 0u) << lse;
+  EXPECT_GE(Count(lse, "tl.arange(0, RBLOCK)"), 1u) << lse;
 }
 
 TEST(TritonReductionEpilogue, OnlyKernelsReadingTheReductionAtTheirOwnElementFuse) {

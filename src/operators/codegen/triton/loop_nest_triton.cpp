@@ -529,8 +529,13 @@ class Emitter {
     const Expr rn = Product(ir::ReduceExtents(d));
     int64_t rn_hint = 1;
     for (int64_t e : d.reduce_extents) rn_hint *= e;
-    rblock = BlockFor(rn, rn_hint, s_.rblock);
-    xblock = BlockFor(n, ir::Numel(d.shape), std::max<int64_t>(1, 4096 / rblock));
+    // A window of a few elements walked by tl.static_range, one lane per output
+    // (TritonUnrollsReduction), or [XBLOCK, RBLOCK] tiles.
+    const bool unrolled = TritonUnrollsReduction(d);
+    rblock = unrolled ? 1 : BlockFor(rn, rn_hint, s_.rblock);
+    xblock = BlockFor(n, ir::Numel(d.shape), unrolled ? s_.block : std::max<int64_t>(1, 4096 / rblock));
+    const std::string tile = unrolled ? "[XBLOCK]" : "[XBLOCK, RBLOCK]";
+    const std::string column = unrolled ? "" : "[:, None]";  // a row's result as a column of the tile
     const size_t rank = d.shape.size();
     const DType vt = d.body->dtype;
     const bool fp = core::IsFloatingPoint(vt);
@@ -539,28 +544,38 @@ class Emitter {
     if (!arg && d.reduce != ReduceOp::kAny && d.reduce != ReduceOp::kAll) acc = d.dtype;
     if (s_.double_accumulator && ir::AccumulatesFloat32(d)) acc = DType::kFloat64;
     std::string out = fmt::format(
-        "{0}xoffs = (tl.program_id(0).to(tl.int64) * XBLOCK + tl.arange(0, XBLOCK))[:, None]\n"
+        "{0}xoffs = (tl.program_id(0).to(tl.int64) * XBLOCK + tl.arange(0, XBLOCK)){2}\n"
         "{0}xmask = xoffs < {1}\n",
-        kIndent, SizeText(n));
+        kIndent, SizeText(n), column);
     std::vector<int> dims;
     for (size_t k = 0; k < rank; ++k) dims.push_back(static_cast<int>(k));
     out += Decompose("xoffs", ir::Extents(d), dims, kIndent);
-    out += fmt::format("{}acc = tl.full([XBLOCK, RBLOCK], {}, {})\n", kIndent,
+    out += fmt::format("{}acc = tl.full({}, {}, {})\n", kIndent, tile,
                        SpellReduceIdentity(Language::kTriton, d.reduce, vt), Ty(acc));
-    if (arg) out += fmt::format("{}accidx = tl.full([XBLOCK, RBLOCK], 0, tl.int64)\n", kIndent);
+    if (arg) out += fmt::format("{}accidx = tl.full({}, 0, tl.int64)\n", kIndent, tile);
     const std::string in = std::string(kIndent) + kIndent;
-    out += fmt::format("{0}for r0 in range(0, {1}, RBLOCK):\n"
-                       "{2}roffs = r0 + tl.arange(0, RBLOCK)[None, :]\n"
-                       "{2}xrmask = xmask & (roffs < {1})\n"
-                       "{2}zero = xoffs * 0 + roffs * 0\n",
-                       kIndent, SizeText(rn), in);
+    if (unrolled) {
+      // roffs is a tensor (zero + r0) so that every value derived from it is one too; the
+      // compiler folds it to the constant r0 of each unrolled step.
+      out += fmt::format("{0}for r0 in tl.static_range({1}):\n"
+                         "{2}zero = xoffs * 0\n"
+                         "{2}roffs = zero + r0\n"
+                         "{2}xrmask = xmask\n",
+                         kIndent, SizeText(rn), in);
+    } else {
+      out += fmt::format("{0}for r0 in range(0, {1}, RBLOCK):\n"
+                         "{2}roffs = r0 + tl.arange(0, RBLOCK)[None, :]\n"
+                         "{2}xrmask = xmask & (roffs < {1})\n"
+                         "{2}zero = xoffs * 0 + roffs * 0\n",
+                         kIndent, SizeText(rn), in);
+    }
     std::vector<Expr> ext_shape(rank, ir::Int(1));
     for (const Expr& e : ir::ReduceExtents(d)) ext_shape.push_back(e);
     std::vector<int> rdims;
     for (size_t k = 0; k < d.reduce_extents.size(); ++k) rdims.push_back(static_cast<int>(rank + k));
     out += Decompose("roffs", ext_shape, rdims, in);
     std::string body;
-    TritonExprPrinter printer(plan_.program, body, "xrmask", "zero", "[XBLOCK, RBLOCK]");
+    TritonExprPrinter printer(plan_.program, body, "xrmask", "zero", tile);
     printer.SetIndent(in);
     printer.HoistOffsets(hoist_);
     std::string v = printer.PrintTensor(ir::SimplifiedBody(d));
@@ -591,6 +606,40 @@ class Emitter {
       case ReduceOp::kAny: out += in + "acc = tl.maximum(acc, (v != 0).to(tl.int32))\n"; break;
       case ReduceOp::kAll: out += in + "acc = tl.minimum(acc, (v != 0).to(tl.int32))\n"; break;
     }
+    std::string result;
+    if (unrolled) {
+      // Each lane walked its whole window in order: its accumulator is the result.
+      result = arg ? "accidx" : (d.reduce == ReduceOp::kAny || d.reduce == ReduceOp::kAll ? "acc > 0" : "acc");
+    } else {
+      result = CombineLanes(d, fp, out);
+    }
+    auto fused = reduction_epilogues_.find(d.id);
+    if (fused == reduction_epilogues_.end()) {
+      out += fmt::format("{}tl.store(t{} + xoffs, ({}){}.to({}), mask=xmask)\n", kIndent, d.id, result, column,
+                         Ty(Storage(d)));
+      return out;
+    }
+    // The element kernels that read this reduction at their own element, computed here
+    // (ir/epilogue_fusion.h): each reads the reduced rows as `res` and stores its buffer.
+    out += fmt::format("{0}res = ({1}){2}.to({3})\n{0}zero = xoffs * 0\n", kIndent, result, column, Ty(Storage(d)));
+    if (fused->second.store_reduction) out += fmt::format("{}tl.store(t{} + xoffs, res, mask=xmask)\n", kIndent, d.id);
+    for (size_t c = 0; c < fused->second.consumers.size(); ++c) {
+      const TensorDef& consumer = plan_.program.defs[static_cast<size_t>(fused->second.consumers[c])];
+      std::string lines;
+      TritonExprPrinter epilogue(plan_.program, lines, "xmask", "zero", unrolled ? "[XBLOCK]" : "[XBLOCK, 1]");
+      epilogue.Replace(d.id, "res");
+      epilogue.HoistOffsets(hoist_);
+      const std::string v = epilogue.PrintTensor(fused->second.bodies[c]);
+      out += lines;
+      out += fmt::format("{}tl.store(t{} + xoffs, ({}).to({}), mask=xmask)\n", kIndent, consumer.id, v,
+                         Ty(Storage(consumer)));
+    }
+    return out;
+  }
+
+  /// The result of a tiled reduction: the lanes of each row of `acc` (and `accidx`)
+  /// combined, as an expression of [XBLOCK] values; the lines it needs go to `out`.
+  static std::string CombineLanes(const TensorDef& d, bool fp, std::string& out) {
     std::string result;
     switch (d.reduce) {
       case ReduceOp::kSum: result = "tl.sum(acc, 1)"; break;
@@ -623,28 +672,7 @@ class Emitter {
         break;
       }
     }
-    auto fused = reduction_epilogues_.find(d.id);
-    if (fused == reduction_epilogues_.end()) {
-      out += fmt::format("{}tl.store(t{} + xoffs, ({})[:, None].to({}), mask=xmask)\n", kIndent, d.id, result,
-                         Ty(Storage(d)));
-      return out;
-    }
-    // The element kernels that read this reduction at their own element, computed here
-    // (ir/epilogue_fusion.h): each reads the reduced rows as `res` and stores its buffer.
-    out += fmt::format("{0}res = ({1})[:, None].to({2})\n{0}zero = xoffs * 0\n", kIndent, result, Ty(Storage(d)));
-    if (fused->second.store_reduction) out += fmt::format("{}tl.store(t{} + xoffs, res, mask=xmask)\n", kIndent, d.id);
-    for (size_t c = 0; c < fused->second.consumers.size(); ++c) {
-      const TensorDef& consumer = plan_.program.defs[static_cast<size_t>(fused->second.consumers[c])];
-      std::string lines;
-      TritonExprPrinter epilogue(plan_.program, lines, "xmask", "zero", "[XBLOCK, 1]");
-      epilogue.Replace(d.id, "res");
-      epilogue.HoistOffsets(hoist_);
-      const std::string v = epilogue.PrintTensor(fused->second.bodies[c]);
-      out += lines;
-      out += fmt::format("{}tl.store(t{} + xoffs, ({}).to({}), mask=xmask)\n", kIndent, consumer.id, v,
-                         Ty(Storage(consumer)));
-    }
-    return out;
+    return result;
   }
 
   std::string Scan(const TensorDef& d, int64_t& xblock, int64_t& rblock, Expr& rows) {
@@ -716,6 +744,17 @@ class Emitter {
 };
 
 }  // namespace
+
+bool TritonUnrollsReduction(const TensorDef& d) {
+  if (d.kind != DefKind::kReduce || !d.symbolic_shape.empty()) return false;
+  int64_t rn = 1;
+  for (const Expr& e : ir::ReduceExtents(d)) {
+    int64_t v = 0;
+    if (!ir::IsIntConst(e, &v)) return false;
+    rn *= v;
+  }
+  return rn >= 3 && rn <= kMaxUnrolledReduction && (rn & (rn - 1)) != 0;
+}
 
 std::unordered_map<int, ir::ReductionEpilogue> PlanTritonReductionEpilogues(const ir::KernelPlan& plan) {
   std::set<int> main_loop_epilogues;

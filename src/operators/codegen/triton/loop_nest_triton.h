@@ -47,6 +47,17 @@ std::set<int> TritonFusedKernels(const ir::KernelPlan& plan);
 /// tN's reduction)" where `kernel` launches nothing of its own, else "".
 std::string TritonFusedIntoNote(const ir::KernelPlan& plan, int kernel);
 
+/// Reduced elements up to which a reduction may be unrolled (TritonUnrollsReduction).
+constexpr int64_t kMaxUnrolledReduction = 32;
+
+/// Whether the Triton loop nest runs reduction `d` (no main loop) with one lane per
+/// output element walking its reduced elements by tl.static_range: a constant count of
+/// at most kMaxUnrolledReduction that is not a power of two (a 3 x 3 pooling window).
+/// A [XBLOCK, RBLOCK] tile would pad such a count to the next power of two (9 busy lanes
+/// of 16) and combine its lanes after the loop. The unrolled form reads the "block" knob
+/// (outputs per program), not "block_r".
+bool TritonUnrollsReduction(const ir::TensorDef& d);
+
 /// Bytes of the intermediate buffers the entry allocates, at the type each is stored in
 /// (float64 for float32 sums outside a main loop with `double_accumulator`). Sizes read
 /// at run time count at the first input set's.

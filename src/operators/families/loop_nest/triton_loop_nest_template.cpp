@@ -60,8 +60,10 @@ templates::KnobSpace PlanKnobSpace(const ir::KernelPlan& plan, core::ReferenceTf
       reference_tf32 = reference_tf32 || codegen::ReferenceRunsInTf32(plan.program, d, tf32.conv, tf32.matmul, tf32.rnn);
       continue;
     }
-    element = element || d.kind == ir::DefKind::kCompute;
-    rowwise = rowwise || d.kind == ir::DefKind::kReduce || d.kind == ir::DefKind::kScan;
+    // An unrolled reduction takes "block" outputs per program, as an element kernel.
+    const bool unrolled = codegen::TritonUnrollsReduction(d);
+    element = element || d.kind == ir::DefKind::kCompute || unrolled;
+    rowwise = rowwise || (d.kind == ir::DefKind::kReduce && !unrolled) || d.kind == ir::DefKind::kScan;
     accumulate = accumulate || ir::AccumulatesFloat32(d);
   }
   // A CUDA graph where launching from Python is what the call waits on: many kernels
