@@ -53,7 +53,7 @@ TEST(KnobVocabulary, SpacesWithoutAGraphNameTheirKnobsFromIt) {
     spaces.push_back(PointwiseKnobSpace(flag, 16, true));
     spaces.push_back(SoftmaxKnobSpace(flag));
     spaces.push_back(TritonSoftmaxKnobSpace(flag));
-    spaces.push_back(families::TritonLoopNestKnobSpace(flag, flag));
+    spaces.push_back(families::TritonLoopNestKnobSpace(flag, flag, true, true, false, false, flag));
     spaces.push_back(ScanKnobSpace(true, flag, true));
     spaces.push_back(families::LoopNestKnobSpace(true, true, true, 16, flag, true));
     spaces.push_back(families::LoopNestKnobSpace(true, true, flag, 8, false, false));

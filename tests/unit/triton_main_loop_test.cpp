@@ -88,18 +88,23 @@ TEST(TritonMainLoop, KnobsNoKernelReadsAreLeftOut) {
   auto mean = Match("mean_all");
   EXPECT_NE(mean->Space().Find("block_r"), nullptr);
   EXPECT_EQ(mean->Space().Find("block"), nullptr);
-  // A max over 7 elements alone runs unrolled, one lane per output
-  // (codegen::TritonUnrollsReduction): block, no block_r, no accumulator; three
-  // distinct drafts.
+  // A max over 7 elements alone may run as a tile or unrolled, one lane per output
+  // (codegen::TritonUnrollsReduction): block_r for the one, block for the other,
+  // short_reduction, no accumulator; four distinct drafts, the tile first and the
+  // unrolled form second.
   auto amax = Match("amax_keepdim");
-  EXPECT_EQ(amax->Space().Find("block_r"), nullptr);
+  EXPECT_NE(amax->Space().Find("block_r"), nullptr);
   EXPECT_NE(amax->Space().Find("block"), nullptr);
+  EXPECT_NE(amax->Space().Find("short_reduction"), nullptr);
   EXPECT_EQ(amax->Space().Find("accumulator"), nullptr);
   const auto drafts = amax->Drafts();
-  ASSERT_EQ(drafts.size(), 3u);
-  EXPECT_NE(drafts[0], drafts[1]);
-  EXPECT_NE(drafts[0], drafts[2]);
-  EXPECT_NE(drafts[1], drafts[2]);
+  ASSERT_EQ(drafts.size(), 4u);
+  for (size_t a = 0; a < drafts.size(); ++a) {
+    for (size_t b = a + 1; b < drafts.size(); ++b) EXPECT_NE(drafts[a], drafts[b]) << a << " " << b;
+  }
+  EXPECT_EQ(drafts[0].at("short_reduction"), "tile");
+  EXPECT_EQ(drafts[1].at("short_reduction"), "unrolled");
+  EXPECT_EQ(mean->Space().Find("short_reduction"), nullptr);  // 54 elements
   // Concatenation: element kernels only.
   auto cat = Match("cat");
   EXPECT_NE(cat->Space().Find("block"), nullptr);

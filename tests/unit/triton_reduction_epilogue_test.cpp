@@ -15,12 +15,15 @@
 namespace kernelevolve {
 namespace {
 
-std::string Generated(const std::string& name) {
+/// The case's Triton program under its first draft, or with `knobs` over it.
+std::string Generated(const std::string& name, const nlohmann::json& knobs = nlohmann::json::object()) {
   std::ifstream in(std::filesystem::path(KE_TEST_DATA_DIR) / "unit" / "data" / "loop_nest" / (name + ".json"));
   auto match = operators::families::MatchTritonLoopNest(core::OpGraphFromJson(nlohmann::json::parse(in)));
   EXPECT_TRUE(match.tmpl) << name << ": " << match.unsupported;
   if (!match.tmpl) return "";
-  return match.tmpl->Generate(match.tmpl->Drafts().front());
+  nlohmann::json setting = match.tmpl->Drafts().front();
+  setting.update(knobs);
+  return match.tmpl->Generate(setting);
 }
 
 size_t Count(const std::string& text, const std::string& what) {
@@ -49,16 +52,22 @@ TEST(TritonReductionEpilogue, MaxPoolingsValueAndIndexAreStoredByTheArgmaxKernel
 TEST(TritonReductionEpilogue, ASmallWindowIsWalkedByOneLanePerOutput) {
   // max_pool_nan_windows: max_pool2d(3, stride 2, padding 1) with indices (9 window
   // elements), adaptive_max_pool2d to (3, 2) over 7 x 8 (windows of 3 x 4 = 12) and
-  // max_pool1d(5) (5): counts that are not powers of two, so each lane walks its window
-  // with tl.static_range (codegen::TritonUnrollsReduction) and its accumulators are the
-  // result; the fused value and index read them directly.
-  const std::string code = Generated("max_pool_nan_windows");
+  // max_pool1d(5) (5): counts that are not powers of two, so under short_reduction =
+  // unrolled each lane walks its window with tl.static_range
+  // (codegen::TritonUnrollsReduction) and its accumulators are the result; the fused
+  // value and index read them directly. The first draft keeps the tiles.
+  const std::string code = Generated("max_pool_nan_windows", {{"short_reduction", "unrolled"}});
   EXPECT_EQ(Count(code, "for r0 in tl.static_range(9):"), 1u) << code;
   EXPECT_EQ(Count(code, "for r0 in tl.static_range(5):"), 1u) << code;
   EXPECT_EQ(Count(code, "res = (accidx).to(tl.int64)"), 3u) << code;
   EXPECT_EQ(Count(code, "tl.arange(0, RBLOCK)"), 0u) << code;
-  // A reduction of a power-of-two count keeps the [XBLOCK, RBLOCK] tile: logsumexp over 8.
+  const std::string tiled = Generated("max_pool_nan_windows");
+  EXPECT_EQ(Count(tiled, "tl.static_range"), 0u) << tiled;
+  EXPECT_EQ(Count(tiled, "tl.arange(0, RBLOCK)"), 3u) << tiled;
+  // A reduction of a power-of-two count has no such knob and keeps the [XBLOCK, RBLOCK]
+  // tile: logsumexp over 8.
   const std::string lse = Generated("logsumexp");
+  EXPECT_EQ(Count(lse, "short_reduction"), 0u) << lse;
   EXPECT_EQ(Count(lse, "tl.static_range"), 0u) << lse;
   EXPECT_GE(Count(lse, "tl.arange(0, RBLOCK)"), 1u) << lse;
 }

@@ -19,6 +19,10 @@ const std::vector<KnobWord>& KnobVocabulary() {
        true},
       {"block_i", "tile width along the kept inner dim of a reduction or scan over a middle dim", true},
       {"block_r", "tile depth along the reduced dim (the R block of a looped reduction)", true},
+      {"short_reduction", "a reduction over a few elements, a count that is not a power of two (a pooling window): "
+                          "\"unrolled\" (one lane per output walks them in order) or \"tile\" (an [XBLOCK, RBLOCK] "
+                          "tile padded to the next power of two, its lanes combined after the loop)",
+       true},
       {"split_block", "elements per partial when one reduction is split over programs or threads", true},
       {"programs_per_row", "Triton programs that share one row in the split layout", true},
       {"group_m", "row blocks launched together for L2 reuse (Triton matmul)", true},

@@ -531,7 +531,7 @@ class Emitter {
     for (int64_t e : d.reduce_extents) rn_hint *= e;
     // A window of a few elements walked by tl.static_range, one lane per output
     // (TritonUnrollsReduction), or [XBLOCK, RBLOCK] tiles.
-    const bool unrolled = TritonUnrollsReduction(d);
+    const bool unrolled = s_.unroll_short_reductions && TritonUnrollsReduction(d);
     rblock = unrolled ? 1 : BlockFor(rn, rn_hint, s_.rblock);
     xblock = BlockFor(n, ir::Numel(d.shape), unrolled ? s_.block : std::max<int64_t>(1, 4096 / rblock));
     const std::string tile = unrolled ? "[XBLOCK]" : "[XBLOCK, RBLOCK]";

@@ -29,6 +29,9 @@ struct TritonLoopNestSchedule {
   /// The entry's name: another module that embeds this program (the mask of a
   /// masked_select) calls it by this name.
   std::string entry_name = "kernelevolve_entry";
+  /// "short_reduction" == "unrolled": the reductions TritonUnrollsReduction accepts run
+  /// one lane per output; else as [XBLOCK, RBLOCK] tiles like the others.
+  bool unroll_short_reductions = true;
   /// "cuda_graph": the entry replays the launches as a captured CUDA graph
   /// (codegen/triton/cuda_graph_entry.h); the launches themselves are `_ke_launch`.
   bool cuda_graph = false;
@@ -50,12 +53,12 @@ std::string TritonFusedIntoNote(const ir::KernelPlan& plan, int kernel);
 /// Reduced elements up to which a reduction may be unrolled (TritonUnrollsReduction).
 constexpr int64_t kMaxUnrolledReduction = 32;
 
-/// Whether the Triton loop nest runs reduction `d` (no main loop) with one lane per
-/// output element walking its reduced elements by tl.static_range: a constant count of
-/// at most kMaxUnrolledReduction that is not a power of two (a 3 x 3 pooling window).
-/// A [XBLOCK, RBLOCK] tile would pad such a count to the next power of two (9 busy lanes
-/// of 16) and combine its lanes after the loop. The unrolled form reads the "block" knob
-/// (outputs per program), not "block_r".
+/// Whether the Triton loop nest may run reduction `d` (no main loop) with one lane per
+/// output element walking its reduced elements by tl.static_range (knob
+/// "short_reduction"): a constant count of at most kMaxUnrolledReduction that is not a
+/// power of two (a 3 x 3 pooling window), which a [XBLOCK, RBLOCK] tile pads to the next
+/// power of two (9 busy lanes of 16) and combines across lanes after the loop. The
+/// unrolled form reads the "block" knob (outputs per program), not "block_r".
 bool TritonUnrollsReduction(const ir::TensorDef& d);
 
 /// Bytes of the intermediate buffers the entry allocates, at the type each is stored in

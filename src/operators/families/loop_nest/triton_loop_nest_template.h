@@ -45,10 +45,13 @@ templates::TemplateMatch MatchTritonLoopNest(const core::OpGraph& graph,
 /// input_precision {ieee, tf32x3}, plus tf32 with `tf32` (some main loop is a product the
 /// reference runs in TF32; templates::InputPrecisionKnob). With `cuda_graph` (a program
 /// of many launches and sizes fixed when generated), cuda_graph {yes, no}: the entry
-/// replays its launches as a CUDA graph (codegen/triton/cuda_graph_entry.h). A knob no
-/// kernel of the program reads is left out, so the search does not spend candidates on it.
+/// replays its launches as a CUDA graph (codegen/triton/cuda_graph_entry.h). With
+/// `short_reduction` (a reduction codegen::TritonUnrollsReduction accepts),
+/// short_reduction {tile, unrolled}: such reductions as tiles or one lane per output. A
+/// knob no kernel of the program reads is left out, so the search does not spend
+/// candidates on it.
 templates::KnobSpace TritonLoopNestKnobSpace(bool float_accumulation, bool main_loop = false,
                                              bool element = true, bool rowwise = true, bool tf32 = false,
-                                             bool cuda_graph = false);
+                                             bool cuda_graph = false, bool short_reduction = false);
 
 }  // namespace kernelevolve::operators::families
