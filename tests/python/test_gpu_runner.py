@@ -561,3 +561,27 @@ def test_a_reference_writing_its_input_is_timed_on_a_copy(tmp_path: Path) -> Non
             assert result["status"] == "ok" and result["correct"] is True, result["message"]
     finally:
         worker.close()
+
+
+def test_a_reference_raising_while_timed_is_the_problems_error(tmp_path: Path) -> None:
+    # forward() adds 1 to its input in place and raises once an element passes 4: the
+    # references (on copies of randn inputs) load, and eager timed on its private copy
+    # drifts there in a few calls. That is the problem file's fault ("problem_error",
+    # exit 2 in the CLI), not an internal error of the runner.
+    problem = tmp_path / "raises_later.py"
+    problem.write_text(ADD_IN_PLACE_PROBLEM.replace(
+        "        x.add_(1.0)\n",
+        "        if bool((x > 4).any()):\n            raise ValueError('input drifted')\n        x.add_(1.0)\n"),
+        encoding="utf-8")
+    manifest = WorkerSession().load_problem({
+        "path": str(problem), "seeds": [0], "fixtures_dir": str(tmp_path / "fixtures"), "threads": 1,
+        "baseline": FAST_BASELINE, "time_baseline": False})["manifest_path"]
+    worker = WorkerProcess(None if HAS_GPU else {"TRITON_INTERPRET": "1"})
+    try:
+        worker.call("gpu_prepare", {"manifest_path": manifest, "compile": False})
+        response = worker.request("gpu_time_baselines", dict(FAST_TIMING))
+        assert not response["ok"]
+        assert response["error"]["kind"] == "problem_error", response
+        assert "the reference raised ValueError: input drifted (while timing the baseline)" in response["error"]["message"]
+    finally:
+        worker.close()

@@ -453,3 +453,18 @@ def test_in_place_calls_on_disjoint_or_identical_elements_are_captured() -> None
     assert graph_capture.overlapping_in_place(graph_capture.trace_aten(_Fn(disjoint), [x])) is None
     gm = graph_capture.trace_core_aten(_Fn(disjoint), [x])
     torch.testing.assert_close(_TwinReading(gm).run(x.clone()), disjoint(x.clone()), rtol=0, atol=0)
+
+
+def test_calls_that_write_where_their_indices_say_are_not_refused() -> None:
+    # index_put_ writes only the columns cols; column 0, which it reads, is none of them:
+    # eager's result is well defined and the functional reading gives it.
+    def index_put(x: torch.Tensor) -> torch.Tensor:
+        y = x * 2
+        cols = torch.arange(3, 6)
+        y[:, cols] = y[:, 0:1]
+        return y
+
+    x = torch.randn(8, 6)
+    assert graph_capture.overlapping_in_place(graph_capture.trace_aten(_Fn(index_put), [x])) is None
+    graph, error = capture_graph(_Fn(index_put), [x])
+    assert error is None and graph is not None

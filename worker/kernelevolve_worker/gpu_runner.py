@@ -365,8 +365,13 @@ class GpuRunner:
         self._require_prepared(method)
         config = _timing_config(params, method)
         fns = self._baseline_fns()
-        with torch.no_grad():
-            samples = time_interleaved(self.clock, fns, config) if fns else {}
+        try:
+            with torch.no_grad():
+                samples = time_interleaved(self.clock, fns, config) if fns else {}
+        except Exception as exc:  # only the reference's code runs here
+            source = self.manifest.get("source_path", "")
+            raise ProblemError(f"{source}: the reference raised {loader.exception_line(exc)} "
+                               "(while timing the baseline)", traceback.format_exc()) from exc
         return {"samples_us": samples, "notes": self.notes,
                 "timing_note": INTERPRET_NOTE if self.device.type != "cuda" else ""}
 

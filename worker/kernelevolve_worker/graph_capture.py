@@ -380,9 +380,10 @@ def _memory_chain(node: Node) -> list[Node]:
 
 
 def _element_addresses(chain: list[Node], probe: torch.Tensor) -> torch.Tensor:
-    """The flat positions in the root of ``chain`` (its last element, whose elements
-    ``probe`` numbers in row-major order) that each element of ``chain[0]`` reads: the
-    chain's view ops replayed on ``probe``, root first."""
+    """``chain[0]`` as a view of ``probe``, which stands for the root of ``chain`` (its
+    last element): the chain's view ops replayed on ``probe``, root first. On a tensor
+    numbering the root's elements in row-major order, each element of the result is the
+    flat position it reads; on a meta tensor, the view's strides and offset."""
     value: Any = probe
     for node in reversed(chain[:-1]):
         if _aliases_its_input(node):
@@ -391,18 +392,56 @@ def _element_addresses(chain: list[Node], probe: torch.Tensor) -> torch.Tensor:
     return value
 
 
+# Calls that write at positions their index or mask arguments choose, not element by
+# element over the written value: their source elements do not line up with the elements
+# written by position (index_put_(y, [cols], y[:, 0:1]) writes only the columns cols), so
+# overlapping_in_place leaves them out.
+_NOT_POSITIONAL = frozenset({
+    "index_put", "index_copy", "index_add", "index_fill", "index_reduce", "scatter", "scatter_add",
+    "scatter_reduce", "masked_scatter", "put",
+})
+
+# Root tensors up to this many elements get the exact element-by-element test of
+# overlapping_in_place (a probe of positions and a set membership test: about a second
+# and 1 GB of host memory at this size); larger ones only the interval test.
+_OVERLAP_PROBE_ELEMENTS = 1 << 25
+
+
+def _positional(node: Node) -> bool:
+    """Whether in-place or out= call ``node`` writes each element of the written value
+    from the elements at the same position of its (broadcast) arguments."""
+    schema = getattr(node.target, "_schema", None)
+    name = schema.name.split("::")[-1].rstrip("_") if schema is not None else ""
+    return name not in _NOT_POSITIONAL
+
+
+def _address_interval(view: torch.Tensor) -> tuple[int, int]:
+    """The first and last storage positions ``view`` (a meta tensor) spans."""
+    lo = hi = view.storage_offset()
+    for size, stride in zip(view.shape, view.stride()):
+        if size > 1:
+            reach = (size - 1) * stride
+            lo, hi = lo + min(0, reach), hi + max(0, reach)
+    return lo, hi
+
+
 def overlapping_in_place(gm: torch.fx.GraphModule) -> tuple[Node, Node, Node] | None:
     """The first in-place call of ``gm`` (with the value it writes and the argument it
     reads) that reads, through another view of the same memory, elements it writes at
     other positions (``y[:, 1:] += y[:, :-1]``); None when there is none. Eager's result
     then depends on the order its kernel visits the elements, which PyTorch leaves
     unspecified (a sequential loop gives a running sum; a vectorized one does not), and no
-    captured graph can reproduce it. Views are replayed on a tensor of positions of their
-    common root (at the root's shape as traced), so disjoint slices of one buffer
-    (``y[:, :2] += y[:, 2:4]``) and a read of the very elements written (``y.add_(y)``) pass."""
+    captured graph can reproduce it. Views are replayed on a meta tensor of their common
+    root (at the root's shape as traced): views whose storage intervals are disjoint, or
+    that are the same view, pass; otherwise, up to _OVERLAP_PROBE_ELEMENTS elements, they
+    are replayed on a tensor of positions and compared element by element, so disjoint
+    slices of one buffer (``y[:, :2] += y[:, 2:4]``) and a read of the very elements
+    written (``y.add_(y)``) pass. Left out: calls that write where their indices say
+    (_NOT_POSITIONAL), and larger roots whose intervals meet (the check of every
+    candidate against the reference still catches what they do)."""
     for node in gm.graph.nodes:
         written_args = _written_args(node)
-        if not written_args:
+        if not written_args or not _positional(node):
             continue
         written = written_args[0]
         write_chain = _memory_chain(written)
@@ -415,17 +454,20 @@ def overlapping_in_place(gm: torch.fx.GraphModule) -> tuple[Node, Node, Node] | 
             shape = getattr(root.meta.get("val"), "shape", None)
             if shape is None:
                 continue
-            numel = 1
-            for size in shape:
-                numel *= int(size)
-            dtype = torch.int32 if numel < 2**31 else torch.int64
-            probe = torch.arange(numel, dtype=dtype).reshape(tuple(int(x) for x in shape))
-            write_at = _element_addresses(write_chain, probe)
-            read_at = _element_addresses(read_chain, probe)
+            dims = tuple(int(x) for x in shape)
+            meta = torch.empty(dims, device="meta")
+            write_view = _element_addresses(write_chain, meta)
             try:
-                read_at = read_at.expand(write_at.shape)
+                read_view = _element_addresses(read_chain, meta).expand(write_view.shape)
             except RuntimeError:
                 continue  # not broadcast onto the written value: leave it to the reference
+            (wlo, whi), (rlo, rhi) = _address_interval(write_view), _address_interval(read_view)
+            same = (read_view.stride(), read_view.storage_offset()) == (write_view.stride(), write_view.storage_offset())
+            if same or rhi < wlo or whi < rlo or write_view.numel() == 0 or meta.numel() > _OVERLAP_PROBE_ELEMENTS:
+                continue
+            probe = torch.arange(meta.numel(), dtype=torch.int32).reshape(dims)
+            write_at = _element_addresses(write_chain, probe)
+            read_at = _element_addresses(read_chain, probe).expand(write_at.shape)
             clash = torch.isin(read_at.reshape(-1), write_at.reshape(-1)) & (read_at != write_at).reshape(-1)
             if bool(clash.any()):
                 return node, written, read

@@ -11,6 +11,7 @@
 #include "core/error.h"
 #include "eval/result_json.h"
 #include "eval/timing_stats.h"
+#include "problem/problem_loader.h"
 
 namespace kernelevolve::platforms::triton {
 namespace {
@@ -174,7 +175,14 @@ RunResult TritonPlatform::Run(const BuildResult& build, const core::Problem& pro
 GpuBaselines TritonPlatform::TimeBaselines(const core::Problem& problem, const RunOptions& options) {
   std::lock_guard<std::mutex> lock(mutex_);
   PrepareFor(problem);
-  const json answer = runner_.Call("gpu_time_baselines", TimingParams(options), prepare_timeout_seconds_);
+  json answer;
+  try {
+    answer = runner_.Call("gpu_time_baselines", TimingParams(options), prepare_timeout_seconds_);
+  } catch (const problem::WorkerError& e) {
+    // Only the reference runs here: its exception is the problem file's fault.
+    if (e.kind() == "problem_error") throw problem::ProblemError(e.what(), e.traceback());
+    throw;
+  }
   GpuBaselines baselines;
   const json samples = answer.value("samples_us", json::object());
   baselines.eager = StatsOf(samples, "eager");
