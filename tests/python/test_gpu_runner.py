@@ -582,6 +582,7 @@ def test_a_reference_raising_while_timed_is_the_problems_error(tmp_path: Path) -
         response = worker.request("gpu_time_baselines", dict(FAST_TIMING))
         assert not response["ok"]
         assert response["error"]["kind"] == "problem_error", response
-        assert "the reference raised ValueError: input drifted (while timing the baseline)" in response["error"]["message"]
+        message = response["error"]["message"]
+        assert "the reference raised ValueError: input drifted (while timing the baseline)" in message
     finally:
         worker.close()

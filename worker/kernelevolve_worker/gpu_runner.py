@@ -270,8 +270,17 @@ class GpuRunner:
         them against references computed from them, and eager timed a hundred times on
         the set itself would leave it a hundred updates away (every candidate then fails
         its check). One eager call on a copy tells which; a forward() that raises gets
-        the copy, and raises again where it is timed."""
+        the copy, and raises again where it is timed. Inputs of more than a quarter of
+        the device's free memory are not copied (a note says so): the baselines then run
+        on the set itself, as they did before the copy."""
         forward = self.inputs[0][:self.num_forward_inputs]
+        size = sum(t.numel() * t.element_size() for t in forward)
+        on_gpu = self.device is not None and self.device.type == "cuda"
+        if on_gpu and size > torch.cuda.mem_get_info(self.device)[0] // 4:
+            self.notes.append(f"eager is timed on the first input set itself: a copy of its {size / 2**30:.1f} GiB of "
+                              "inputs would take more than a quarter of the free device memory; a forward() that "
+                              "writes its inputs in place then changes the inputs candidates are checked on")
+            return forward
         copy = [t.clone() for t in forward]
         try:
             with torch.no_grad():

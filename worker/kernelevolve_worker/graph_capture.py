@@ -462,7 +462,8 @@ def overlapping_in_place(gm: torch.fx.GraphModule) -> tuple[Node, Node, Node] | 
             except RuntimeError:
                 continue  # not broadcast onto the written value: leave it to the reference
             (wlo, whi), (rlo, rhi) = _address_interval(write_view), _address_interval(read_view)
-            same = (read_view.stride(), read_view.storage_offset()) == (write_view.stride(), write_view.storage_offset())
+            same = ((read_view.stride(), read_view.storage_offset())
+                    == (write_view.stride(), write_view.storage_offset()))
             if same or rhi < wlo or whi < rlo or write_view.numel() == 0 or meta.numel() > _OVERLAP_PROBE_ELEMENTS:
                 continue
             probe = torch.arange(meta.numel(), dtype=torch.int32).reshape(dims)
