@@ -32,8 +32,14 @@ size_t Count(const std::string& text, const std::string& what) {
   return n;
 }
 
-/// The entry's text (after `def kernelevolve_entry`).
-std::string Entry(const std::string& code) { return code.substr(code.find("def kernelevolve_entry")); }
+/// The text of the function that allocates the intermediates and launches the kernels:
+/// `_ke_launch` where the entry replays a CUDA graph of it, else `kernelevolve_entry`.
+std::string Entry(const std::string& code) {
+  size_t at = code.find("def _ke_launch(");
+  if (at == std::string::npos) at = code.find("def kernelevolve_entry(");
+  const size_t end = code.find("\n\n\n", at);
+  return code.substr(at, end == std::string::npos ? std::string::npos : end - at);
+}
 
 TEST(TritonReductionEpilogue, MaxPoolingsValueAndIndexAreStoredByTheArgmaxKernel) {
   // max_pool2d with indices lowers to the argmax over each window and two element
@@ -77,12 +83,14 @@ TEST(TritonReductionEpilogue, OnlyKernelsReadingTheReductionAtTheirOwnElementFus
   // fused); sum(x, 1) / 3 reshaped to [12] minus y (a consumer of another shape: fused);
   // argmin(x, 1) * 2 + 1 (an int64 consumer: fused); x - mean(x, 1, keepdim): the mean's
   // division is fused into its sum, the broadcast subtraction reads the mean at every
-  // element of a row and stays its own kernel, reading the mean's buffer.
+  // element of a row and stays its own kernel, reading the mean's buffer; p = |x|.sum(1)
+  // read as p * y (fused) and as x / p[:, None] (broadcast): p keeps its buffer for the
+  // division, which stays a kernel of its own.
   const std::string code = Generated("reduction_epilogues");
   const std::string entry = Entry(code);
-  EXPECT_EQ(Count(code, "'s reduction)"), 4u) << code;
-  EXPECT_EQ(Count(entry, "_k"), 5u) << entry;
-  EXPECT_EQ(Count(entry, "torch.empty"), 1u) << entry;  // the mean, read by the broadcast subtraction
+  EXPECT_EQ(Count(code, "'s reduction)"), 5u) << code;
+  EXPECT_EQ(Count(entry, "_k"), 7u) << entry;
+  EXPECT_EQ(Count(entry, "torch.empty"), 2u) << entry;  // the mean and p's sum, read broadcast
   // The amax kernel stores both its own output and its consumer's.
   const size_t amax = code.find("<- amax (aten.amax.default)\n@triton.jit");
   ASSERT_NE(amax, std::string::npos) << code;

@@ -101,19 +101,18 @@ std::unordered_map<int, ReductionEpilogue> PlanReductionEpilogues(
     auto it = order.readers.find(k);
     if (it == order.readers.end()) continue;
     ReductionEpilogue e;
+    e.store_reduction = plan.output_slot[static_cast<size_t>(k)] >= 0;
     for (int r : it->second) {
       const TensorDef& c = p.defs[static_cast<size_t>(r)];
       std::optional<Expr> body = eligible_consumer(c) ? order.EpilogueBody(p, d, c, /*masked_reads=*/true) : std::nullopt;
       if (!body) {
-        e.consumers.clear();
-        break;
+        e.store_reduction = true;  // a reader of its buffer runs after it
+        continue;
       }
       e.consumers.push_back(r);
       e.bodies.push_back(*body);
     }
-    if (e.consumers.empty()) continue;
-    e.store_reduction = plan.output_slot[static_cast<size_t>(k)] >= 0;
-    out[k] = std::move(e);
+    if (!e.consumers.empty()) out[k] = std::move(e);
   }
   return out;
 }

@@ -10,8 +10,8 @@
 // Reductions: every element-wise kernel that reads a reduction at its own element (max
 // pooling's value and index from the argmax, average pooling's divisor, a mean's
 // division) is computed by the reduction's kernel once its rows are reduced. The
-// reduction is stored only where it is an output; each consumer still stores its own
-// buffer. Used by the Triton loop nest, where each launch and each round trip through
+// reduction is stored only where it is an output or another kernel reads it; each
+// consumer still stores its own buffer. Used by the Triton loop nest, where each launch and each round trip through
 // memory costs what these small kernels compute.
 #pragma once
 
@@ -49,16 +49,17 @@ struct ReductionEpilogue {
   /// own element).
   std::vector<int> consumers;
   std::vector<Expr> bodies;
-  /// Whether the reduction itself is stored (it is an output); else it has no buffer.
+  /// Whether the reduction itself is stored (it is an output, or another kernel reads
+  /// it); else it has no buffer.
   bool store_reduction = false;
 };
 
 /// Per reduction kernel of `plan` (a kReduce of constant shape that `eligible` accepts):
-/// its epilogues, when every kernel reading it is an element kernel of constant shape
-/// and as many elements that loads it only at its own element (a masked read too, which
-/// the printer makes 0 where its mask is off), whose other loads are of inputs or of
-/// kernels that run before the reduction, and that `eligible_consumer` accepts.
-/// Deterministic.
+/// its epilogues, the kernels reading it that are element kernels of constant shape and
+/// as many elements, load it only at its own element (a masked read too, which the
+/// printer makes 0 where its mask is off), load otherwise only inputs or kernels that run
+/// before the reduction, and that `eligible_consumer` accepts; reductions with none are
+/// left out. Deterministic.
 std::unordered_map<int, ReductionEpilogue> PlanReductionEpilogues(
     const KernelPlan& plan, const std::function<bool(const TensorDef&)>& eligible,
     const std::function<bool(const TensorDef&)>& eligible_consumer);

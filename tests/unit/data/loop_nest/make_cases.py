@@ -47,6 +47,13 @@ def nonzero_ints(lo, hi, *shape):
     return torch.where(t == 0, torch.ones_like(t), t)
 
 
+def reduction_epilogues(x, y):
+    m = x.amax(dim=1)
+    p = x.abs().sum(dim=1)
+    return (m, m * y + 1.0, (x.sum(dim=1) / 3.0).reshape(-1) - y.flatten(), x.argmin(dim=1) * 2 + 1,
+            x - x.mean(dim=1, keepdim=True), p * y, x / p[:, None, :])
+
+
 def cases():
     ln = nn.LayerNorm(12)
     ln.weight.data.uniform_(0.5, 1.5)
@@ -380,11 +387,9 @@ def cases():
             [torch.where(torch.arange(2 * 3 * 7 * 8).reshape(2, 3, 7, 8) % 3 == 0, float("nan"), r(2, 3, 7, 8))]),
         # Element kernels that read a reduction at its own element (ir/epilogue_fusion.h):
         # a reduction that is an output and read by another output, a consumer that
-        # reshapes it, an integer one, and one that reads it broadcast (not fusable).
-        "reduction_epilogues": (
-            Fn(lambda s, x, y: (lambda m: (m, m * y + 1.0, (x.sum(dim=1) / 3.0).reshape(-1) - y.flatten(),
-                                           x.argmin(dim=1) * 2 + 1, x - x.mean(dim=1, keepdim=True)))(x.amax(dim=1))),
-            [r(4, 5, 3), r(4, 3)]),
+        # reshapes it, an integer one, one that reads it broadcast (not fusable), and a
+        # reduction read both ways (the one consumer fused, the reduction stored).
+        "reduction_epilogues": (Fn(lambda s, x, y: reduction_epilogues(x, y)), [r(4, 5, 3), r(4, 3)]),
     }
 
 
