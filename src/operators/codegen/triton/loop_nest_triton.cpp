@@ -267,24 +267,10 @@ DType StorageType(const ir::KernelPlan& plan, const TensorDef& d, bool double_ac
   return wide ? DType::kFloat64 : d.dtype;
 }
 
-/// Whether the entry allocates a buffer for intermediate kernel `k`: not for a main loop
-/// with a fused epilogue (it stores into the epilogue's buffer), nor for a reduction whose
-/// every reader it computes itself.
-bool HasBuffer(int k, const std::unordered_map<int, ir::MainLoopEpilogue>& epilogues,
-               const std::unordered_map<int, ir::ReductionEpilogue>& reduction_epilogues) {
-  if (epilogues.count(k) != 0) return false;
-  auto it = reduction_epilogues.find(k);
-  return it == reduction_epilogues.end() || it->second.store_reduction;
-}
-
 class Emitter {
  public:
   Emitter(const ir::KernelPlan& plan, const TritonLoopNestSchedule& s)
-      : plan_(plan),
-        s_(s),
-        epilogues_(PlanTritonMainLoopEpilogues(plan)),
-        reduction_epilogues_(PlanTritonReductionEpilogues(plan)),
-        fused_(TritonFusedKernels(plan)) {}
+      : plan_(plan), s_(s), fusion_(PlanTritonFusion(plan)) {}
 
   std::string Module() {
     std::string kernels, launches;
@@ -296,7 +282,7 @@ class Emitter {
     for (int k : plan_.kernels) {
       const TensorDef& d = p.defs[static_cast<size_t>(k)];
       if (d.symbolic_shape.empty() && ir::Numel(d.shape) == 0) continue;
-      if (fused_.count(k) != 0) continue;  // computed by a main loop or a reduction
+      if (fusion_.fused.count(k) != 0) continue;  // computed by a main loop or a reduction
       defs.push_back(&d);
     }
     std::vector<size_t> form(defs.size());                 // per def: its form's index
@@ -352,16 +338,14 @@ class Emitter {
     entry += "    device = outputs[0].device\n";
     for (int k : plan_.kernels) {
       const TensorDef& d = p.defs[static_cast<size_t>(k)];
-      if (plan_.output_slot[static_cast<size_t>(k)] >= 0 || !HasBuffer(k, epilogues_, reduction_epilogues_)) {
-        continue;
-      }
+      if (plan_.output_slot[static_cast<size_t>(k)] >= 0 || !fusion_.HasBuffer(k)) continue;
       entry += fmt::format("    t{} = torch.empty({}, dtype={}, device=device)\n", k, ShapeList(d),
                            TorchDtype(Storage(d)));
     }
     entry += launches;
     if (s_.cuda_graph) {
       entry += CudaGraphEntry(s_.entry_name, "_ke_launch",
-                              CudaGraphsKept(TritonIntermediateBytes(plan_, s_.double_accumulator)));
+                              CudaGraphsKept(TritonIntermediateBytes(plan_, fusion_, s_.double_accumulator)));
     }
     // libdevice (asin, acos, atan, atan2) only where used: TRITON_INTERPRET lacks it.
     std::string out = "import torch\nimport triton\nimport triton.language as tl\n";
@@ -436,7 +420,7 @@ class Emitter {
 
   std::string Kernel(const TensorDef& d, std::string& launch) {
     TritonEpilogue epilogue;
-    if (auto it = epilogues_.find(d.id); it != epilogues_.end()) {
+    if (auto it = fusion_.main_loops.find(d.id); it != fusion_.main_loops.end()) {
       const Expr& body = it->second.body;
       epilogue.target = it->second.epilogue;
       for (int t : LoadedTensors(body)) {
@@ -455,7 +439,7 @@ class Emitter {
     }
     std::vector<int> loads = LoadedTensors(d.body);
     std::vector<int> stores = {d.id};
-    if (auto it = reduction_epilogues_.find(d.id); it != reduction_epilogues_.end()) {
+    if (auto it = fusion_.reductions.find(d.id); it != fusion_.reductions.end()) {
       // The consumers' loads but the reduction itself, and their buffers.
       if (!it->second.store_reduction) stores.clear();
       for (size_t c = 0; c < it->second.consumers.size(); ++c) {
@@ -613,8 +597,8 @@ class Emitter {
     } else {
       result = CombineLanes(d, fp, out);
     }
-    auto fused = reduction_epilogues_.find(d.id);
-    if (fused == reduction_epilogues_.end()) {
+    auto fused = fusion_.reductions.find(d.id);
+    if (fused == fusion_.reductions.end()) {
       out += fmt::format("{}tl.store(t{} + xoffs, ({}){}.to({}), mask=xmask)\n", kIndent, d.id, result, column,
                          Ty(Storage(d)));
       return out;
@@ -737,10 +721,8 @@ class Emitter {
 
   const ir::KernelPlan& plan_;
   TritonLoopNestSchedule s_;
-  std::unordered_map<int, ir::MainLoopEpilogue> epilogues_;  // heavy kernel -> its fused epilogue
-  std::unordered_map<int, ir::ReductionEpilogue> reduction_epilogues_;  // reduction -> the kernels it computes
-  std::set<int> fused_;                                      // kernels a main loop or a reduction computes
-  OffsetHoist* hoist_ = nullptr;                             // while printing a kernel's loads
+  TritonFusion fusion_;            // what main loops and reductions compute of other kernels
+  OffsetHoist* hoist_ = nullptr;  // while printing a kernel's loads
 };
 
 }  // namespace
@@ -756,24 +738,27 @@ bool TritonUnrollsReduction(const TensorDef& d) {
   return rn >= 3 && rn <= kMaxUnrolledReduction && (rn & (rn - 1)) != 0;
 }
 
-std::unordered_map<int, ir::ReductionEpilogue> PlanTritonReductionEpilogues(const ir::KernelPlan& plan) {
-  std::set<int> main_loop_epilogues;
-  for (const auto& [heavy, e] : PlanTritonMainLoopEpilogues(plan)) main_loop_epilogues.insert(e.epilogue);
-  return ir::PlanReductionEpilogues(
+TritonFusion PlanTritonFusion(const ir::KernelPlan& plan) {
+  TritonFusion f;
+  f.main_loops = PlanTritonMainLoopEpilogues(plan);
+  for (const auto& [heavy, e] : f.main_loops) f.fused.insert(e.epilogue);
+  const std::set<int> main_loop_epilogues = f.fused;
+  f.reductions = ir::PlanReductionEpilogues(
       plan, [&plan](const TensorDef& d) { return !TritonRunsMainLoop(plan.program, d); },
       [&](const TensorDef& c) { return main_loop_epilogues.count(c.id) == 0; });
+  for (const auto& [reduction, e] : f.reductions) f.fused.insert(e.consumers.begin(), e.consumers.end());
+  return f;
 }
 
-std::set<int> TritonFusedKernels(const ir::KernelPlan& plan) {
-  std::set<int> fused;
-  for (const auto& [heavy, e] : PlanTritonMainLoopEpilogues(plan)) fused.insert(e.epilogue);
-  for (const auto& [reduction, e] : PlanTritonReductionEpilogues(plan)) fused.insert(e.consumers.begin(), e.consumers.end());
-  return fused;
+bool TritonFusion::HasBuffer(int k) const {
+  if (main_loops.count(k) != 0) return false;
+  auto it = reductions.find(k);
+  return it == reductions.end() || it->second.store_reduction;
 }
 
-std::string TritonFusedIntoNote(const ir::KernelPlan& plan, int kernel) {
-  if (std::string note = ir::FusedIntoNote(PlanTritonMainLoopEpilogues(plan), kernel); !note.empty()) return note;
-  for (const auto& [reduction, e] : PlanTritonReductionEpilogues(plan)) {
+std::string TritonFusion::Note(int kernel) const {
+  if (std::string note = ir::FusedIntoNote(main_loops, kernel); !note.empty()) return note;
+  for (const auto& [reduction, e] : reductions) {
     if (std::find(e.consumers.begin(), e.consumers.end(), kernel) != e.consumers.end()) {
       return fmt::format(" (computed by t{}'s reduction)", reduction);
     }
@@ -781,14 +766,12 @@ std::string TritonFusedIntoNote(const ir::KernelPlan& plan, int kernel) {
   return "";
 }
 
-int64_t TritonIntermediateBytes(const ir::KernelPlan& plan, bool double_accumulator) {
+int64_t TritonIntermediateBytes(const ir::KernelPlan& plan, const TritonFusion& fusion, bool double_accumulator) {
   int64_t bytes = 0;
   // As the entry allocates them.
-  const auto epilogues = PlanTritonMainLoopEpilogues(plan);
-  const auto reduction_epilogues = PlanTritonReductionEpilogues(plan);
   for (int k : plan.kernels) {
     const TensorDef& d = plan.program.defs[static_cast<size_t>(k)];
-    if (plan.output_slot[static_cast<size_t>(k)] >= 0 || !HasBuffer(k, epilogues, reduction_epilogues)) continue;
+    if (plan.output_slot[static_cast<size_t>(k)] >= 0 || !fusion.HasBuffer(k)) continue;
     bytes += ir::Numel(d.shape) * static_cast<int64_t>(core::DTypeSize(StorageType(plan, d, double_accumulator)));
   }
   return bytes;

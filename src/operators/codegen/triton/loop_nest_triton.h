@@ -37,18 +37,27 @@ struct TritonLoopNestSchedule {
   bool cuda_graph = false;
 };
 
-/// The element kernels the Triton loop nest computes inside a reduction's kernel
-/// (ir::PlanReductionEpilogues over the reductions that are no tl.dot main loop, and
-/// consumers that are no main loop's epilogue), by reduction.
-std::unordered_map<int, ir::ReductionEpilogue> PlanTritonReductionEpilogues(const ir::KernelPlan& plan);
+/// What the Triton loop nest computes inside another kernel (ir/epilogue_fusion.h),
+/// planned once per program (PlanTritonFusion).
+struct TritonFusion {
+  /// Per tl.dot main loop: its epilogue (PlanTritonMainLoopEpilogues).
+  std::unordered_map<int, ir::MainLoopEpilogue> main_loops;
+  /// Per reduction that is no main loop: the element kernels it computes
+  /// (ir::PlanReductionEpilogues over consumers that are no main loop's epilogue).
+  std::unordered_map<int, ir::ReductionEpilogue> reductions;
+  /// The kernels that launch nothing of their own: every epilogue of the two maps.
+  std::set<int> fused;
 
-/// The kernels of `plan` that launch nothing of their own on Triton: epilogues computed
-/// by a main loop (PlanTritonMainLoopEpilogues) or by a reduction.
-std::set<int> TritonFusedKernels(const ir::KernelPlan& plan);
+  /// Whether the entry allocates a buffer for intermediate kernel `k`: not for a main
+  /// loop with a fused epilogue (it stores into the epilogue's buffer), nor for a
+  /// reduction whose every reader it computes itself.
+  bool HasBuffer(int k) const;
+  /// For a generated kernel's header: " (fused into tN's main loop)" or " (computed by
+  /// tN's reduction)" where `kernel` launches nothing of its own, else "".
+  std::string Note(int kernel) const;
+};
 
-/// For a generated kernel's header: " (fused into tN's main loop)" or " (computed by
-/// tN's reduction)" where `kernel` launches nothing of its own, else "".
-std::string TritonFusedIntoNote(const ir::KernelPlan& plan, int kernel);
+TritonFusion PlanTritonFusion(const ir::KernelPlan& plan);
 
 /// Reduced elements up to which a reduction may be unrolled (TritonUnrollsReduction).
 constexpr int64_t kMaxUnrolledReduction = 32;
@@ -64,7 +73,7 @@ bool TritonUnrollsReduction(const ir::TensorDef& d);
 /// Bytes of the intermediate buffers the entry allocates, at the type each is stored in
 /// (float64 for float32 sums outside a main loop with `double_accumulator`). Sizes read
 /// at run time count at the first input set's.
-int64_t TritonIntermediateBytes(const ir::KernelPlan& plan, bool double_accumulator);
+int64_t TritonIntermediateBytes(const ir::KernelPlan& plan, const TritonFusion& fusion, bool double_accumulator);
 
 /// The whole Python module after the generated header: imports, the kernels and
 /// kernelevolve_entry. Throws core::InternalError for a primitive without a Triton

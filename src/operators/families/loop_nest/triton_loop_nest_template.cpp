@@ -51,8 +51,9 @@ constexpr int64_t kCudaGraphIntermediateBytes = int64_t{8} << 30;
 /// The knob space of the kernels a plan launches: main loops, and outside them element
 /// kernels, reductions and scans (a fused epilogue launches nothing of its own, and a
 /// main loop accumulates in float32 whatever the accumulator knob says).
-templates::KnobSpace PlanKnobSpace(const ir::KernelPlan& plan, core::ReferenceTf32 tf32) {
-  const std::set<int> fused = codegen::TritonFusedKernels(plan);
+templates::KnobSpace PlanKnobSpace(const ir::KernelPlan& plan, const codegen::TritonFusion& fusion,
+                                   core::ReferenceTf32 tf32) {
+  const std::set<int>& fused = fusion.fused;
   bool accumulate = false, main_loop = false, element = false, rowwise = false, reference_tf32 = false,
        short_reduction = false;
   int launches = 0;
@@ -78,7 +79,7 @@ templates::KnobSpace PlanKnobSpace(const ir::KernelPlan& plan, core::ReferenceTf
   // run time), and intermediates small enough that the graphs' own copies of them
   // (codegen/triton/cuda_graph_entry.h keeps a few) fit beside the caller's.
   const bool graph = launches >= kCudaGraphLaunches && plan.program.symbols.empty() &&
-                     codegen::TritonIntermediateBytes(plan, true) <= kCudaGraphIntermediateBytes;
+                     codegen::TritonIntermediateBytes(plan, fusion, true) <= kCudaGraphIntermediateBytes;
   return TritonLoopNestKnobSpace(accumulate, main_loop, element, rowwise, reference_tf32, graph, short_reduction);
 }
 
@@ -114,7 +115,10 @@ nlohmann::json Only(const templates::KnobSpace& space, nlohmann::json knobs) {
 }  // namespace
 
 TritonLoopNestTemplate::TritonLoopNestTemplate(ir::KernelPlan plan, core::ReferenceTf32 tf32)
-    : plan_(std::move(plan)), tf32_(tf32), space_(PlanKnobSpace(plan_, tf32)) {}
+    : plan_(std::move(plan)),
+      tf32_(tf32),
+      fusion_(codegen::PlanTritonFusion(plan_)),
+      space_(PlanKnobSpace(plan_, fusion_, tf32)) {}
 
 std::vector<nlohmann::json> TritonLoopNestTemplate::Drafts() const {
   std::vector<nlohmann::json> drafts = {space_.Canonical(nlohmann::json::object()),
@@ -127,8 +131,8 @@ std::vector<nlohmann::json> TritonLoopNestTemplate::Drafts() const {
   if (space_.Find("short_reduction") != nullptr) {
     // Short reductions: the tile first, one lane per output second, so that a search of
     // two candidates measures both forms (on an H100, 2026-12-07, docs/gpu.md: unrolled
-    // 1.57x vs 0.89x for a 3 x 3 depthwise convolution, tiled 2.24x vs 1.48x for the
-    // ResNet stem's 3 x 3 max pooling). For a window of 9 the tile's block_r is 16
+    // 1.57x vs the tile's 1.35x for a 3 x 3 depthwise convolution, the tile 2.23x vs
+    // 1.49x for the ResNet stem's 3 x 3 max pooling). For a window of 9 the tile's block_r is 16
     // whatever the knob, so the second draft's tile (8 warps instead of 4) moves after.
     nlohmann::json tiled = drafts[1];
     drafts[1]["short_reduction"] = "unrolled";
@@ -190,7 +194,7 @@ std::string TritonLoopNestTemplate::Generate(const nlohmann::json& knobs) const 
   for (int id : plan_.kernels) {
     const ir::TensorDef& d = plan_.program.defs[static_cast<size_t>(id)];
     header += fmt::format("#   t{}: {}{}{}\n", id, ir::SizesText(d), d.origin.empty() ? "" : " <- " + d.origin,
-                          codegen::TritonFusedIntoNote(plan_, id));
+                          fusion_.Note(id));
   }
   for (size_t k = 0; k < plan_.program.symbols.size(); ++k) {
     const ir::SizeSymbol& sym = plan_.program.symbols[k];

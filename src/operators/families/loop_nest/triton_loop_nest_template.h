@@ -4,6 +4,7 @@
 #pragma once
 
 #include "core/problem.h"
+#include "operators/codegen/triton/loop_nest_triton.h"
 #include "operators/ir/kernel_plan.h"
 #include "operators/template/kernel_template.h"
 
@@ -24,6 +25,7 @@ class TritonLoopNestTemplate : public templates::KernelTemplate {
  private:
   ir::KernelPlan plan_;
   core::ReferenceTf32 tf32_;
+  codegen::TritonFusion fusion_;  // planned once: the knob space, the header and the printer read it
   templates::KnobSpace space_;
 };
 
