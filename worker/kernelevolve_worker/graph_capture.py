@@ -301,13 +301,18 @@ def _written_args(node: Node) -> list[Node]:
     return written
 
 
-def _view_chain(node: Node) -> list[Node]:
+def _view_chain(node: Node, through_in_place: bool = False) -> list[Node]:
     """``node``, the value it is a view of, and so on (_aliases_its_input) up to the first
-    value that is no view: the last element is the root of ``node``'s memory."""
+    value that is no view: the last element is the root of ``node``'s memory. With
+    ``through_in_place``, also through in-place calls: the result of add_(y, ...) is y
+    itself, so the chain continues from the value the call wrote."""
     chain = [node]
-    while _aliases_its_input(chain[-1]):
-        chain.append(chain[-1].args[0])
-    return chain
+    while True:
+        last = chain[-1]
+        in_place = through_in_place and bool(last.args) and last.args[0] in _written_args(last)
+        if not (_aliases_its_input(last) or in_place):
+            return chain
+        chain.append(last.args[0])
 
 
 def _alias_class(written: Node) -> list[Node]:
@@ -363,20 +368,6 @@ def mutated_state(gm: torch.fx.GraphModule) -> tuple[Node, Node] | None:
             if root.op == "get_attr":
                 return root, node
     return None
-
-
-def _memory_chain(node: Node) -> list[Node]:
-    """_view_chain, also through in-place calls: the result of add_(y, ...) is y itself, so
-    the chain of a value an in-place call returned continues from the value it wrote."""
-    chain = [node]
-    while True:
-        last = chain[-1]
-        if _aliases_its_input(last):
-            chain.append(last.args[0])
-        elif _written_args(last) and isinstance(last.args[0], Node) and last.args[0] in _written_args(last):
-            chain.append(last.args[0])
-        else:
-            return chain
 
 
 def _element_addresses(chain: list[Node], probe: torch.Tensor) -> torch.Tensor:
@@ -444,11 +435,11 @@ def overlapping_in_place(gm: torch.fx.GraphModule) -> tuple[Node, Node, Node] | 
         if not written_args or not _positional(node):
             continue
         written = written_args[0]
-        write_chain = _memory_chain(written)
+        write_chain = _view_chain(written, through_in_place=True)
         root = write_chain[-1]
         reads = [a for a in (*node.args, *node.kwargs.values()) if isinstance(a, Node) and a not in written_args]
         for read in reads:
-            read_chain = _memory_chain(read)
+            read_chain = _view_chain(read, through_in_place=True)
             if read_chain[-1] is not root:
                 continue
             shape = getattr(root.meta.get("val"), "shape", None)
