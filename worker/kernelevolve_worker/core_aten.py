@@ -103,6 +103,7 @@ KEEP: frozenset[str] = frozenset({
     "aten.sort.stable",
     # adaptive max pooling (lower_core_heavy.cpp): not core, and the table leaves it as it is
     "aten.adaptive_max_pool2d.default",
+    "aten.adaptive_max_pool3d.default",
     # the in-place transpose nn.GRU / nn.RNN with batch_first=True record (lower_core_layout.cpp)
     "aten.transpose_.default",
     # attention (lower_core_heavy.cpp, ir/attention.cpp): what F.scaled_dot_product_attention

@@ -520,7 +520,7 @@ Outs AdaptiveAvgPool(CoreLowerer& l, const OpNode& n) {
   return {l.Compute(n.shape, dt, Op(Prim::kDiv, {l.Read(sum, IndexVars(rank)), Cast(a.count, dt)}))};
 }
 
-/// adaptive_max_pool{1,2}d(self, output_size) -> (values, indices into the plane), as
+/// adaptive_max_pool{1,2,3}d(self, output_size) -> (values, indices into the plane), as
 /// MaxPool: one max reduction without a reader of the indices, else the argmax and the
 /// input read there. A window's first position is always inside it (the outside
 /// positions of a narrower window come last), so an all -inf window's argmax is too.
@@ -576,6 +576,7 @@ const std::vector<LoweringRule> kRules = {
     {"aten.adaptive_avg_pool1d.default", AdaptiveAvgPool, "reduce sum over the adaptive window, div by its size"},
     {"aten.adaptive_max_pool1d.default", AdaptiveMaxPool, "reduce max over the adaptive window; with indices read, argmax and a gather"},
     {"aten.adaptive_max_pool2d.default", AdaptiveMaxPool, "reduce max over the adaptive window; with indices read, argmax and a gather"},
+    {"aten.adaptive_max_pool3d.default", AdaptiveMaxPool, "reduce max over the adaptive window; with indices read, argmax and a gather"},
 };
 
 }  // namespace
