@@ -1,7 +1,6 @@
 // End to end: `kernelevolve bench` on a three-problem suite (one correct-able, one
 // broken file, one unsupported op) with the real worker and compiler; checks bench.json.
 #include <gtest/gtest.h>
-#include <sqlite3.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -14,17 +13,14 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "cli_test_util.h"
+
 namespace kernelevolve {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string ReadFile(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using testing_util::CountRows;
+using testing_util::ReadFile;
 
 void WriteProblem(const fs::path& path, const std::string& forward) {
   std::ofstream(path) << "import torch\nimport torch.nn as nn\n\n"
@@ -33,19 +29,6 @@ void WriteProblem(const fs::path& path, const std::string& forward) {
                          "    def forward(self, x):\n        return " << forward << "\n\n"
                          "def get_inputs():\n    return [torch.randn(16, 512)]\n\n"
                          "def get_init_inputs():\n    return []\n";
-}
-
-int64_t CountRows(const fs::path& db_path, const char* sql) {
-  sqlite3* db = nullptr;
-  EXPECT_EQ(sqlite3_open_v2(db_path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
-  sqlite3_stmt* stmt = nullptr;
-  int64_t n = -1;
-  if (sqlite3_prepare_v2(db, sql, -1, &stmt, nullptr) == SQLITE_OK && sqlite3_step(stmt) == SQLITE_ROW) {
-    n = sqlite3_column_int64(stmt, 0);
-  }
-  sqlite3_finalize(stmt);
-  sqlite3_close(db);
-  return n;
 }
 
 TEST(BenchCli, TinySuiteRecordsEveryProblemAndTheTotals) {

@@ -11,6 +11,7 @@
 #include <string>
 
 #include <fmt/format.h>
+#include <sqlite3.h>
 
 namespace kernelevolve::testing_util {
 
@@ -40,6 +41,21 @@ inline std::filesystem::path FreshTestDir(const std::string& prefix) {
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   return dir;
+}
+
+/// The first column of the first row of `sql` over the SQLite file `db_path` (a run's
+/// kernelevolve.db), read-only; -1 when the query gives no row.
+inline int64_t CountRows(const std::filesystem::path& db_path, const char* sql) {
+  sqlite3* db = nullptr;
+  EXPECT_EQ(sqlite3_open_v2(db_path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+  sqlite3_stmt* stmt = nullptr;
+  int64_t n = -1;
+  if (sqlite3_prepare_v2(db, sql, -1, &stmt, nullptr) == SQLITE_OK && sqlite3_step(stmt) == SQLITE_ROW) {
+    n = sqlite3_column_int64(stmt, 0);
+  }
+  sqlite3_finalize(stmt);
+  sqlite3_close(db);
+  return n;
 }
 
 }  // namespace kernelevolve::testing_util

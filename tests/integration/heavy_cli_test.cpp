@@ -23,6 +23,7 @@ namespace kernelevolve {
 namespace {
 
 namespace fs = std::filesystem;
+using testing_util::CountRows;
 using testing_util::FreshTestDir;
 using testing_util::kInterpretWithoutGpuEnv;
 using testing_util::ReadFile;
@@ -36,9 +37,9 @@ struct HeavyCase {
 void PrintTo(const HeavyCase& c, std::ostream* os) { *os << c.problem; }
 
 /// Runs `kernelevolve optimize problems/<problem>.py <flags>` into dir/run; expects exit 0
-/// and a correct best kernel of `template_name`.
+/// and a correct best kernel of `template_name` (`every_draft`: and no incorrect one).
 void ExpectCorrectKernel(const fs::path& dir, const std::string& env, const std::string& problem,
-                         const std::string& flags, const std::string& template_name) {
+                         const std::string& flags, const std::string& template_name, bool every_draft = false) {
   fs::create_directories(dir);
   const fs::path out = dir / "run";
   const std::string cmd = fmt::format(
@@ -51,6 +52,10 @@ void ExpectCorrectKernel(const fs::path& dir, const std::string& env, const std:
   ASSERT_TRUE(doc["best"].is_object()) << doc.dump(2);
   EXPECT_TRUE(doc["best"]["correct"].get<bool>());
   EXPECT_EQ(doc["best"]["template"], template_name);
+  if (every_draft) {
+    EXPECT_EQ(CountRows(out / "kernelevolve.db", "SELECT COUNT(*) FROM evaluations WHERE correct = 0"), 0)
+        << ReadFile(dir / "log.txt");
+  }
 }
 
 class HeavyCliTest : public ::testing::TestWithParam<HeavyCase> {
@@ -72,14 +77,19 @@ TEST_P(HeavyCliTest, TemplateOperatorFindsACorrectKernel) {
 TEST(HeavyTritonInterpret, AttentionProblemsGetTheFusedTritonKernel) {
   const fs::path dir = FreshTestDir("ke_heavy_triton");
   for (const auto& [problem, sizes] :
-       {std::pair{"attention/sdpa_bool_mask", "--set B=1 --set H=2 --set SQ=20 --set SK=37 --set D=16"},
-        std::pair{"attention/sdpa_causal", "--set B=1 --set H=2 --set S=45 --set D=8"},
+       {std::pair{"attention/sdpa_bool_mask", "--set B=1 --set H=2 --set SQ=20 --set SK=37 --set D=16 --budget 1"},
+        std::pair{"attention/sdpa_causal", "--set B=1 --set H=2 --set S=45 --set D=8 --budget 1"},
+        // Full key blocks (EVEN: no key masks), the additive mask in base 2, a wide head (32
+        // keys a step); both 3xTF32 drafts: split by the kernel, then by Triton.
+        std::pair{"attention/sdpa_float_mask", "--set B=1 --set H=2 --set S=64 --set D=16 --budget 2"},
+        std::pair{"attention/sdpa_scale", "--set B=1 --set H=1 --set S=64 --set D=128 --budget 2"},
         // The explicit spellings: a key padding mask (true = dropped), one head of 3-d bmm.
-        std::pair{"attention/attention_explicit_bool_mask", "--set B=1 --set H=2 --set SQ=20 --set SK=37 --set D=16"},
-        std::pair{"attention/attention_explicit_bmm", "--set B=2 --set SQ=21 --set SK=33 --set D=8"}}) {
+        std::pair{"attention/attention_explicit_bool_mask",
+                  "--set B=1 --set H=2 --set SQ=20 --set SK=37 --set D=16 --budget 1"},
+        std::pair{"attention/attention_explicit_bmm", "--set B=2 --set SQ=21 --set SK=33 --set D=8 --budget 1"}}) {
     SCOPED_TRACE(problem);
     ExpectCorrectKernel(dir / fs::path(problem).filename(), kInterpretWithoutGpuEnv, problem,
-                        fmt::format("--target triton {} --budget 1", sizes), "triton_attention");
+                        fmt::format("--target triton {}", sizes), "triton_attention", /*every_draft=*/true);
   }
   if (!::testing::Test::HasFailure()) fs::remove_all(dir);
 }

@@ -68,6 +68,7 @@ std::optional<AttentionSpec> MatchSdpa(const core::OpGraph& graph) {
   spec.q = q->abi_index;
   spec.k = k->abi_index;
   spec.v = v->abi_index;
+  spec.head_dim = q->shape.back();
   spec.causal = *causal;
   const core::OpArg* scale = call->Arg("scale");
   if (scale != nullptr && (scale->IsRef() || !(scale->value.is_null() || scale->value.is_number()))) {

@@ -35,6 +35,9 @@ struct AttentionSpec {
   /// Softmax scale as given (any finite value, 0 and negative ones too); nullopt:
   /// PyTorch's default 1 / sqrt(E).
   std::optional<double> scale;
+  /// E, the head size of the captured graph (q's last dim); the kernels read every size
+  /// at run time, this one picks their drafts' tiles.
+  int64_t head_dim = 0;
 };
 
 /// The spec when the graph's calls are one aten._scaled_dot_product_flash_attention_for_cpu

@@ -246,6 +246,7 @@ std::optional<AttentionSpec> ExplicitMatcher::Match() {
     if (used_.count(c) == 0) return std::nullopt;
   }
   spec.q = q->abi_index;
+  spec.head_dim = e;
   spec.k = k->abi_index;
   spec.v = v->abi_index;
   spec.scale = scale_;

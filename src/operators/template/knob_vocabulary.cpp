@@ -39,6 +39,11 @@ const std::vector<KnobWord>& KnobVocabulary() {
        "accuracy) or \"tf32\" (one TF32 product, offered only where the reference itself runs the product in TF32: "
        "its convolutions under torch.backends.cudnn.allow_tf32, its matmuls under torch.backends.cuda.matmul.allow_tf32)",
        true},
+      {"operand_split",
+       "where 3xTF32 splits its float32 operands into TF32 high and low parts: \"per_dot\" (Triton's tl.dot "
+       "input_precision=\"tf32x3\", both operands at every product) or \"hoisted\" (by the kernel, a loop-invariant "
+       "operand once per program: attention's query block)",
+       true},
       {"accumulator", "type of sums and products: \"float64\" (the safe value) or \"float32\"", true},
       {"math", "implementation of exp, log, tanh, erf: \"libm\", \"vectorized\" (the math prelude), "
                "\"avx512\" (its explicit AVX-512 variants), \"fast\" (CUDA intrinsics)",

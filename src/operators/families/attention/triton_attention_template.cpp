@@ -14,12 +14,22 @@ TritonAttentionTemplate::TritonAttentionTemplate(ir::AttentionSpec spec)
           {"num_warps", {4, 8, 2}, 4, nullptr, nullptr, "", nullptr, "{} warps"},
           {"num_stages", {2, 3, 1}, 2, nullptr, nullptr, "", nullptr, "{} stages"},
           templates::InputPrecisionKnob(),
+          {"operand_split", {"hoisted", "per_dot"}, "hoisted", "per_dot", nullptr, "input_precision", "tf32x3",
+           "3xTF32 operands split {}"},
       }) {}
 
 std::vector<nlohmann::json> TritonAttentionTemplate::Drafts() const {
   // 3xTF32 first: its two products on tensor cores (float32 operands only: the family
-  // takes float32 attention), then the IEEE defaults.
-  return {space_.Canonical({{"input_precision", "tf32x3"}}), space_.Canonical(nlohmann::json::object()),
+  // takes float32 attention), split by the kernel and then by Triton, on the tile that was
+  // fastest for the head size on an H100 (docs/gpu.md, "Attention tiles"): 128 query rows
+  // and 8 warps; 32 keys a step for E > 64 (64 keys and 3 stages of float32 k and v blocks
+  // overflow shared memory there), else 64. Then the IEEE defaults.
+  const bool wide_head = spec_.head_dim > 64;
+  const nlohmann::json tile = {{"block_m", 128}, {"block_n", wide_head ? 32 : 64}, {"num_warps", 8},
+                               {"num_stages", 3}, {"input_precision", "tf32x3"}};
+  nlohmann::json per_dot = tile;
+  per_dot["operand_split"] = "per_dot";
+  return {space_.Canonical(tile), space_.Canonical(per_dot), space_.Canonical(nlohmann::json::object()),
           space_.Canonical({{"block_m", 128}, {"num_warps", 8}}), space_.Canonical({{"block_n", 32}})};
 }
 
@@ -35,6 +45,7 @@ std::string TritonAttentionTemplate::Generate(const nlohmann::json& knobs) const
   s.num_warps = k.at("num_warps").get<int>();
   s.num_stages = k.at("num_stages").get<int>();
   s.input_precision = k.at("input_precision").get<std::string>();
+  s.split_hoisted = k.value("operand_split", "") == "hoisted";
   const std::string mask = spec_.mask < 0     ? ""
                            : !spec_.mask_bool  ? ", additive mask"
                            : spec_.mask_inverted ? ", bool mask (true = masked out)"
