@@ -228,13 +228,11 @@ std::string ConvCallCpp(const ir::Convolution& c, int out_id, bool parallel, con
                         int64_t min_parallel_batches) {
   if (ConvRunsDirect(c)) return DirectCall(c, out_id, parallel, indent, epilogue);
   const int64_t batches = c.images * c.groups;
-  const bool batch_parallel = parallel && batches >= min_parallel_batches;
+  const BatchLoop loop = BatchLoopCpp(batches, parallel, min_parallel_batches, indent);
   const int64_t in_positions = ir::Numel(c.in);
   const int64_t m = c.CoutPerGroup(), n = c.OutPositions(), k = c.Depth();
-  std::string out;
+  std::string out = loop.head;
   std::string in = indent;
-  if (batch_parallel) out += in + "#pragma omp parallel for schedule(dynamic)\n";
-  out += fmt::format("{}for (int64_t bi = 0; bi < {}; ++bi) {{\n", in, batches);
   in += "  ";
   out += fmt::format("{}const int64_t ke_image = bi / {}, ke_group = bi % {};\n", in, c.groups, c.groups);
   out += fmt::format("{}const float* ke_x = t{} + (ke_image * {} + ke_group * {}) * {};\n", in, c.x, c.cin,
@@ -261,7 +259,7 @@ std::string ConvCallCpp(const ir::Convolution& c, int out_id, bool parallel, con
   }
   out += fmt::format("{}ke_gemm({}, {}, {}, t{} + ke_group * {}, {}, 1, ke_pack, t{} + (ke_image * {} + ke_group * {}) * {}, {}, {}, {});\n",
                      in, m, n, k, c.w, m * k, k, out_id, c.cout, m, n, n,
-                     parallel && !batch_parallel ? "true" : "false", epi);
+                     loop.inner_parallel, epi);
   out += indent + "}\n";
   return out;
 }

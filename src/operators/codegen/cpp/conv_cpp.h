@@ -39,8 +39,8 @@ bool ConvRunsDirect(const ir::Convolution& c);
 /// fused epilogue lambda's body (it sees `ke_acc`, the output's index variables
 /// i0 .. i<rank-1> and `ke_own`, the element's flat position in the output, as
 /// int64_t) ending in `return VALUE;`; without it the product is
-/// stored as is. Threads share the (image, group) loop when it has at least
-/// `min_parallel_batches` entries, else each GEMM's tiles. A depthwise convolution
+/// stored as is. Threads share the (image, group) loop or each GEMM's tiles
+/// (BatchLoopCpp with `min_parallel_batches`). A depthwise convolution
 /// (ConvRunsDirect) is printed in the direct form instead, threads sharing the (image,
 /// output channel) loop.
 std::string ConvCallCpp(const ir::Convolution& c, int out_id, bool parallel, const std::string& indent,

@@ -161,6 +161,20 @@ static void ke_gemm_blocks(int64_t m, int64_t n, bool parallel, int64_t* mcb, in
 #endif
 }}
 
+// Whether a loop of `batches` products (images x groups of a convolution, a bmm's batch)
+// runs one product a thread rather than sharing each product's tiles: when the batches
+// split evenly over the threads, one parallel loop with nothing left to balance (two
+// images of a 32 x 1024 x 144 convolution on 2 threads: 0.63x -> 0.92x of eager, against
+// two calls whose tiles each thread shared).
+static inline bool ke_gemm_by_batch(int64_t batches) {{
+#ifdef _OPENMP
+  return batches > 1 && batches % omp_get_max_threads() == 0;
+#else
+  (void)batches;
+  return false;
+#endif
+}}
+
 // c (m x n, row stride ldc) = epi(A (m x k; strides am, ak) * B (k x n, packed by
 // pack_b: ke_gemm_strided_b, or a convolution's im2col packer)). Each task, an
 // (MC-row block, NC-column chunk; ke_gemm_blocks), runs every K panel itself: it packs
@@ -271,15 +285,29 @@ std::string GemmHelpersCpp(const GemmTile& tile) {
   return fmt::format(fmt::runtime(kGemmTemplate), tile.mr, tile.nr_vectors, tile.lanes, tile.kc, mc, nc);
 }
 
+BatchLoop BatchLoopCpp(int64_t batches, bool parallel, int64_t min_parallel_batches, const std::string& indent) {
+  BatchLoop loop;
+  if (parallel && batches >= min_parallel_batches) {
+    loop.head = indent + "#pragma omp parallel for schedule(dynamic)\n";
+  } else if (parallel && batches > 1) {
+    // No variable for the choice: a kernel may hold several such loops in one scope
+    // (a transposed convolution's phases).
+    loop.head = fmt::format("{}#pragma omp parallel for schedule(static) if (ke_gemm_by_batch({}))\n", indent, batches);
+    loop.inner_parallel = fmt::format("!ke_gemm_by_batch({})", batches);
+  } else if (parallel) {
+    loop.inner_parallel = "true";
+  }
+  loop.head += fmt::format("{}for (int64_t bi = 0; bi < {}; ++bi) {{\n", indent, batches);
+  return loop;
+}
+
 std::string GemmCallCpp(const ir::Contraction& c, int out_id, bool parallel, const std::string& indent,
                         const std::function<std::string(const std::string&)>& epilogue,
                         int64_t min_parallel_batches, const std::vector<GemmLiveBound>& live) {
   const int64_t batches = ir::Numel(c.batch);
-  const bool batch_parallel = parallel && batches >= min_parallel_batches;
-  std::string out;
+  const BatchLoop loop = BatchLoopCpp(batches, parallel, min_parallel_batches, indent);
+  std::string out = loop.head;
   std::string in = indent;
-  if (batch_parallel) out += in + "#pragma omp parallel for schedule(dynamic)\n";
-  out += fmt::format("{}for (int64_t bi = 0; bi < {}; ++bi) {{\n", in, batches);
   in += "  ";
   // Each batch dim's index from the flat batch position, then the operands' offsets.
   std::string a_off = std::to_string(c.a_offset), b_off = std::to_string(c.b_offset);
@@ -330,7 +358,7 @@ std::string GemmCallCpp(const ir::Contraction& c, int out_id, bool parallel, con
   }
   out += fmt::format("{}ke_gemm({}, {}, {}, t{} + {}, {}, {}, ke_pack, t{} + bi * {}, {}, {}, {}{});\n", in, c.m,
                      c.n, c.k, c.a, a_off, c.a_m, c.a_k, out_id, c.m * c.n, c.n,
-                     parallel && !batch_parallel ? "true" : "false", epi, live_arg);
+                     loop.inner_parallel, epi, live_arg);
   out += indent + "}\n";
   return out;
 }

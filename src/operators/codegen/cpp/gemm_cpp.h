@@ -54,6 +54,19 @@ inline bool GemmPays(const ir::Contraction& c) { return !ir::IsMatrixVector(c); 
 /// (fewer share each GEMM's tiles instead).
 inline constexpr int64_t kMinParallelBatches = 8;
 
+/// The loop over a batch of products (GemmCallCpp, ConvCallCpp): its header lines, and
+/// the C++ expression each product's `parallel` argument takes.
+struct BatchLoop {
+  std::string head;                       // up to and including `for (... bi ...) {`
+  std::string inner_parallel = "false";  // threads share each product's tiles
+};
+
+/// Without `parallel`, a plain loop. With it, threads share the loop when it has at least
+/// `min_parallel_batches` entries; else, for two or more, when ke_gemm_by_batch says the
+/// batches split evenly over the threads at run time (each product then runs on one
+/// thread), and each product's tiles otherwise. Needs GemmHelpersCpp's text.
+BatchLoop BatchLoopCpp(int64_t batches, bool parallel, int64_t min_parallel_batches, const std::string& indent);
+
 /// A half-plane `row * r + col * c + constant >= 0` of a product's output matrix (r, c:
 /// its row and column), the GEMM's coordinates. GemmCallCpp's `live`: the epilogue reads
 /// the product only where every bound holds (where(c <= r, acc, 0) of a tril: -1 * c + 1 *
@@ -68,9 +81,8 @@ struct GemmLiveBound {
 /// it sees the product's value `ke_acc` (float) and the output's index variables
 /// i0 .. i<rank-1> (int64_t) and ends in `return VALUE;` (float), the value stored;
 /// without it the product is stored as is. `live` (with an epilogue): the region where
-/// the epilogue's value depends on the product (GemmLiveBound). With `parallel`, OpenMP threads share the
-/// batch loop when it has at least `min_parallel_batches` entries, else each GEMM's
-/// tiles.
+/// the epilogue's value depends on the product (GemmLiveBound). With `parallel`, OpenMP
+/// threads share the batch loop or each GEMM's tiles (BatchLoopCpp).
 std::string GemmCallCpp(const ir::Contraction& c, int out_id, bool parallel, const std::string& indent,
                         const std::function<std::string(const std::string&)>& epilogue = nullptr,
                         int64_t min_parallel_batches = kMinParallelBatches,
