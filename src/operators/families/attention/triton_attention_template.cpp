@@ -23,10 +23,14 @@ std::vector<nlohmann::json> TritonAttentionTemplate::Drafts() const {
   // takes float32 attention), split by the kernel and then by Triton, on the tile that was
   // fastest for the head size on an H100 (docs/gpu.md, "Attention tiles"): 128 query rows
   // and 8 warps; 32 keys a step for E > 64 (64 keys and 3 stages of float32 k and v blocks
-  // overflow shared memory there), else 64. Then the IEEE defaults.
-  const bool wide_head = spec_.head_dim > 64;
-  const nlohmann::json tile = {{"block_m", 128}, {"block_n", wide_head ? 32 : 64}, {"num_warps", 8},
-                               {"num_stages", 3}, {"input_precision", "tf32x3"}};
+  // overflow shared memory there), else 64. A head of more than 128 (not measured) gets
+  // half of every block dimension but the head's, so that its float32 q, k and v blocks
+  // still fit shared memory (q 64 x 256, two stages of k and v 256 x 32: 192 KB of the
+  // H100's 227). Then the IEEE defaults.
+  const bool wide_head = spec_.head_dim > 64, huge_head = spec_.head_dim > 128;
+  const nlohmann::json tile = {{"block_m", huge_head ? 64 : 128},     {"block_n", wide_head ? 32 : 64},
+                               {"num_warps", huge_head ? 4 : 8},      {"num_stages", huge_head ? 2 : 3},
+                               {"input_precision", "tf32x3"}};
   nlohmann::json per_dot = tile;
   per_dot["operand_split"] = "per_dot";
   return {space_.Canonical(tile), space_.Canonical(per_dot), space_.Canonical(nlohmann::json::object()),
