@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <utility>
+#include <vector>
+
 #include "operators/codegen/triton/attention_triton.h"
 
 namespace kernelevolve::operators::families {
@@ -23,18 +26,24 @@ std::vector<nlohmann::json> TritonAttentionTemplate::Drafts() const {
   // takes float32 attention), split by the kernel and then by Triton, on the tile that was
   // fastest for the head size on an H100 (docs/gpu.md, "Attention tiles"): 128 query rows
   // and 8 warps; 32 keys a step for E > 64 (64 keys and 3 stages of float32 k and v blocks
-  // overflow shared memory there), else 64. A head of more than 128 (not measured) gets
-  // half of every block dimension but the head's, so that its float32 q, k and v blocks
-  // still fit shared memory (q 64 x 256, two stages of k and v 256 x 32: 192 KB of the
-  // H100's 227). Then the IEEE defaults.
+  // overflow shared memory there), else 64. A head of more than 128 needs smaller blocks
+  // (E = 256: 64 x 32 with 2 stages asked for 256 KB of shared memory) and spills the
+  // kernel's own split (32 x 64, 4 warps, 2 stages: 0.03x of PyTorch's SDPA at B 4, H 8,
+  // S 1024), so Triton's split comes first there, on 64 x 32 with 4 warps and one stage
+  // (0.50x), then the kernel's on the same tile. Then the IEEE defaults.
   const bool wide_head = spec_.head_dim > 64, huge_head = spec_.head_dim > 128;
-  const nlohmann::json tile = {{"block_m", huge_head ? 64 : 128},     {"block_n", wide_head ? 32 : 64},
-                               {"num_warps", huge_head ? 4 : 8},      {"num_stages", huge_head ? 2 : 3},
-                               {"input_precision", "tf32x3"}};
+  nlohmann::json tile = {{"block_m", 128}, {"block_n", wide_head ? 32 : 64}, {"num_warps", 8},
+                         {"num_stages", 3}, {"input_precision", "tf32x3"}};
+  if (huge_head) tile.update({{"block_m", 64}, {"block_n", 32}, {"num_warps", 4}, {"num_stages", 1}});
   nlohmann::json per_dot = tile;
   per_dot["operand_split"] = "per_dot";
-  return {space_.Canonical(tile), space_.Canonical(per_dot), space_.Canonical(nlohmann::json::object()),
-          space_.Canonical({{"block_m", 128}, {"num_warps", 8}}), space_.Canonical({{"block_n", 32}})};
+  std::vector<nlohmann::json> drafts = {space_.Canonical(tile), space_.Canonical(per_dot)};
+  if (huge_head) std::swap(drafts[0], drafts[1]);
+  for (const nlohmann::json& ieee : {nlohmann::json::object(), nlohmann::json{{"block_m", 128}, {"num_warps", 8}},
+                                     nlohmann::json{{"block_n", 32}}}) {
+    drafts.push_back(space_.Canonical(ieee));
+  }
+  return drafts;
 }
 
 std::string TritonAttentionTemplate::Summary(const nlohmann::json& knobs) const {

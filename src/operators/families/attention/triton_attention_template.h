@@ -20,8 +20,8 @@ class TritonAttentionTemplate : public templates::KernelTemplate {
   std::string Name() const override { return "triton_attention"; }
   const templates::KnobSpace& Space() const override { return space_; }
   /// 3xTF32 on 128 query rows, 8 warps, 3 stages and 32 keys a step (64 for a head of
-  /// at most 64; 64 rows, 4 warps and 2 stages for a head over 128), its operands split
-  /// by the kernel, then by Triton; then the IEEE tiles:
+  /// at most 64), its operands split by the kernel, then by Triton (for a head over 128:
+  /// 64 x 32 with 4 warps and one stage, Triton's split first); then the IEEE tiles:
   /// 64 x 64 with 4 warps and 2 stages, 128 x 64 with 8 warps, 64 x 32.
   std::vector<nlohmann::json> Drafts() const override;
   std::string Summary(const nlohmann::json& knobs) const override;
