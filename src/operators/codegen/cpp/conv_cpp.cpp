@@ -228,40 +228,39 @@ std::string ConvCallCpp(const ir::Convolution& c, int out_id, bool parallel, con
                         int64_t min_parallel_batches) {
   if (ConvRunsDirect(c)) return DirectCall(c, out_id, parallel, indent, epilogue);
   const int64_t batches = c.images * c.groups;
-  const BatchLoop loop = BatchLoopCpp(batches, parallel, min_parallel_batches, indent);
   const int64_t in_positions = ir::Numel(c.in);
   const int64_t m = c.CoutPerGroup(), n = c.OutPositions(), k = c.Depth();
-  std::string out = loop.head;
-  std::string in = indent;
-  in += "  ";
-  out += fmt::format("{}const int64_t ke_image = bi / {}, ke_group = bi % {};\n", in, c.groups, c.groups);
-  out += fmt::format("{}const float* ke_x = t{} + (ke_image * {} + ke_group * {}) * {};\n", in, c.x, c.cin,
-                     c.CinPerGroup(), in_positions);
-  // 1x1, stride 1, no padding and as many outputs as inputs: B is x itself. (More
-  // outputs than that read past the input's end, 0: a transposed convolution's phase.)
-  bool plain = true;
-  for (size_t d = 0; d < c.kernel.size(); ++d) {
-    plain = plain && c.kernel[d] == 1 && c.stride[d] == 1 && c.pad[d] == 0 && c.out[d] == c.in[d];
-  }
-  if (plain) {
-    out += fmt::format("{}const ke_gemm_strided_b ke_pack{{ke_x, {}, 1}};\n", in, in_positions);
-  } else {
-    const auto i3 = As3d(c.in, 1), o3 = As3d(c.out, 1), k3 = As3d(c.kernel, 1), s3 = As3d(c.stride, 1),
-               p3 = As3d(c.pad, 0), d3 = As3d(c.dilation, 1);
-    out += fmt::format("{}const ke_conv_b ke_pack{{ke_x, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}}};\n",
-                       in, i3[0], i3[1], i3[2], o3[1], o3[2], k3[0], k3[1], k3[2], s3[0], s3[1], s3[2], p3[0], p3[1],
-                       p3[2], d3[0], d3[1], d3[2]);
-  }
-  std::string epi = "ke_gemm_identity{}";
-  if (epilogue) {
-    out += EpilogueLambda(c, in, epilogue);
-    epi = "ke_epi";
-  }
-  out += fmt::format("{}ke_gemm({}, {}, {}, t{} + ke_group * {}, {}, 1, ke_pack, t{} + (ke_image * {} + ke_group * {}) * {}, {}, {}, {});\n",
-                     in, m, n, k, c.w, m * k, k, out_id, c.cout, m, n, n,
-                     loop.inner_parallel, epi);
-  out += indent + "}\n";
-  return out;
+  const auto body = [&](const std::string& in, const std::string& inner_parallel) {
+    std::string out;
+    out += fmt::format("{}const int64_t ke_image = bi / {}, ke_group = bi % {};\n", in, c.groups, c.groups);
+    out += fmt::format("{}const float* ke_x = t{} + (ke_image * {} + ke_group * {}) * {};\n", in, c.x, c.cin,
+                       c.CinPerGroup(), in_positions);
+    // 1x1, stride 1, no padding and as many outputs as inputs: B is x itself. (More
+    // outputs than that read past the input's end, 0: a transposed convolution's phase.)
+    bool plain = true;
+    for (size_t d = 0; d < c.kernel.size(); ++d) {
+      plain = plain && c.kernel[d] == 1 && c.stride[d] == 1 && c.pad[d] == 0 && c.out[d] == c.in[d];
+    }
+    if (plain) {
+      out += fmt::format("{}const ke_gemm_strided_b ke_pack{{ke_x, {}, 1}};\n", in, in_positions);
+    } else {
+      const auto i3 = As3d(c.in, 1), o3 = As3d(c.out, 1), k3 = As3d(c.kernel, 1), s3 = As3d(c.stride, 1),
+                 p3 = As3d(c.pad, 0), d3 = As3d(c.dilation, 1);
+      out += fmt::format("{}const ke_conv_b ke_pack{{ke_x, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}}};\n",
+                         in, i3[0], i3[1], i3[2], o3[1], o3[2], k3[0], k3[1], k3[2], s3[0], s3[1], s3[2], p3[0], p3[1],
+                         p3[2], d3[0], d3[1], d3[2]);
+    }
+    std::string epi = "ke_gemm_identity{}";
+    if (epilogue) {
+      out += EpilogueLambda(c, in, epilogue);
+      epi = "ke_epi";
+    }
+    out += fmt::format("{}ke_gemm({}, {}, {}, t{} + ke_group * {}, {}, 1, ke_pack, t{} + (ke_image * {} + ke_group * {}) * {}, {}, {}, {});\n",
+                       in, m, n, k, c.w, m * k, k, out_id, c.cout, m, n, n,
+                       inner_parallel, epi);
+    return out;
+  };
+  return BatchLoopCpp(batches, parallel, min_parallel_batches, indent, body);
 }
 
 }  // namespace kernelevolve::operators::codegen

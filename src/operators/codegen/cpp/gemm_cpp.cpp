@@ -285,82 +285,86 @@ std::string GemmHelpersCpp(const GemmTile& tile) {
   return fmt::format(fmt::runtime(kGemmTemplate), tile.mr, tile.nr_vectors, tile.lanes, tile.kc, mc, nc);
 }
 
-BatchLoop BatchLoopCpp(int64_t batches, bool parallel, int64_t min_parallel_batches, const std::string& indent) {
-  BatchLoop loop;
-  if (parallel && batches >= min_parallel_batches) {
-    loop.head = indent + "#pragma omp parallel for schedule(dynamic)\n";
-  } else if (parallel && batches > 1) {
-    // No variable for the choice: a kernel may hold several such loops in one scope
-    // (a transposed convolution's phases).
-    loop.head = fmt::format("{}#pragma omp parallel for schedule(static) if (ke_gemm_by_batch({}))\n", indent, batches);
-    loop.inner_parallel = fmt::format("!ke_gemm_by_batch({})", batches);
-  } else if (parallel) {
-    loop.inner_parallel = "true";
+std::string BatchLoopCpp(int64_t batches, bool parallel, int64_t min_parallel_batches, const std::string& indent,
+                         const std::function<std::string(const std::string&, const std::string&)>& body) {
+  const std::string head = fmt::format("for (int64_t bi = 0; bi < {}; ++bi) {{\n", batches);
+  if (parallel && batches < min_parallel_batches && batches > 1) {
+    // Two loops, not one `parallel for if (...)`: with its condition false that pragma
+    // still opens a (one-thread) region, and each product's own parallel loop nested in
+    // it started new threads every call (3 images on 2 threads: 36 us -> 141 us).
+    const std::string in = indent + "  ";
+    return fmt::format("{0}if (ke_gemm_by_batch({1})) {{\n"
+                       "{2}#pragma omp parallel for schedule(static)\n"
+                       "{2}{3}{4}{2}}}\n"
+                       "{0}}} else {{\n"
+                       "{2}{3}{5}{2}}}\n"
+                       "{0}}}\n",
+                       indent, batches, in, head, body(in + "  ", "false"), body(in + "  ", "true"));
   }
-  loop.head += fmt::format("{}for (int64_t bi = 0; bi < {}; ++bi) {{\n", indent, batches);
-  return loop;
+  const bool by_batch = parallel && batches >= min_parallel_batches;
+  return (by_batch ? indent + "#pragma omp parallel for schedule(dynamic)\n" : "") + indent + head +
+         body(indent + "  ", parallel && !by_batch ? "true" : "false") + indent + "}\n";
 }
 
 std::string GemmCallCpp(const ir::Contraction& c, int out_id, bool parallel, const std::string& indent,
                         const std::function<std::string(const std::string&)>& epilogue,
                         int64_t min_parallel_batches, const std::vector<GemmLiveBound>& live) {
   const int64_t batches = ir::Numel(c.batch);
-  const BatchLoop loop = BatchLoopCpp(batches, parallel, min_parallel_batches, indent);
-  std::string out = loop.head;
-  std::string in = indent;
-  in += "  ";
-  // Each batch dim's index from the flat batch position, then the operands' offsets.
-  std::string a_off = std::to_string(c.a_offset), b_off = std::to_string(c.b_offset);
-  int64_t stride = 1;
-  for (size_t d = c.batch.size(); d-- > 0;) {
-    const std::string idx = fmt::format("(bi / {} % {})", stride, c.batch[d]);
-    if (c.a_batch[d] != 0) a_off += fmt::format(" + {} * {}", idx, c.a_batch[d]);
-    if (c.b_batch[d] != 0) b_off += fmt::format(" + {} * {}", idx, c.b_batch[d]);
-    stride *= c.batch[d];
-  }
-  out += fmt::format("{}const ke_gemm_strided_b ke_pack{{t{} + {}, {}, {}}};\n", in, c.b, b_off, c.b_k, c.b_n);
-  std::string epi = "ke_gemm_identity{}";
-  if (epilogue) {
-    // Output indices: the def's own batch dims (out_batch: the same flat order as the
-    // operands' batch, which may split one of them), row, col.
-    const std::vector<int64_t>& own = c.out_batch.empty() ? c.batch : c.out_batch;
-    out += in + kEpilogueLambdaHead;
-    const std::string body_in = in + "  ";
-    int64_t own_stride = 1;
-    std::vector<std::string> own_index(own.size());
-    for (size_t d = own.size(); d-- > 0;) {
-      own_index[d] = fmt::format("(bi / {} % {})", own_stride, own[d]);
-      own_stride *= own[d];
+  const auto body = [&](const std::string& in, const std::string& inner_parallel) {
+    std::string out;
+    // Each batch dim's index from the flat batch position, then the operands' offsets.
+    std::string a_off = std::to_string(c.a_offset), b_off = std::to_string(c.b_offset);
+    int64_t stride = 1;
+    for (size_t d = c.batch.size(); d-- > 0;) {
+      const std::string idx = fmt::format("(bi / {} % {})", stride, c.batch[d]);
+      if (c.a_batch[d] != 0) a_off += fmt::format(" + {} * {}", idx, c.a_batch[d]);
+      if (c.b_batch[d] != 0) b_off += fmt::format(" + {} * {}", idx, c.b_batch[d]);
+      stride *= c.batch[d];
     }
-    for (size_t d = 0; d < own.size(); ++d) {
-      out += fmt::format("{}[[maybe_unused]] const int64_t i{} = {};\n", body_in, d, own_index[d]);
+    out += fmt::format("{}const ke_gemm_strided_b ke_pack{{t{} + {}, {}, {}}};\n", in, c.b, b_off, c.b_k, c.b_n);
+    std::string epi = "ke_gemm_identity{}";
+    if (epilogue) {
+      // Output indices: the def's own batch dims (out_batch: the same flat order as the
+      // operands' batch, which may split one of them), row, col.
+      const std::vector<int64_t>& own = c.out_batch.empty() ? c.batch : c.out_batch;
+      out += in + kEpilogueLambdaHead;
+      const std::string body_in = in + "  ";
+      int64_t own_stride = 1;
+      std::vector<std::string> own_index(own.size());
+      for (size_t d = own.size(); d-- > 0;) {
+        own_index[d] = fmt::format("(bi / {} % {})", own_stride, own[d]);
+        own_stride *= own[d];
+      }
+      for (size_t d = 0; d < own.size(); ++d) {
+        out += fmt::format("{}[[maybe_unused]] const int64_t i{} = {};\n", body_in, d, own_index[d]);
+      }
+      out += fmt::format("{}[[maybe_unused]] const int64_t i{} = ke_row;\n", body_in, own.size());
+      out += fmt::format("{}[[maybe_unused]] const int64_t i{} = ke_col;\n", body_in, own.size() + 1);
+      out += epilogue(body_in);
+      out += in + "};\n";
+      epi = "ke_epi";
     }
-    out += fmt::format("{}[[maybe_unused]] const int64_t i{} = ke_row;\n", body_in, own.size());
-    out += fmt::format("{}[[maybe_unused]] const int64_t i{} = ke_col;\n", body_in, own.size() + 1);
-    out += epilogue(body_in);
-    out += in + "};\n";
-    epi = "ke_epi";
-  }
-  std::string live_arg;
-  if (epilogue && !live.empty()) {
-    // The largest value of each bound over the tile [row0, row0 + rows) x [col0, col0 + cols).
-    std::vector<std::string> terms;
-    for (const GemmLiveBound& b : live) {
-      const std::string r = b.row >= 0 ? "(ke_r0 + ke_nr - 1)" : "ke_r0";
-      const std::string col = b.col >= 0 ? "(ke_c0 + ke_nc - 1)" : "ke_c0";
-      terms.push_back(fmt::format("INT64_C({}) * {} + INT64_C({}) * {} + INT64_C({}) >= 0", b.row, r, b.col, col,
-                                  b.constant));
+    std::string live_arg;
+    if (epilogue && !live.empty()) {
+      // The largest value of each bound over the tile [row0, row0 + rows) x [col0, col0 + cols).
+      std::vector<std::string> terms;
+      for (const GemmLiveBound& b : live) {
+        const std::string r = b.row >= 0 ? "(ke_r0 + ke_nr - 1)" : "ke_r0";
+        const std::string col = b.col >= 0 ? "(ke_c0 + ke_nc - 1)" : "ke_c0";
+        terms.push_back(fmt::format("INT64_C({}) * {} + INT64_C({}) * {} + INT64_C({}) >= 0", b.row, r, b.col, col,
+                                    b.constant));
+      }
+      out += fmt::format("{}const auto ke_live = [](int64_t ke_r0, int64_t ke_nr, int64_t ke_c0, int64_t ke_nc) {{\n"
+                         "{}  return {};\n{}}};\n",
+                         in, in, fmt::join(terms, " &&\n" + in + "         "), in);
+      live_arg = ", ke_live";
     }
-    out += fmt::format("{}const auto ke_live = [](int64_t ke_r0, int64_t ke_nr, int64_t ke_c0, int64_t ke_nc) {{\n"
-                       "{}  return {};\n{}}};\n",
-                       in, in, fmt::join(terms, " &&\n" + in + "         "), in);
-    live_arg = ", ke_live";
-  }
-  out += fmt::format("{}ke_gemm({}, {}, {}, t{} + {}, {}, {}, ke_pack, t{} + bi * {}, {}, {}, {}{});\n", in, c.m,
-                     c.n, c.k, c.a, a_off, c.a_m, c.a_k, out_id, c.m * c.n, c.n,
-                     loop.inner_parallel, epi, live_arg);
-  out += indent + "}\n";
-  return out;
+    out += fmt::format("{}ke_gemm({}, {}, {}, t{} + {}, {}, {}, ke_pack, t{} + bi * {}, {}, {}, {}{});\n", in, c.m,
+                       c.n, c.k, c.a, a_off, c.a_m, c.a_k, out_id, c.m * c.n, c.n,
+                       inner_parallel, epi, live_arg);
+    return out;
+  };
+  return BatchLoopCpp(batches, parallel, min_parallel_batches, indent, body);
 }
 
 }  // namespace kernelevolve::operators::codegen

@@ -54,18 +54,16 @@ inline bool GemmPays(const ir::Contraction& c) { return !ir::IsMatrixVector(c); 
 /// (fewer share each GEMM's tiles instead).
 inline constexpr int64_t kMinParallelBatches = 8;
 
-/// The loop over a batch of products (GemmCallCpp, ConvCallCpp): its header lines, and
-/// the C++ expression each product's `parallel` argument takes.
-struct BatchLoop {
-  std::string head;                       // up to and including `for (... bi ...) {`
-  std::string inner_parallel = "false";  // threads share each product's tiles
-};
-
-/// Without `parallel`, a plain loop. With it, threads share the loop when it has at least
-/// `min_parallel_batches` entries; else, for two or more, when ke_gemm_by_batch says the
-/// batches split evenly over the threads at run time (each product then runs on one
-/// thread), and each product's tiles otherwise. Needs GemmHelpersCpp's text.
-BatchLoop BatchLoopCpp(int64_t batches, bool parallel, int64_t min_parallel_batches, const std::string& indent);
+/// The loop over a batch of products (GemmCallCpp, ConvCallCpp), `bi` from 0 to
+/// `batches`, around `body(indent, inner_parallel)`: the statements of one product at
+/// `indent`, `inner_parallel` the C++ value of its GEMM's `parallel` argument. Without
+/// `parallel`, a plain loop. With it, threads share the loop when it has at least
+/// `min_parallel_batches` entries; from 2 below that, the loop is printed twice and
+/// ke_gemm_by_batch picks at run time: threaded, one product a thread, when the batches
+/// split evenly over the threads, else plain with each product's tiles threaded. Needs
+/// GemmHelpersCpp's text.
+std::string BatchLoopCpp(int64_t batches, bool parallel, int64_t min_parallel_batches, const std::string& indent,
+                         const std::function<std::string(const std::string&, const std::string&)>& body);
 
 /// A half-plane `row * r + col * c + constant >= 0` of a product's output matrix (r, c:
 /// its row and column), the GEMM's coordinates. GemmCallCpp's `live`: the epilogue reads
