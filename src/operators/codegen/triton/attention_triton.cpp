@@ -22,8 +22,11 @@ constexpr const char* kAttentionKernel = R"PY(
 @triton.jit
 def _ke_tf32(x):
     # x rounded to TF32 (10 mantissa bits), to nearest: half of the 13 dropped bits added
-    # to the bit pattern, then cleared (a carry moves into the exponent as it should).
-    return ((x.to(tl.uint32, bitcast=True) + 0x1000) & 0xFFFFE000).to(tl.float32, bitcast=True)
+    # to the bit pattern, then cleared (a carry moves into the exponent as it should; past
+    # TF32's largest value that is inf, as the hardware's rounding). A NaN stays x: its
+    # payload may sit in the cleared bits alone (0x7F800001 would become inf).
+    rounded = ((x.to(tl.uint32, bitcast=True) + 0x1000) & 0xFFFFE000).to(tl.float32, bitcast=True)
+    return tl.where(x == x, rounded, x)
 
 
 @triton.jit
