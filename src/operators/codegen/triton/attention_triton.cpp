@@ -30,10 +30,16 @@ def _ke_tf32(x):
 
 
 @triton.jit
+def _ke_split(x):
+    # x as TF32 high and low parts, x ~ hi + lo.
+    hi = _ke_tf32(x)
+    return hi, _ke_tf32(x - hi)
+
+
+@triton.jit
 def _ke_dot3(a_hi, a_lo, b, acc):
     # 3xTF32 (NVIDIA CUTLASS's 3xTF32): a b ~ a_lo b_hi + a_hi b_lo + a_hi b_hi, small terms first.
-    b_hi = _ke_tf32(b)
-    b_lo = _ke_tf32(b - b_hi)
+    b_hi, b_lo = _ke_split(b)
     acc = tl.dot(a_lo, b_hi, acc, input_precision="tf32")
     acc = tl.dot(a_hi, b_lo, acc, input_precision="tf32")
     return tl.dot(a_hi, b_hi, acc, input_precision="tf32")
@@ -55,8 +61,7 @@ def _ke_attention(q, k, v, y, mask, H, L, S, E, qk_scale, ms0, ms1, ms2, ms3,
     dim_ok = dims < E
     qt = tl.load(q + bh * L * E + rows[:, None] * E + dims[None, :], mask=row_ok[:, None] & dim_ok[None, :], other=0.0)
     if SPLIT:
-        q_hi = _ke_tf32(qt)
-        q_lo = _ke_tf32(qt - q_hi)
+        q_hi, q_lo = _ke_split(qt)
     m_i = tl.full([BLOCK_M], float("-inf"), tl.float32)
     l_i = tl.zeros([BLOCK_M], tl.float32)
     acc = tl.zeros([BLOCK_M, BLOCK_E], tl.float32)
@@ -100,8 +105,8 @@ def _ke_attention(q, k, v, y, mask, H, L, S, E, qk_scale, ms0, ms1, ms2, ms3,
         l_i = l_i * alpha + tl.sum(p, 1)
         acc = acc * alpha[:, None]
         if SPLIT:
-            p_hi = _ke_tf32(p)
-            acc = _ke_dot3(p_hi, _ke_tf32(p - p_hi), vt, acc)
+            p_hi, p_lo = _ke_split(p)
+            acc = _ke_dot3(p_hi, p_lo, vt, acc)
         else:
             acc = tl.dot(p, vt, acc, input_precision=PRECISION)
         m_i = m_new
