@@ -38,9 +38,9 @@ nlohmann::json PriorJson(const knowledge::ExperienceMatch& m) {
 }
 
 /// Fills the fields that compare this run with the prior best.
-void CompareWithPrior(const knowledge::ExperienceMatch& prior, const std::vector<search::Node>& nodes,
-                      nlohmann::json& doc) {
-  const std::string prior_hash = prior.experience.source_hash;
+/// `prior_hash`: the seed's source as this run evaluated it.
+void CompareWithPrior(const knowledge::ExperienceMatch& prior, const std::string& prior_hash,
+                      const std::vector<search::Node>& nodes, nlohmann::json& doc) {
   doc["first_evaluated_is_prior"] =
       !nodes.empty() && core::ContentHash(nodes.front().candidate.source) == prior_hash;
   doc["prior_node_id"] = nullptr;
@@ -58,6 +58,38 @@ void CompareWithPrior(const knowledge::ExperienceMatch& prior, const std::vector
       doc["evaluations_to_reach_prior_best"] = static_cast<int>(i + 1);
     }
   }
+}
+
+/// Runs options.adapt_seed over the plan's seeds, keeping seeds and seed_sources in step.
+void AdaptSeeds(KnowledgeSession& session) {
+  knowledge::WarmStartPlan& plan = session.plan;
+  std::vector<core::Candidate> seeds;
+  std::vector<knowledge::ExperienceMatch> sources;
+  for (size_t i = 0; i < plan.seeds.size(); ++i) {
+    const knowledge::Experience& x = plan.seed_sources[i].experience;
+    std::string why;
+    std::optional<core::Candidate> seed;
+    try {
+      seed = session.options.adapt_seed(plan.seeds[i], &why);
+    } catch (const std::exception& e) {
+      why = e.what();
+    }
+    if (!seed) {
+      session.dropped_seeds.push_back({{"experience_id", x.id}, {"why", why}});
+      if (!session.options.quiet) {
+        fmt::print(stderr, "warm start: the prior kernel of experience {} ({}) is not evaluated: {}\n", x.id,
+                   x.problem, why);
+      }
+      continue;
+    }
+    const bool regenerated = seed->source != plan.seeds[i].source;
+    if (regenerated) seed->rationale += "; written again for this problem's graph and shapes with the prior's knobs";
+    if (seeds.empty()) session.seed_regenerated = regenerated;
+    seeds.push_back(std::move(*seed));
+    sources.push_back(plan.seed_sources[i]);
+  }
+  plan.seeds = std::move(seeds);
+  plan.seed_sources = std::move(sources);
 }
 
 }  // namespace
@@ -81,10 +113,13 @@ KnowledgeSession StartKnowledge(const KnowledgeHookOptions& options, const core:
   } catch (const std::exception& e) {
     Warn(session, fmt::format("'{}': cannot look up experiences", session.kb_path.string()), e);
   }
+  if (session.options.adapt_seed) AdaptSeeds(session);
+  if (!session.plan.seeds.empty()) session.seed_hash = core::ContentHash(session.plan.seeds.front().source);
   if (!options.quiet && !session.plan.seed_sources.empty()) {
     const auto& x = session.plan.seed_sources.front().experience;
-    fmt::print(stderr, "warm start: evaluating the best prior kernel first (experience {}, {:.2f}x, {})\n",
-               x.id, x.speedup, session.plan.seed_sources.front().why);
+    fmt::print(stderr, "warm start: evaluating the best prior kernel first (experience {}, {:.2f}x, {}{})\n",
+               x.id, x.speedup, session.plan.seed_sources.front().why,
+               session.seed_regenerated ? "; written again for this problem with its knobs" : "");
   }
   return session;
 }
@@ -104,8 +139,10 @@ nlohmann::json FinishKnowledge(KnowledgeSession& session, const core::Problem& p
     if (!session.plan.seed_sources.empty()) {
       const auto& prior = session.plan.seed_sources.front();
       doc["prior"] = PriorJson(prior);
-      CompareWithPrior(prior, nodes, doc);
+      doc["prior"]["regenerated"] = session.seed_regenerated;
+      CompareWithPrior(prior, session.seed_hash, nodes, doc);
     }
+    doc["dropped_seeds"] = session.dropped_seeds;
   } catch (const std::exception& e) {
     Warn(session, "cannot summarize the warm start", e);
   }

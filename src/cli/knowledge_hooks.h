@@ -5,18 +5,26 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "core/candidate.h"
 #include "core/problem.h"
 #include "knowledge/knowledge_base.h"
 #include "knowledge/warm_start.h"
 #include "search/node.h"
 
 namespace kernelevolve::cli {
+
+/// Writes a prior kernel again for the problem at hand before it is evaluated (a
+/// template kernel has its sizes in its text: operators::TemplateOperator::Rederive);
+/// nullopt, with the reason in `why`, drops the seed (its experience stays a note).
+using SeedAdapter = std::function<std::optional<core::Candidate>(const core::Candidate& prior, std::string* why)>;
 
 struct KnowledgeHookOptions {
   std::filesystem::path kb_path;    // --kb; empty: knowledge::DefaultKnowledgeDbPath(cache_dir)
@@ -26,6 +34,7 @@ struct KnowledgeHookOptions {
   std::string platform = "cpu";     // the --target
   std::string machine;              // CPU model (core::MachineContext::cpu_model)
   std::string isa;                  // its instruction set (core::CpuIsa::level)
+  SeedAdapter adapt_seed;           // null: prior kernels run as stored
 };
 
 /// State carried from StartKnowledge to FinishKnowledge.
@@ -35,11 +44,18 @@ struct KnowledgeSession {
   KnowledgeHookOptions options;
   std::filesystem::path kb_path;
   std::vector<std::string> warnings;
+  /// ContentHash of plan.seeds.front() as evaluated (after adapt_seed); empty: no seed.
+  std::string seed_hash;
+  bool seed_regenerated = false;  // adapt_seed changed the first seed's source
+  /// {"experience_id", "why"} of each prior kernel adapt_seed dropped.
+  nlohmann::json dropped_seeds = nlohmann::json::array();
 };
 
 /// Opens the knowledge base (indexing changed corpus files) and plans the warm start for
-/// `problem`. Copy plan.seeds into SearchOptions::seed_candidates and plan.notes into
-/// SearchOptions::experiences. Never throws.
+/// `problem`; options.adapt_seed rewrites (or drops) each prior kernel, and a dropped
+/// one gets a "warm start: ..." line on stderr unless quiet. Copy plan.seeds into
+/// SearchOptions::seed_candidates and plan.notes into SearchOptions::experiences.
+/// Never throws (an adapter that throws drops its seed, the exception as the reason).
 KnowledgeSession StartKnowledge(const KnowledgeHookOptions& options, const core::Problem& problem);
 
 /// Distills the run (`nodes` in evaluation order) into an experience and records it;

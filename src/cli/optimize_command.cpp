@@ -99,9 +99,17 @@ int RunOptimize(const OptimizeOptions& options_in) {
   search::SearchOptions sopts = MakeSearchOptions(o);
   sopts.interrupt = InterruptFlag();
   // Knowledge base (issue 8): start from prior kernels; never fails the run.
+  // A template kernel has this problem's sizes in its text: a prior one made at other
+  // sizes is written again with its knobs. An LLM's kernel runs as stored.
+  SeedAdapter adapt_seed = [&](const core::Candidate& prior, std::string* why) -> std::optional<core::Candidate> {
+    if (prior.operator_name != template_op.Name()) return prior;
+    return template_op.Rederive(problem, prior, sopts.threads, why);
+  };
   KnowledgeSession knowledge = StartKnowledge(
       // A resumed run seeded its prior kernel when it started: no second warm-start line.
-      {o.kb_path, o.no_kb, o.cache_dir, o.quiet || o.resume, o.target, s.machine.cpu_model, s.machine.isa.level}, problem);
+      {o.kb_path, o.no_kb, o.cache_dir, o.quiet || o.resume, o.target, s.machine.cpu_model, s.machine.isa.level,
+       adapt_seed},
+      problem);
   sopts.seed_candidates = knowledge.plan.seeds;
   sopts.experiences = knowledge.plan.notes;
   report::ConsoleProgress progress(o.budget, o.time_limit_seconds);

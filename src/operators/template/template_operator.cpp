@@ -204,4 +204,30 @@ std::vector<core::Candidate> TemplateOperator::Propose(const OperatorContext& co
   return collector.Take();
 }
 
+std::optional<core::Candidate> TemplateOperator::Rederive(const core::Problem& problem,
+                                                          const core::Candidate& prior, int threads,
+                                                          std::string* why) const {
+  auto fail = [why](std::string reason) -> std::optional<core::Candidate> {
+    if (why != nullptr) *why = std::move(reason);
+    return std::nullopt;
+  };
+  if (prior.operator_name != Name()) {
+    return fail(fmt::format("written by operator '{}', not by the templates", prior.operator_name));
+  }
+  templates::TemplateMatch match =
+      templates::MatchTemplateForTarget(target_, problem, std::max(threads, problem.threads), vector_lanes_);
+  if (!match.tmpl) return fail(match.unsupported);
+  const KernelTemplate& tmpl = *match.tmpl;
+  if (tmpl.Name() != prior.template_name) {
+    return fail(fmt::format("template '{}', but this problem takes '{}'", prior.template_name, tmpl.Name()));
+  }
+  if (!tmpl.Space().IsValid(prior.knobs)) {
+    return fail(fmt::format("knobs {} are outside this problem's {} space", prior.knobs.dump(), tmpl.Name()));
+  }
+  core::Candidate c = prior;
+  c.knobs = tmpl.Space().Canonical(prior.knobs);
+  c.source = tmpl.Generate(c.knobs);
+  return c;
+}
+
 }  // namespace kernelevolve::operators

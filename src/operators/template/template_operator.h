@@ -49,6 +49,15 @@ class TemplateOperator : public UniversalOperator {
   /// Throws InternalError when context.problem is null. Returns no candidates for
   /// an unsupported problem or n <= 0.
   std::vector<core::Candidate> Propose(const OperatorContext& context, int n) override;
+  /// A prior candidate of this operator (a knowledge-base warm start) written again
+  /// for `problem`: the same template and knobs, generated from this problem's graph
+  /// and shapes, with `prior`'s rationale. A loop-nest kernel has its sizes and
+  /// constants in its text, so a source made for another problem fails its checks.
+  /// nullopt, with the reason in `why`, when `prior` is not a template candidate, this
+  /// problem takes another template, or the knobs are outside this problem's space.
+  /// `threads` as OperatorContext::threads. Throws what the template's Generate throws.
+  std::optional<core::Candidate> Rederive(const core::Problem& problem, const core::Candidate& prior,
+                                          int threads, std::string* why) const;
 
  private:
   std::string target_;
