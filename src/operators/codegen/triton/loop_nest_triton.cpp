@@ -260,10 +260,11 @@ std::string CanonicalKernel(const std::string& kernel) {
 }
 
 /// Emitter::Storage with the accumulator knob as an argument.
-DType StorageType(const ir::KernelPlan& plan, const TensorDef& d, bool double_accumulator) {
+DType StorageType(const ir::KernelPlan& plan, const TritonFusion& fusion, const TensorDef& d,
+                  bool double_accumulator) {
   const bool intermediate = plan.output_slot[static_cast<size_t>(d.id)] < 0;
   const bool wide = double_accumulator && intermediate && ir::AccumulatesFloat32(d) &&
-                    !TritonRunsMainLoop(plan.program, d);
+                    !TritonRunsMainLoop(plan.program, d) && fusion.main_loop_operands.count(d.id) == 0;
   return wide ? DType::kFloat64 : d.dtype;
 }
 
@@ -415,8 +416,9 @@ class Emitter {
   /// consumers compute in float64 and round once when they store (index_add is
   /// table + sum, a segment mean sum / count; rounding the sum first cost an ulp of the
   /// largest term, which cancellation makes visible).
-  /// A tl.dot main loop accumulates in float32 whatever the knob: its buffer is float32.
-  DType Storage(const TensorDef& d) const { return StorageType(plan_, d, s_.double_accumulator); }
+  /// A tl.dot main loop accumulates in float32 whatever the knob: its buffer is float32,
+  /// and so is the buffer of a sum it reads as an operand (tl.dot takes no float64).
+  DType Storage(const TensorDef& d) const { return StorageType(plan_, fusion_, d, s_.double_accumulator); }
 
   std::string Kernel(const TensorDef& d, std::string& launch) {
     TritonEpilogue epilogue;
@@ -747,6 +749,15 @@ TritonFusion PlanTritonFusion(const ir::KernelPlan& plan) {
       plan, [&plan](const TensorDef& d) { return !TritonRunsMainLoop(plan.program, d); },
       [&](const TensorDef& c) { return main_loop_epilogues.count(c.id) == 0; });
   for (const auto& [reduction, e] : f.reductions) f.fused.insert(e.consumers.begin(), e.consumers.end());
+  for (int k : plan.kernels) {
+    const TensorDef& d = plan.program.defs[static_cast<size_t>(k)];
+    if (!TritonRunsMainLoop(plan.program, d)) continue;
+    if (const auto c = ir::MatchContraction(plan.program, d)) {
+      f.main_loop_operands.insert({c->a, c->b});
+    } else if (const auto v = ir::MatchConvolution(plan.program, d)) {
+      f.main_loop_operands.insert({v->x, v->w});
+    }
+  }
   return f;
 }
 
@@ -772,7 +783,7 @@ int64_t TritonIntermediateBytes(const ir::KernelPlan& plan, const TritonFusion& 
   for (int k : plan.kernels) {
     const TensorDef& d = plan.program.defs[static_cast<size_t>(k)];
     if (plan.output_slot[static_cast<size_t>(k)] >= 0 || !fusion.HasBuffer(k)) continue;
-    bytes += ir::Numel(d.shape) * static_cast<int64_t>(core::DTypeSize(StorageType(plan, d, double_accumulator)));
+    bytes += ir::Numel(d.shape) * static_cast<int64_t>(core::DTypeSize(StorageType(plan, fusion, d, double_accumulator)));
   }
   return bytes;
 }

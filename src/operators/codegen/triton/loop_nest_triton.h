@@ -47,6 +47,10 @@ struct TritonFusion {
   std::unordered_map<int, ir::ReductionEpilogue> reductions;
   /// The kernels that launch nothing of their own: every epilogue of the two maps.
   std::set<int> fused;
+  /// The tensors a tl.dot main loop reads as an operand (t<a>, t<b> of a contraction,
+  /// t<x>, t<w> of a convolution): stored in their own dtype even with double
+  /// accumulators, since tl.dot takes no float64 operand.
+  std::set<int> main_loop_operands;
 
   /// Whether the entry allocates a buffer for intermediate kernel `k`: not for a main
   /// loop with a fused epilogue (it stores into the epilogue's buffer), nor for a
