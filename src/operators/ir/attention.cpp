@@ -103,4 +103,10 @@ std::optional<AttentionSpec> MatchAttention(const core::OpGraph& graph) {
   return MatchExplicitAttention(graph);
 }
 
+std::string MaskText(const AttentionSpec& spec) {
+  if (spec.mask < 0) return "";
+  if (!spec.mask_bool) return ", additive mask";
+  return spec.mask_inverted ? ", boolean mask (true = masked out)" : ", boolean mask";
+}
+
 }  // namespace kernelevolve::operators::ir

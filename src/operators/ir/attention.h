@@ -9,6 +9,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 
 #include "core/op_graph.h"
 
@@ -49,5 +50,9 @@ struct AttentionSpec {
 /// MatchExplicitAttention (attention_explicit.h) reads back; nullopt otherwise (the loop
 /// nest lowers it).
 std::optional<AttentionSpec> MatchAttention(const core::OpGraph& graph);
+
+/// The mask for a generated kernel's header: "" (none), ", additive mask", ", boolean
+/// mask" or ", boolean mask (true = masked out)".
+std::string MaskText(const AttentionSpec& spec);
 
 }  // namespace kernelevolve::operators::ir

@@ -72,6 +72,25 @@ struct Region {
     return vars;
   }
 
+  /// The tail in print order (both rowwise emitters print it in one program): the
+  /// reductions over the buffered rows and the element-wise values at Level::kTail,
+  /// by id; then the indices into graph.outputs of the outputs computed there.
+  struct TailOrder {
+    std::vector<const Value*> values;
+    std::vector<size_t> outputs;
+  };
+  TailOrder Tail() const {
+    TailOrder t;
+    for (const Value& v : graph.values) {
+      if (LevelOf(v.id) != Level::kTail) continue;
+      if (v.kind == ValueKind::kReduce || v.kind == ValueKind::kElementwise) t.values.push_back(&v);
+    }
+    for (size_t k = 0; k < graph.outputs.size(); ++k) {
+      if (LevelOf(graph.outputs[k]) == Level::kTail) t.outputs.push_back(k);
+    }
+    return t;
+  }
+
   /// The input value whose data value `id` reads: `id` itself unless it is a chain
   /// of views (kView) over it. Both rowwise emitters load views from their input.
   const Value& ViewSource(int id) const {

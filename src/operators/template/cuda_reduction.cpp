@@ -107,14 +107,14 @@ std::string Indented(const std::vector<std::string>& lines, int spaces) {
 class BodyWriter {
  public:
   BodyWriter(const ir::Region& region, const Settings& s)
-      : g_(region.graph), region_(region), s_(s), emit_(region, MathFlavor::kLibm) {}
+      : g_(region.graph), spec_(region), s_(s), emit_(region, MathFlavor::kLibm) {}
 
   std::vector<std::string> Run() {
     std::vector<std::string> out;
     LoopNames n;
     RowSection(-1, n, out);
-    for (size_t s = 0; s < region_.stages.size(); ++s) {
-      const auto& st = region_.stages[s];
+    for (size_t s = 0; s < spec_.stages.size(); ++s) {
+      const auto& st = spec_.stages[s];
       for (int id : st.reductions) out.push_back(fmt::format("{} a{} = {};", Acc(id), id, CppReduceInit(V(id).reduce)));
       out.push_back("for (int64_t r = lane; r < R; r += kThreadsPerRow) {");
       Block b;
@@ -157,14 +157,14 @@ class BodyWriter {
   }
 
  private:
-  const ir::Value& V(int id) const { return region_.ValueOf(id); }
-  Level L(int id) const { return region_.LevelOf(id); }
+  const ir::Value& V(int id) const { return spec_.ValueOf(id); }
+  Level L(int id) const { return spec_.LevelOf(id); }
   std::string Acc(int id) const { return CppAccumulatorType(V(id).reduce, s_.acc_double); }
   void RowSection(int s, const LoopNames& n, std::vector<std::string>& out) {
     Block b;
     for (const auto& v : g_.values) {
       if (L(v.id) != Level::kRow || v.kind != ValueKind::kElementwise) continue;
-      if (region_.row_stage[static_cast<size_t>(v.id)] != s) continue;
+      if (spec_.row_stage[static_cast<size_t>(v.id)] != s) continue;
       const std::string rhs = emit_.RowDefinition(v.id, n, b);
       b.lines.push_back(fmt::format("const auto row{} = {};", v.id, rhs));
     }
@@ -172,7 +172,7 @@ class BodyWriter {
   }
 
   const ir::Graph& g_;
-  const ir::Region& region_;
+  const ir::Region& spec_;
   const Settings& s_;
   ExprEmitter emit_;
 };
@@ -213,14 +213,13 @@ KnobSpace CudaReductionKnobSpace(const ir::Region& region, bool softmax) {
 
 CudaReductionTemplate::CudaReductionTemplate(ir::Region region, size_t num_inputs,
                                              std::optional<SoftmaxSpec> softmax)
-    : region_(std::move(region)),
+    : SpecTemplate(region, CudaReductionKnobSpace(region, softmax.has_value())),
       num_inputs_(num_inputs),
-      softmax_(std::move(softmax)),
-      space_(CudaReductionKnobSpace(region_, softmax_.has_value())) {}
+      softmax_(std::move(softmax)) {}
 
 std::vector<nlohmann::json> CudaReductionTemplate::Drafts() const {
   std::vector<nlohmann::json> out;
-  if (region_.inner > 1) {
+  if (spec_.inner > 1) {
     for (int warps : {8, 4}) out.push_back(space_.Canonical({{"mode", "thread"}, {"num_warps", warps}}));
     return out;
   }
@@ -238,7 +237,7 @@ std::string CudaReductionTemplate::Summary(const nlohmann::json& knobs) const {
 std::string CudaReductionTemplate::Generate(const nlohmann::json& knobs_in) const {
   const nlohmann::json knobs = space_.Canonical(knobs_in);
   const Settings s = Decode(knobs);
-  const ir::Graph& g = region_.graph;
+  const ir::Graph& g = spec_.graph;
 
   // Parameters: the inputs the graph reads (in<abi>), every output (out<k>).
   std::vector<std::string> params, args, pointers, checks;
@@ -279,7 +278,7 @@ std::string CudaReductionTemplate::Generate(const nlohmann::json& knobs_in) cons
             "ke_online_merge<kThreadsPerRow>(m, s);",
             "for (int64_t r = lane; r < R; r += kThreadsPerRow) y[r] = " + write + ";"};
   } else {
-    body = BodyWriter(region_, s).Run();
+    body = BodyWriter(spec_, s).Run();
   }
 
   const std::string threads_per_row = s.mode == "block" ? "kBlock" : s.mode == "warp" ? "32" : "1";
@@ -293,7 +292,7 @@ std::string CudaReductionTemplate::Generate(const nlohmann::json& knobs_in) cons
                                                                            : "(kRows + kBlock - 1) / kBlock";
   const std::string what = fmt::format(
       "Row reductions of the captured graph over a [O, R, I] = [{}, {}, {}] region{}, float32.",
-      region_.outer, region_.reduce, region_.inner,
+      spec_.outer, spec_.reduce, spec_.inner,
       softmax_ ? (softmax_->log ? " (log_softmax over the last dim)" : " (softmax over the last dim)") : "");
   std::string out = CudaHeader("cuda_reduction", what, knobs) + "\n" + CudaIncludes() + "\n" + CudaAbiHelpers() +
                     "\n" + CudaMathNamespace(s.fast_math) + "\n" + kReduceHelpers + (s.online ? kOnlineHelpers : "");
@@ -322,7 +321,7 @@ extern "C" int kernelevolve_entry(const DLTensor* inputs, int32_t num_inputs, DL
 {check}  return 0;
 }}
 )CU",
-                     fmt::arg("o", region_.outer), fmt::arg("r", region_.reduce), fmt::arg("i", region_.inner),
+                     fmt::arg("o", spec_.outer), fmt::arg("r", spec_.reduce), fmt::arg("i", spec_.inner),
                      fmt::arg("block", s.block), fmt::arg("tpr", threads_per_row),
                      fmt::arg("params", fmt::join(params, ", ")), fmt::arg("row_of_thread", row_of_thread),
                      fmt::arg("body", Indented(body, 2)), fmt::arg("num_inputs", num_inputs_),

@@ -24,14 +24,13 @@ namespace kernelevolve::operators::templates {
 /// Gimelshein 2018, then write)} with mode block or warp.
 KnobSpace CudaReductionKnobSpace(const ir::Region& region, bool softmax);
 
-class CudaReductionTemplate : public KernelTemplate {
+class CudaReductionTemplate : public SpecTemplate<ir::Region> {
  public:
   /// `region`: analysed, with no tail reductions; `num_inputs`: the problem's ABI
   /// inputs (some may be unused by the graph); `softmax`: set for a lone last-dim
   /// softmax / log_softmax (enables the online algorithm).
   CudaReductionTemplate(ir::Region region, size_t num_inputs, std::optional<SoftmaxSpec> softmax);
   std::string Name() const override { return "cuda_reduction"; }
-  const KnobSpace& Space() const override { return space_; }
   /// I == 1: {block, 256}, {warp, 256}, {block, 1024} (softmax: also online); I > 1:
   /// {thread, 256}, {thread, 128}.
   std::vector<nlohmann::json> Drafts() const override;
@@ -40,10 +39,8 @@ class CudaReductionTemplate : public KernelTemplate {
   std::string Generate(const nlohmann::json& knobs) const override;
 
  private:
-  ir::Region region_;
   size_t num_inputs_;
   std::optional<SoftmaxSpec> softmax_;
-  KnobSpace space_;
 };
 
 /// cuda_reduction for `problem` when its graph lowers to one region without tail

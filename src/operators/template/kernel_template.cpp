@@ -180,6 +180,12 @@ static inline int ke_check_tensor(const DLTensor& t) {
   if (t.dtype.code != kDLFloat || t.dtype.bits != 32 || t.dtype.lanes != 1) return 2;
   return ke_check_layout(t);
 }
+
+// 0 when `t` is a dense row-major int64 tensor in CPU memory, else 2 or 4.
+static inline int ke_check_int64(const DLTensor& t) {
+  if (t.dtype.code != kDLInt || t.dtype.bits != 64 || t.dtype.lanes != 1) return 2;
+  return ke_check_layout(t);
+}
 )ABI";
 }
 

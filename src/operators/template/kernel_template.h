@@ -6,6 +6,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/problem.h"
@@ -28,6 +29,23 @@ class KernelTemplate {
   /// The complete C++17 translation unit for a canonical setting. Throws
   /// InvalidInputError for a setting outside Space().
   virtual std::string Generate(const nlohmann::json& knobs) const = 0;
+};
+
+/// A template bound to what its matcher found in the graph (`Spec`: a family's spec,
+/// e.g. ir::SortSpec or ir::AttentionSpec, or the ir::Region of the reduction
+/// templates) with the knob space built for it. The CPU, Triton and CUDA templates of a
+/// family derive from it with the same spec and give Name, Drafts, Summary, Generate.
+template <class Spec>
+class SpecTemplate : public KernelTemplate {
+ public:
+  const KnobSpace& Space() const final { return space_; }
+  const Spec& spec() const { return spec_; }
+
+ protected:
+  SpecTemplate(Spec spec, KnobSpace space) : spec_(std::move(spec)), space_(std::move(space)) {}
+
+  Spec spec_;
+  KnobSpace space_;
 };
 
 /// A template for a problem, or why none applies.
@@ -65,8 +83,9 @@ std::string GeneratedIncludes();
 /// ABI helper functions pasted into generated sources: `ke_float_data(t)` (float
 /// pointer of a DLTensor, byte_offset applied), `ke_numel(t)`, `ke_check_layout(t)`
 /// returning 0, or 2 (not on the CPU, or no data) or 4 (strides given and not dense
-/// row-major), and `ke_check_tensor(t)`: 2 unless float32, else ke_check_layout(t).
-/// Templates with other dtypes check the dtype and then call ke_check_layout.
+/// row-major), `ke_check_tensor(t)`: 2 unless float32, else ke_check_layout(t), and
+/// `ke_check_int64(t)`: the same for int64 (indices, offsets). Templates with other
+/// dtypes check the dtype and then call ke_check_layout.
 std::string AbiHelpers();
 
 /// OpenMP queries for generated sources, which also compile without OpenMP (one

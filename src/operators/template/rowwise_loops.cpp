@@ -496,28 +496,24 @@ class Writer {
 
   /// Tail reductions over the buffered rows, in order, then scalar ops and outputs.
   std::vector<std::string> Tail() {
-    std::vector<std::string> out;
-    LoopNames n;
-    n.o = "0";
-    n.i = "0";
+    LoopNames n;  // one program: the outer and inner indices are 0
+    n.o = n.i = "0";
     Block b;
-    for (const auto& v : g_.values) {
-      if (L(v.id) != Level::kTail) continue;
-      if (v.kind == ValueKind::kReduce) {
-        const int src = v.operands[0];
-        b.lines.push_back(fmt::format("{} ta{} = {};", Acc(v.reduce), v.id, CppReduceInit(v.reduce)));
-        b.lines.push_back(fmt::format("for (int64_t q = 0; q < kRows; ++q) {}",
-                                      CppReduceUpdate(v.reduce, "ta" + std::to_string(v.id), fmt::format("tb{}[q]", src))));
-        b.lines.push_back(fmt::format("const float t{0} = static_cast<float>(ta{0});", v.id));
-      } else if (v.kind == ValueKind::kElementwise) {
-        std::map<std::string, std::string> vars;
-        const std::string rhs = emit_.RowDefinition(v.id, n, b);
-        b.lines.push_back(fmt::format("const auto t{} = {};", v.id, rhs));
+    const ir::Region::TailOrder tail = region_.Tail();
+    for (const ir::Value* v : tail.values) {
+      if (v->kind == ValueKind::kElementwise) {
+        b.lines.push_back(fmt::format("const auto t{} = {};", v->id, emit_.RowDefinition(v->id, n, b)));
+        continue;
       }
+      const std::string acc = "ta" + std::to_string(v->id);
+      b.lines.push_back(fmt::format("{} {} = {};", Acc(v->reduce), acc, CppReduceInit(v->reduce)));
+      b.lines.push_back(fmt::format("for (int64_t q = 0; q < kRows; ++q) {}",
+                                    CppReduceUpdate(v->reduce, acc, fmt::format("tb{}[q]", v->operands[0]))));
+      b.lines.push_back(fmt::format("const float t{} = static_cast<float>({});", v->id, acc));
     }
-    for (size_t k = 0; k < g_.outputs.size(); ++k) {
-      if (L(g_.outputs[k]) != Level::kTail) continue;
-      b.lines.push_back(fmt::format("{}[0] = {};", OutPtr(k), emit_.OutputCast(k, "t" + std::to_string(emit_.Base(g_.outputs[k])))));
+    for (size_t k : tail.outputs) {
+      const std::string value = "t" + std::to_string(emit_.Base(g_.outputs[k]));
+      b.lines.push_back(fmt::format("{}[0] = {};", OutPtr(k), emit_.OutputCast(k, value)));
     }
     return b.lines;
   }

@@ -23,14 +23,6 @@ bool HasSumOrProd(const ir::Region& region) {
   return false;
 }
 
-constexpr const char* kInt64Check = R"(
-// 0 when `t` is a dense row-major int64 tensor in CPU memory, else 2 or 4.
-static inline int ke_check_int64(const DLTensor& t) {
-  if (t.dtype.code != kDLInt || t.dtype.bits != 64 || t.dtype.lanes != 1) return 2;
-  return ke_check_layout(t);
-}
-)";
-
 }  // namespace
 
 RowwiseMatch MatchRowwise(const core::OpGraph& graph) {
@@ -85,7 +77,7 @@ KnobSpace RowwiseKnobSpace(const ir::Region& region, bool multithread) {
 }
 
 RowwiseTemplate::RowwiseTemplate(ir::Region region, bool multithread)
-    : region_(std::move(region)), space_(RowwiseKnobSpace(region_, multithread)) {}
+    : SpecTemplate(region, RowwiseKnobSpace(region, multithread)) {}
 
 std::vector<nlohmann::json> RowwiseTemplate::Drafts() const {
   const std::vector<nlohmann::json> curated = {
@@ -110,8 +102,8 @@ std::vector<nlohmann::json> RowwiseTemplate::Drafts() const {
 
 std::string RowwiseTemplate::Summary(const nlohmann::json& knobs) const {
   return space_.Describe(space_.Canonical(knobs)) +
-         fmt::format(" over [{}, {}, {}] (outer, reduced, inner)", region_.outer, region_.reduce,
-                     region_.inner);
+         fmt::format(" over [{}, {}, {}] (outer, reduced, inner)", spec_.outer, spec_.reduce,
+                     spec_.inner);
 }
 
 std::string RowwiseTemplate::Generate(const nlohmann::json& knobs_in) const {
@@ -126,7 +118,7 @@ std::string RowwiseTemplate::Generate(const nlohmann::json& knobs_in) const {
   if (knobs.contains("block_i")) s.i_block = knobs.at("block_i").get<int64_t>();
   if (knobs.contains("row_buffer")) s.row_buffer = knobs.at("row_buffer") == "on";
 
-  const ir::Graph& g = region_.graph;
+  const ir::Graph& g = spec_.graph;
   std::map<int, const ir::Value*> inputs;  // abi index -> input value
   for (const auto& v : g.values) {
     if (v.kind == ir::ValueKind::kInput) inputs[v.abi_index] = &v;
@@ -134,8 +126,8 @@ std::string RowwiseTemplate::Generate(const nlohmann::json& knobs_in) const {
   std::string what = fmt::format(
       "Fused reductions over float32 data viewed as [O, R, I] = [{}, {}, {}]\n"
       "({} reduction stages; {}). Captured ops:\n",
-      region_.outer, region_.reduce, region_.inner, region_.stages.size(),
-      region_.SplitR() ? "one row, r split into chunks" : "rows in parallel");
+      spec_.outer, spec_.reduce, spec_.inner, spec_.stages.size(),
+      spec_.SplitR() ? "one row, r split into chunks" : "rows in parallel");
   std::set<std::string> origins;
   for (const auto& v : g.values) {
     if (!v.origin.empty() && origins.insert(v.origin).second) {
@@ -179,14 +171,14 @@ std::string RowwiseTemplate::Generate(const nlohmann::json& knobs_in) const {
                        o)
                  : fmt::format("  float* __restrict out{0} = ke_float_data(outputs[{0}]);\n", o);
   }
-  entry += LoopNest(region_, s) + "  return 0;\n}\n";
+  entry += LoopNest(spec_, s) + "  return 0;\n}\n";
   const std::string kernel =
       "// ---- kernel --------------------------------------------------------------------\n" +
       entry;
   const std::string prelude = MathPreludeFor(kernel);
   return GeneratedHeader(Name(), what, knobs, abi) + "\n" + GeneratedIncludes() +
          "#include <vector>\n\n" + (prelude.empty() ? "" : prelude + "\n") + AbiHelpers() +
-         kInt64Check + "\n" + kernel;
+         "\n" + kernel;
 }
 
 }  // namespace kernelevolve::operators::templates

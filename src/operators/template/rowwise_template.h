@@ -34,18 +34,13 @@ RowwiseMatch MatchRowwise(const core::OpGraph& graph);
 /// loops over r stored once per row instead).
 KnobSpace RowwiseKnobSpace(const ir::Region& region, bool multithread);
 
-class RowwiseTemplate : public KernelTemplate {
+class RowwiseTemplate : public SpecTemplate<ir::Region> {
  public:
   RowwiseTemplate(ir::Region region, bool multithread);
   std::string Name() const override { return "rowwise"; }
-  const KnobSpace& Space() const override { return space_; }
   std::vector<nlohmann::json> Drafts() const override;
   std::string Summary(const nlohmann::json& knobs) const override;
   std::string Generate(const nlohmann::json& knobs) const override;
-
- private:
-  ir::Region region_;
-  KnobSpace space_;
 };
 
 }  // namespace kernelevolve::operators::templates

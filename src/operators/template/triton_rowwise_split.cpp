@@ -120,28 +120,24 @@ std::string Writer::Tail() {
   n.o = "0";
   n.i = "0";
   TritonBlock b;
-  for (const auto& v : g_.values) {
-    if (L(v.id) != Level::kTail) continue;
-    if (v.kind == ValueKind::kReduce) {
-      const ReduceKind k = v.reduce;
-      b.lines.push_back(fmt::format("acc = tl.full([TB], {}, {})", Identity(k), Acc(k)));
-      b.lines.push_back(fmt::format("for q0 in tl.range(0, {}, TB):", rows_));
-      b.lines.push_back("    q = q0 + tl.arange(0, TB)");
-      b.lines.push_back(fmt::format(
-          "    acc = {}", Combine(k, "acc",
-                                  ToAcc(k, fmt::format("tl.load(tb{} + q, mask=q < {}, other={})",
-                                                       v.operands[0], rows_, Identity(k))))));
-      b.lines.push_back(
-          fmt::format("t{} = {}.to(tl.float32)", v.id, ReduceText(k, "acc", 0, false)));
-    } else if (v.kind == ValueKind::kElementwise) {
-      const std::string rhs = emit_.RowDefinition(v.id, n, b);
-      b.lines.push_back(fmt::format("t{} = {}", v.id, rhs));
+  const ir::Region::TailOrder tail = region_.Tail();
+  for (const ir::Value* v : tail.values) {
+    if (v->kind == ValueKind::kElementwise) {
+      const std::string rhs = emit_.RowDefinition(v->id, n, b);
+      b.lines.push_back(fmt::format("t{} = {}", v->id, rhs));
+      continue;
     }
+    const ReduceKind k = v->reduce;
+    const std::string load =
+        fmt::format("tl.load(tb{} + q, mask=q < {}, other={})", v->operands[0], rows_, Identity(k));
+    b.lines.insert(b.lines.end(), {fmt::format("acc = tl.full([TB], {}, {})", Identity(k), Acc(k)),
+                                   fmt::format("for q0 in tl.range(0, {}, TB):", rows_),
+                                   "    q = q0 + tl.arange(0, TB)",
+                                   fmt::format("    acc = {}", Combine(k, "acc", ToAcc(k, load))),
+                                   fmt::format("t{} = {}.to(tl.float32)", v->id, ReduceText(k, "acc", 0, false))});
   }
-  for (size_t k = 0; k < g_.outputs.size(); ++k) {
-    if (L(g_.outputs[k]) != Level::kTail) continue;
-    b.lines.push_back(
-        fmt::format("tl.store(out{}, t{}.to({}))", k, emit_.Base(g_.outputs[k]), OutType(k)));
+  for (size_t k : tail.outputs) {
+    b.lines.push_back(fmt::format("tl.store(out{}, t{}.to({}))", k, emit_.Base(g_.outputs[k]), OutType(k)));
   }
   Lines out = {"@triton.jit", "def _tail(" + Params() + "TB: tl.constexpr):"};
   Append(out, b.lines, 4);

@@ -20,21 +20,26 @@ std::string Prologue(const ir::AttentionSpec& s) {
                      "    if (ke_check_tensor(*t) || t->ndim != {}) return 2;\n"
                      "  }}\n",
                      s.rank);
-  if (s.rank == 3) {
-    out += "  // Sizes from the tensors: q [B, L, E], k and v [B, S, E] (one head).\n"
-           "  const int64_t B = Q.shape[0], H = 1, L = Q.shape[1], E = Q.shape[2], S = K.shape[1];\n"
-           "  for (const DLTensor* t : {&K, &V}) {\n"
-           "    if (t->shape[0] != B || t->shape[1] != S || t->shape[2] != E) return 3;\n"
-           "  }\n"
-           "  if (Y.shape[0] != B || Y.shape[1] != L || Y.shape[2] != E) return 3;\n";
-  } else {
-    out += "  // Sizes from the tensors: q [B, H, L, E], k and v [B, H, S, E].\n"
-           "  const int64_t B = Q.shape[0], H = Q.shape[1], L = Q.shape[2], E = Q.shape[3], S = K.shape[2];\n"
-           "  for (const DLTensor* t : {&K, &V}) {\n"
-           "    if (t->shape[0] != B || t->shape[1] != H || t->shape[2] != S || t->shape[3] != E) return 3;\n"
-           "  }\n"
-           "  if (Y.shape[0] != B || Y.shape[1] != H || Y.shape[2] != L || Y.shape[3] != E) return 3;\n";
-  }
+  // Sizes from the tensors: q and y [B, H, L, E], k and v [B, H, S, E]; rank 3 has no
+  // head dim (H = 1).
+  const std::vector<std::string> q_dims = s.rank == 3 ? std::vector<std::string>{"B", "L", "E"}
+                                                      : std::vector<std::string>{"B", "H", "L", "E"};
+  std::vector<std::string> kv_dims = q_dims;
+  kv_dims[s.rank - 2] = "S";
+  out += fmt::format("  // Sizes from the tensors: q [{}], k and v [{}]{}.\n", fmt::join(q_dims, ", "),
+                     fmt::join(kv_dims, ", "), s.rank == 3 ? " (one head)" : "");
+  std::vector<std::string> reads;
+  for (int d = 0; d < s.rank; ++d) reads.push_back(fmt::format("{} = Q.shape[{}]", q_dims[d], d));
+  if (s.rank == 3) reads.insert(reads.begin() + 1, "H = 1");
+  reads.push_back(fmt::format("S = K.shape[{}]", s.rank - 2));
+  out += fmt::format("  const int64_t {};\n", fmt::join(reads, ", "));
+  auto same_shape = [&](const std::string& t, const std::vector<std::string>& dims) {
+    std::vector<std::string> ne;
+    for (int d = 0; d < s.rank; ++d) ne.push_back(fmt::format("{}shape[{}] != {}", t, d, dims[d]));
+    return fmt::format("({})", fmt::join(ne, " || "));
+  };
+  out += fmt::format("  for (const DLTensor* t : {{&K, &V}}) {{\n    if {} return 3;\n  }}\n", same_shape("t->", kv_dims));
+  out += fmt::format("  if {} return 3;\n", same_shape("Y.", q_dims));
   if (s.mask >= 0) {
     out += fmt::format("  const DLTensor& M = inputs[{}];\n", s.mask);
     out += s.mask_bool ? "  if (M.dtype.code != kDLUInt || M.dtype.bits != 8 || M.dtype.lanes != 1 || ke_check_layout(M)) return 2;\n"

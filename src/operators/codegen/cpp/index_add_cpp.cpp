@@ -142,7 +142,7 @@ std::string PrintIndexAddCpp(const ir::IndexAddSpec& s, const IndexAddSchedule& 
   out += fmt::format("  const DLTensor& V = inputs[{}];\n  const DLTensor& I = inputs[{}];\n  DLTensor& Y = outputs[0];\n",
                      s.values, s.segments ? s.lengths : s.index);
   out += "  if (ke_check_tensor(V) || ke_check_tensor(Y) || Y.ndim < 1 || V.ndim != Y.ndim) return 2;\n"
-         "  if (I.dtype.code != kDLInt || I.dtype.bits != 64 || I.ndim != 1 || ke_check_layout(I)) return 2;\n"
+         "  if (ke_check_int64(I) || I.ndim != 1) return 2;\n"
          "  // Sizes from the tensors: any number of values, rows and segments.\n"
          "  const int64_t rows = Y.shape[0], n = V.shape[0];\n"
          "  int64_t dim = 1;\n"

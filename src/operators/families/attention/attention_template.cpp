@@ -19,8 +19,8 @@ KnobSpace AttentionKnobSpace(bool multithread) {
 }  // namespace
 
 AttentionTemplate::AttentionTemplate(ir::AttentionSpec spec, bool multithread, int vector_lanes)
-    : spec_(spec), multithread_(multithread), lanes_(vector_lanes > 0 ? vector_lanes : 8),
-      space_(AttentionKnobSpace(multithread)) {}
+    : SpecTemplate(spec, AttentionKnobSpace(multithread)), multithread_(multithread),
+      lanes_(vector_lanes > 0 ? vector_lanes : 8) {}
 
 std::vector<nlohmann::json> AttentionTemplate::Drafts() const {
   std::vector<nlohmann::json> drafts = {{{"threads", "1"}}};
@@ -48,10 +48,7 @@ std::string AttentionTemplate::Generate(const nlohmann::json& knobs) const {
   schedule.block_n = k.at("block_n").get<int>();
   schedule.lanes = lanes_;
   const std::string scale = spec_.scale ? fmt::format("{:g}", *spec_.scale) : "1/sqrt(E)";
-  const std::string mask = spec_.mask < 0     ? ""
-                           : !spec_.mask_bool  ? ", additive mask"
-                           : spec_.mask_inverted ? ", boolean mask (true = masked out)"
-                                                 : ", boolean mask";
+  const std::string mask = ir::MaskText(spec_);
   const std::string what = fmt::format(
       "scaled dot-product attention{}{}, scale {}: y = softmax(scale q k^T + mask) v, fused with an\n"
       "online softmax (the scores are never stored); sizes read from the tensors at run time.",

@@ -15,23 +15,20 @@
 
 namespace kernelevolve::operators::families {
 
-class AttentionTemplate : public templates::KernelTemplate {
+class AttentionTemplate : public templates::SpecTemplate<ir::AttentionSpec> {
  public:
   /// `vector_lanes`: float32 lanes of the machine's vectors (0: 8).
   AttentionTemplate(ir::AttentionSpec spec, bool multithread, int vector_lanes);
 
   std::string Name() const override { return "attention"; }
-  const templates::KnobSpace& Space() const override { return space_; }
   /// One thread with 32 x 64 blocks first; then all threads with 32 x 64 and 64 x 128.
   std::vector<nlohmann::json> Drafts() const override;
   std::string Summary(const nlohmann::json& knobs) const override;
   std::string Generate(const nlohmann::json& knobs) const override;
 
  private:
-  ir::AttentionSpec spec_;
   bool multithread_;
   int lanes_;
-  templates::KnobSpace space_;
 };
 
 /// The attention template when ir::MatchAttention accepts `graph`; nullopt otherwise

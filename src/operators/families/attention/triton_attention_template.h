@@ -13,12 +13,11 @@
 
 namespace kernelevolve::operators::families {
 
-class TritonAttentionTemplate : public templates::KernelTemplate {
+class TritonAttentionTemplate : public templates::SpecTemplate<ir::AttentionSpec> {
  public:
   explicit TritonAttentionTemplate(ir::AttentionSpec spec);
 
   std::string Name() const override { return "triton_attention"; }
-  const templates::KnobSpace& Space() const override { return space_; }
   /// 3xTF32 on 128 query rows, 8 warps, 3 stages and 32 keys a step (64 for a head of
   /// at most 64), its operands split by the kernel, then by Triton (for a head over 128:
   /// 64 x 32 with 4 warps and one stage, Triton's split first); then the IEEE tiles:
@@ -26,10 +25,6 @@ class TritonAttentionTemplate : public templates::KernelTemplate {
   std::vector<nlohmann::json> Drafts() const override;
   std::string Summary(const nlohmann::json& knobs) const override;
   std::string Generate(const nlohmann::json& knobs) const override;
-
- private:
-  ir::AttentionSpec spec_;
-  templates::KnobSpace space_;
 };
 
 /// The Triton attention template when ir::MatchAttention accepts `graph`.

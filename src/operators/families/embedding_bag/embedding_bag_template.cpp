@@ -21,7 +21,7 @@ KnobSpace EmbeddingBagKnobSpace(bool multithread) {
 }  // namespace
 
 EmbeddingBagTemplate::EmbeddingBagTemplate(ir::EmbeddingBagSpec spec, bool multithread)
-    : spec_(spec), multithread_(multithread), space_(EmbeddingBagKnobSpace(multithread)) {}
+    : SpecTemplate(spec, EmbeddingBagKnobSpace(multithread)), multithread_(multithread) {}
 
 std::vector<nlohmann::json> EmbeddingBagTemplate::Drafts() const {
   std::vector<nlohmann::json> drafts = {{{"threads", "1"}}};

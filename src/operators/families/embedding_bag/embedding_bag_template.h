@@ -15,12 +15,11 @@
 
 namespace kernelevolve::operators::families {
 
-class EmbeddingBagTemplate : public templates::KernelTemplate {
+class EmbeddingBagTemplate : public templates::SpecTemplate<ir::EmbeddingBagSpec> {
  public:
   EmbeddingBagTemplate(ir::EmbeddingBagSpec spec, bool multithread);
 
   std::string Name() const override { return "embedding_bag"; }
-  const templates::KnobSpace& Space() const override { return space_; }
   /// 1 thread without prefetch first; then all threads (16 bags a chunk) without and
   /// with a prefetch distance of 8 indices.
   std::vector<nlohmann::json> Drafts() const override;
@@ -28,9 +27,7 @@ class EmbeddingBagTemplate : public templates::KernelTemplate {
   std::string Generate(const nlohmann::json& knobs) const override;
 
  private:
-  ir::EmbeddingBagSpec spec_;
   bool multithread_;
-  templates::KnobSpace space_;
 };
 
 /// The embedding_bag template when ir::MatchEmbeddingBag accepts `graph`; nullopt

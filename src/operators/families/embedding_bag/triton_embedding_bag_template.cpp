@@ -19,7 +19,7 @@ templates::KnobSpace TritonEmbeddingBagKnobSpace() {
 }  // namespace
 
 TritonEmbeddingBagTemplate::TritonEmbeddingBagTemplate(ir::EmbeddingBagSpec spec)
-    : spec_(spec), space_(TritonEmbeddingBagKnobSpace()) {}
+    : SpecTemplate(spec, TritonEmbeddingBagKnobSpace()) {}
 
 std::vector<nlohmann::json> TritonEmbeddingBagTemplate::Drafts() const {
   return {space_.Canonical(nlohmann::json::object()), space_.Canonical({{"gather", 16}, {"block_rows", 2}}),

@@ -13,21 +13,16 @@
 
 namespace kernelevolve::operators::families {
 
-class TritonEmbeddingBagTemplate : public templates::KernelTemplate {
+class TritonEmbeddingBagTemplate : public templates::SpecTemplate<ir::EmbeddingBagSpec> {
  public:
   explicit TritonEmbeddingBagTemplate(ir::EmbeddingBagSpec spec);
 
   std::string Name() const override { return "triton_embedding_bag"; }
-  const templates::KnobSpace& Space() const override { return space_; }
   /// 8 indices a step, 128 columns, 4 warps; then 16 indices with 2 bags a program;
   /// then 4 indices with 2 warps.
   std::vector<nlohmann::json> Drafts() const override;
   std::string Summary(const nlohmann::json& knobs) const override;
   std::string Generate(const nlohmann::json& knobs) const override;
-
- private:
-  ir::EmbeddingBagSpec spec_;
-  templates::KnobSpace space_;
 };
 
 /// The Triton embedding_bag template when ir::MatchEmbeddingBag accepts `graph`.

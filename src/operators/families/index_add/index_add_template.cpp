@@ -23,7 +23,7 @@ KnobSpace IndexAddKnobSpace(const ir::IndexAddSpec& s, bool multithread) {
 }  // namespace
 
 IndexAddTemplate::IndexAddTemplate(ir::IndexAddSpec spec, bool multithread)
-    : spec_(spec), multithread_(multithread), space_(IndexAddKnobSpace(spec_, multithread)) {}
+    : SpecTemplate(spec, IndexAddKnobSpace(spec, multithread)), multithread_(multithread) {}
 
 std::vector<nlohmann::json> IndexAddTemplate::Drafts() const {
   std::vector<nlohmann::json> drafts = {{{"threads", "1"}}};

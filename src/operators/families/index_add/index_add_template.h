@@ -21,12 +21,11 @@
 
 namespace kernelevolve::operators::families {
 
-class IndexAddTemplate : public templates::KernelTemplate {
+class IndexAddTemplate : public templates::SpecTemplate<ir::IndexAddSpec> {
  public:
   IndexAddTemplate(ir::IndexAddSpec spec, bool multithread);
 
   std::string Name() const override { return "index_add"; }
-  const templates::KnobSpace& Space() const override { return space_; }
   /// One thread first (index tensor: direct and bucketed); then all threads, 16 and
   /// 64 rows a chunk (index tensor: direct, then bucketed).
   std::vector<nlohmann::json> Drafts() const override;
@@ -34,9 +33,7 @@ class IndexAddTemplate : public templates::KernelTemplate {
   std::string Generate(const nlohmann::json& knobs) const override;
 
  private:
-  ir::IndexAddSpec spec_;
   bool multithread_;
-  templates::KnobSpace space_;
 };
 
 /// The index_add template when ir::MatchIndexAdd accepts `graph`; nullopt otherwise

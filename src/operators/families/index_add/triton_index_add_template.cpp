@@ -7,14 +7,15 @@
 namespace kernelevolve::operators::families {
 
 TritonIndexAddTemplate::TritonIndexAddTemplate(ir::IndexAddSpec spec)
-    : spec_(spec),
-      space_({
-          {"block", {128, 32, 64, 256}, 128, nullptr, nullptr, "", nullptr, "{} columns a program"},
-          {"gather", {8, 4, 16, 32}, 8, nullptr, 16, "", nullptr, "{} value rows a step"},
-          {"num_warps", {4, 1, 2, 8}, 4, nullptr, nullptr, "", nullptr, "{} warps"},
-          // The same knob, values and default as the C++ family's (docs/templates.md).
-          {"accumulator", {"float64", "float32"}, "float64", "float64", nullptr, "", nullptr, "{} accumulators"},
-      }) {}
+    : SpecTemplate(
+          spec,
+          templates::KnobSpace({
+              {"block", {128, 32, 64, 256}, 128, nullptr, nullptr, "", nullptr, "{} columns a program"},
+              {"gather", {8, 4, 16, 32}, 8, nullptr, 16, "", nullptr, "{} value rows a step"},
+              {"num_warps", {4, 1, 2, 8}, 4, nullptr, nullptr, "", nullptr, "{} warps"},
+              // The same knob, values and default as the C++ family's (docs/templates.md).
+              {"accumulator", {"float64", "float32"}, "float64", "float64", nullptr, "", nullptr, "{} accumulators"},
+          })) {}
 
 std::vector<nlohmann::json> TritonIndexAddTemplate::Drafts() const {
   return {space_.Canonical(nlohmann::json::object()), space_.Canonical({{"gather", 16}, {"num_warps", 8}}),

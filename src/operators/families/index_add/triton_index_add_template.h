@@ -11,21 +11,16 @@
 
 namespace kernelevolve::operators::families {
 
-class TritonIndexAddTemplate : public templates::KernelTemplate {
+class TritonIndexAddTemplate : public templates::SpecTemplate<ir::IndexAddSpec> {
  public:
   explicit TritonIndexAddTemplate(ir::IndexAddSpec spec);
 
   std::string Name() const override { return "triton_index_add"; }
-  const templates::KnobSpace& Space() const override { return space_; }
   /// 128 columns, 8 rows, 4 warps, double accumulators; then 16 rows and 8 warps; then
   /// 4 rows with float accumulators.
   std::vector<nlohmann::json> Drafts() const override;
   std::string Summary(const nlohmann::json& knobs) const override;
   std::string Generate(const nlohmann::json& knobs) const override;
-
- private:
-  ir::IndexAddSpec spec_;
-  templates::KnobSpace space_;
 };
 
 /// The Triton index_add template when ir::MatchIndexAdd accepts `graph`.

@@ -19,8 +19,8 @@ KnobSpace MaskedSelectKnobSpace(bool multithread) {
 }  // namespace
 
 MaskedSelectTemplate::MaskedSelectTemplate(ir::MaskedSelectSpec spec, ir::KernelPlan mask_plan, bool multithread)
-    : spec_(spec), mask_plan_(std::move(mask_plan)), multithread_(multithread),
-      space_(MaskedSelectKnobSpace(multithread)) {}
+    : SpecTemplate(spec, MaskedSelectKnobSpace(multithread)), mask_plan_(std::move(mask_plan)),
+      multithread_(multithread) {}
 
 std::vector<nlohmann::json> MaskedSelectTemplate::Drafts() const {
   std::vector<nlohmann::json> drafts = {{{"threads", "1"}}};

@@ -18,22 +18,19 @@
 
 namespace kernelevolve::operators::families {
 
-class MaskedSelectTemplate : public templates::KernelTemplate {
+class MaskedSelectTemplate : public templates::SpecTemplate<ir::MaskedSelectSpec> {
  public:
   MaskedSelectTemplate(ir::MaskedSelectSpec spec, ir::KernelPlan mask_plan, bool multithread);
 
   std::string Name() const override { return "masked_select"; }
-  const templates::KnobSpace& Space() const override { return space_; }
   /// One thread, then all threads.
   std::vector<nlohmann::json> Drafts() const override;
   std::string Summary(const nlohmann::json& knobs) const override;
   std::string Generate(const nlohmann::json& knobs) const override;
 
  private:
-  ir::MaskedSelectSpec spec_;
   ir::KernelPlan mask_plan_;
   bool multithread_;
-  templates::KnobSpace space_;
 };
 
 /// The masked_select template when `graph`'s one output is aten.index.Tensor(x, [mask])

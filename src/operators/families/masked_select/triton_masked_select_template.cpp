@@ -8,12 +8,11 @@
 namespace kernelevolve::operators::families {
 
 TritonMaskedSelectTemplate::TritonMaskedSelectTemplate(ir::MaskedSelectSpec spec, ir::KernelPlan mask_plan)
-    : spec_(spec),
-      mask_plan_(std::move(mask_plan)),
-      space_({
-          {"block", {1024, 256, 4096}, 1024, nullptr, nullptr, "", nullptr, "{} rows a program"},
-          {"num_warps", {4, 2, 8}, 4, nullptr, nullptr, "", nullptr, "{} warps"},
-      }) {}
+    : SpecTemplate(spec, templates::KnobSpace({
+                               {"block", {1024, 256, 4096}, 1024, nullptr, nullptr, "", nullptr, "{} rows a program"},
+                               {"num_warps", {4, 2, 8}, 4, nullptr, nullptr, "", nullptr, "{} warps"},
+                           })),
+      mask_plan_(std::move(mask_plan)) {}
 
 std::vector<nlohmann::json> TritonMaskedSelectTemplate::Drafts() const {
   return {space_.Canonical(nlohmann::json::object()), space_.Canonical({{"block", 256}}),

@@ -13,21 +13,18 @@
 
 namespace kernelevolve::operators::families {
 
-class TritonMaskedSelectTemplate : public templates::KernelTemplate {
+class TritonMaskedSelectTemplate : public templates::SpecTemplate<ir::MaskedSelectSpec> {
  public:
   TritonMaskedSelectTemplate(ir::MaskedSelectSpec spec, ir::KernelPlan mask_plan);
 
   std::string Name() const override { return "triton_masked_select"; }
-  const templates::KnobSpace& Space() const override { return space_; }
   /// 1024 rows a program, 4 warps; then 256 rows; then 4096 rows and 8 warps.
   std::vector<nlohmann::json> Drafts() const override;
   std::string Summary(const nlohmann::json& knobs) const override;
   std::string Generate(const nlohmann::json& knobs) const override;
 
  private:
-  ir::MaskedSelectSpec spec_;
   ir::KernelPlan mask_plan_;
-  templates::KnobSpace space_;
 };
 
 /// The Triton masked_select template when ir::MatchMaskedSelect accepts `graph`; a

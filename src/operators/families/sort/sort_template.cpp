@@ -40,7 +40,7 @@ SortAlgorithm AlgorithmNamed(const std::string& name) {
 }  // namespace
 
 SortTemplate::SortTemplate(ir::SortSpec spec, bool multithread)
-    : spec_(std::move(spec)), multithread_(multithread), space_(SortKnobSpace(spec_, multithread)) {}
+    : SpecTemplate(spec, SortKnobSpace(spec, multithread)), multithread_(multithread) {}
 
 std::vector<nlohmann::json> SortTemplate::Drafts() const {
   std::vector<nlohmann::json> drafts;

@@ -16,12 +16,11 @@
 
 namespace kernelevolve::operators::families {
 
-class SortTemplate : public templates::KernelTemplate {
+class SortTemplate : public templates::SpecTemplate<ir::SortSpec> {
  public:
   SortTemplate(ir::SortSpec spec, bool multithread);
 
   std::string Name() const override { return "sort"; }
-  const templates::KnobSpace& Space() const override { return space_; }
   /// stable_sort (top-k: partial_sort) on one thread first; then every algorithm on
   /// all threads.
   std::vector<nlohmann::json> Drafts() const override;
@@ -29,9 +28,7 @@ class SortTemplate : public templates::KernelTemplate {
   std::string Generate(const nlohmann::json& knobs) const override;
 
  private:
-  ir::SortSpec spec_;
   bool multithread_;
-  templates::KnobSpace space_;
 };
 
 /// The sort template when `graph`'s only call is a sort or top-k of a float32 or int64

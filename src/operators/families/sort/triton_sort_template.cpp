@@ -7,10 +7,9 @@
 namespace kernelevolve::operators::families {
 
 TritonSortTemplate::TritonSortTemplate(ir::SortSpec spec)
-    : spec_(std::move(spec)),
-      space_({
-          {"num_warps", {8, 4, 16}, 8, nullptr, nullptr, "", nullptr, "{} warps"},
-      }) {}
+    : SpecTemplate(std::move(spec), templates::KnobSpace({
+                                        {"num_warps", {8, 4, 16}, 8, nullptr, nullptr, "", nullptr, "{} warps"},
+                                    })) {}
 
 std::vector<nlohmann::json> TritonSortTemplate::Drafts() const {
   return {space_.Canonical(nlohmann::json::object()), space_.Canonical({{"num_warps", 4}}),

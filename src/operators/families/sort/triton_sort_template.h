@@ -12,20 +12,15 @@
 
 namespace kernelevolve::operators::families {
 
-class TritonSortTemplate : public templates::KernelTemplate {
+class TritonSortTemplate : public templates::SpecTemplate<ir::SortSpec> {
  public:
   explicit TritonSortTemplate(ir::SortSpec spec);
 
   std::string Name() const override { return "triton_sort"; }
-  const templates::KnobSpace& Space() const override { return space_; }
   /// 8 warps; then 4; then 16.
   std::vector<nlohmann::json> Drafts() const override;
   std::string Summary(const nlohmann::json& knobs) const override;
   std::string Generate(const nlohmann::json& knobs) const override;
-
- private:
-  ir::SortSpec spec_;
-  templates::KnobSpace space_;
 };
 
 /// The Triton sort template when ir::MatchSort accepts `graph` with a float32 input whose

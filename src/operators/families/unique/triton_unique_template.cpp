@@ -7,11 +7,11 @@
 namespace kernelevolve::operators::families {
 
 TritonUniqueTemplate::TritonUniqueTemplate(ir::UniqueSpec spec)
-    : spec_(std::move(spec)),
-      space_({
-          {"block", {1024, 256, 4096}, 1024, nullptr, nullptr, "", nullptr, "{} elements a program"},
-          {"num_warps", {4, 2, 8}, 4, nullptr, nullptr, "", nullptr, "{} warps"},
-      }) {}
+    : SpecTemplate(std::move(spec),
+                   templates::KnobSpace({
+                       {"block", {1024, 256, 4096}, 1024, nullptr, nullptr, "", nullptr, "{} elements a program"},
+                       {"num_warps", {4, 2, 8}, 4, nullptr, nullptr, "", nullptr, "{} warps"},
+                   })) {}
 
 std::vector<nlohmann::json> TritonUniqueTemplate::Drafts() const {
   return {space_.Canonical(nlohmann::json::object()), space_.Canonical({{"block", 4096}, {"num_warps", 8}}),

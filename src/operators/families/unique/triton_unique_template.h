@@ -11,20 +11,15 @@
 
 namespace kernelevolve::operators::families {
 
-class TritonUniqueTemplate : public templates::KernelTemplate {
+class TritonUniqueTemplate : public templates::SpecTemplate<ir::UniqueSpec> {
  public:
   explicit TritonUniqueTemplate(ir::UniqueSpec spec);
 
   std::string Name() const override { return "triton_unique"; }
-  const templates::KnobSpace& Space() const override { return space_; }
   /// 1024 elements a program, 4 warps; then 4096 and 8 warps; then 256.
   std::vector<nlohmann::json> Drafts() const override;
   std::string Summary(const nlohmann::json& knobs) const override;
   std::string Generate(const nlohmann::json& knobs) const override;
-
- private:
-  ir::UniqueSpec spec_;
-  templates::KnobSpace space_;
 };
 
 /// The Triton unique template when ir::MatchUnique accepts `graph` with an int64 input.

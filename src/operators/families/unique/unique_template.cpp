@@ -42,7 +42,7 @@ UniqueAlgorithm AlgorithmNamed(const std::string& name) {
 }  // namespace
 
 UniqueTemplate::UniqueTemplate(ir::UniqueSpec spec, bool multithread)
-    : spec_(std::move(spec)), multithread_(multithread), space_(UniqueKnobSpace(spec_, multithread)) {}
+    : SpecTemplate(spec, UniqueKnobSpace(spec, multithread)), multithread_(multithread) {}
 
 std::vector<nlohmann::json> UniqueTemplate::Drafts() const {
   std::vector<nlohmann::json> drafts;

@@ -16,12 +16,11 @@
 
 namespace kernelevolve::operators::families {
 
-class UniqueTemplate : public templates::KernelTemplate {
+class UniqueTemplate : public templates::SpecTemplate<ir::UniqueSpec> {
  public:
   UniqueTemplate(ir::UniqueSpec spec, bool multithread);
 
   std::string Name() const override { return "unique"; }
-  const templates::KnobSpace& Space() const override { return space_; }
   /// stable_sort on one thread first; then counting (int64), radix, introsort and
   /// stable_sort on all threads.
   std::vector<nlohmann::json> Drafts() const override;
@@ -29,9 +28,7 @@ class UniqueTemplate : public templates::KernelTemplate {
   std::string Generate(const nlohmann::json& knobs) const override;
 
  private:
-  ir::UniqueSpec spec_;
   bool multithread_;
-  templates::KnobSpace space_;
 };
 
 /// The unique template when `graph`'s only call is aten._unique2.default with sorted=True
