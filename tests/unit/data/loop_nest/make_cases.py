@@ -390,6 +390,18 @@ def cases():
         # reshapes it, an integer one, one that reads it broadcast (not fusable), and a
         # reduction read both ways (the one consumer fused, the reduction stored).
         "reduction_epilogues": (Fn(lambda s, x, y: reduction_epilogues(x, y)), [r(4, 5, 3), r(4, 3)]),
+        # A sum read by a product as its operand (problems/chains/embedding_sum_linear): with
+        # double accumulators the sum's buffer stays float32, since tl.dot takes no float64.
+        "sum_then_linear": (Fn(lambda s, x: s.mods[0](x.sum(dim=1)), nn.Linear(16, 8)), [r(6, 5, 16)]),
+        # Channels per group a multiple of 16: the Triton main loop steps by window position
+        # (codegen/triton/main_loop_triton.cpp, the weight reordered); 48 channels take
+        # 16-channel steps under any block_k, the others padding, dilation, groups, 3-d.
+        "conv2d_wide_channels": (Fn(lambda s, x: s.mods[0](x), nn.Conv2d(48, 20, 3, padding=1)), [r(2, 48, 6, 7)]),
+        "conv2d_grouped_dilated_wide": (
+            Fn(lambda s, x: s.mods[0](x), nn.Conv2d(64, 32, 3, stride=2, padding=2, dilation=2, groups=2)),
+            [r(1, 64, 9, 10)]),
+        "conv3d_wide_channels_relu": (Fn(lambda s, x: torch.relu(s.mods[0](x)), nn.Conv3d(16, 16, 3, padding=1)),
+                                      [r(1, 16, 3, 4, 5)]),
     }
 
 
