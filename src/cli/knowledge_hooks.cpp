@@ -60,12 +60,13 @@ void CompareWithPrior(const knowledge::ExperienceMatch& prior, const std::string
   }
 }
 
-/// Runs options.adapt_seed over the plan's seeds, keeping seeds and seed_sources in step.
-void AdaptSeeds(KnowledgeSession& session) {
+/// Runs options.adapt_seed over the plan's seeds, best first, until `keep` survive: a
+/// dropped prior makes way for the next match. Keeps seeds and seed_sources in step.
+void AdaptSeeds(KnowledgeSession& session, size_t keep) {
   knowledge::WarmStartPlan& plan = session.plan;
   std::vector<core::Candidate> seeds;
   std::vector<knowledge::ExperienceMatch> sources;
-  for (size_t i = 0; i < plan.seeds.size(); ++i) {
+  for (size_t i = 0; i < plan.seeds.size() && seeds.size() < keep; ++i) {
     const knowledge::Experience& x = plan.seed_sources[i].experience;
     std::string why;
     std::optional<core::Candidate> seed;
@@ -109,11 +110,14 @@ KnowledgeSession StartKnowledge(const KnowledgeHookOptions& options, const core:
   }
   try {
     auto key = knowledge::ExperienceKeyFor(problem, options.platform, options.machine, options.isa);
-    session.plan = knowledge::PlanWarmStart(*session.kb, key);
+    knowledge::WarmStartOptions plan_options;
+    // With an adapter, the next matches stand by for a prior it drops.
+    if (options.adapt_seed) plan_options.max_seeds = kSeedCandidates;
+    session.plan = knowledge::PlanWarmStart(*session.kb, key, plan_options);
   } catch (const std::exception& e) {
     Warn(session, fmt::format("'{}': cannot look up experiences", session.kb_path.string()), e);
   }
-  if (session.options.adapt_seed) AdaptSeeds(session);
+  if (session.options.adapt_seed) AdaptSeeds(session, knowledge::WarmStartOptions{}.max_seeds);
   if (!session.plan.seeds.empty()) session.seed_hash = core::ContentHash(session.plan.seeds.front().source);
   if (!options.quiet && !session.plan.seed_sources.empty()) {
     const auto& x = session.plan.seed_sources.front().experience;

@@ -52,8 +52,9 @@ struct KnowledgeSession {
 };
 
 /// Opens the knowledge base (indexing changed corpus files) and plans the warm start for
-/// `problem`; options.adapt_seed rewrites (or drops) each prior kernel, and a dropped
-/// one gets a "warm start: ..." line on stderr unless quiet. Copy plan.seeds into
+/// `problem`; options.adapt_seed rewrites (or drops) each prior kernel, best first, until
+/// one survives (at most kSeedCandidates tried), and a dropped one gets a "warm start:
+/// ..." line on stderr unless quiet. Copy plan.seeds into
 /// SearchOptions::seed_candidates and plan.notes into SearchOptions::experiences.
 /// Never throws (an adapter that throws drops its seed, the exception as the reason).
 KnowledgeSession StartKnowledge(const KnowledgeHookOptions& options, const core::Problem& problem);
@@ -71,5 +72,9 @@ nlohmann::json FinishKnowledge(KnowledgeSession& session, const core::Problem& p
 /// having reached it: 0.9, because two measurements of one kernel on a shared machine
 /// differ by several percent (docs/measuring.md).
 inline constexpr double kReachTolerance = 0.9;
+
+/// Prior kernels StartKnowledge offers an adapter, best first: when it drops one (other
+/// sizes, knobs outside this run's space), the next is tried, up to this many.
+inline constexpr int kSeedCandidates = 5;
 
 }  // namespace kernelevolve::cli

@@ -106,6 +106,24 @@ TEST_F(WarmStartSeedTest, KnobsOutsideTheSpaceDropTheSeedWithTheReason) {
   EXPECT_EQ(doc["dropped_seeds"], session.dropped_seeds);
 }
 
+TEST_F(WarmStartSeedTest, ADroppedPriorMakesWayForTheNextMatch) {
+  const core::Problem now = SoftmaxProblem(32, 512);
+  const auto match = operators::templates::MatchTemplateForTarget("cpu", now, 2);
+  ASSERT_NE(match.tmpl, nullptr) << match.unsupported;
+  const nlohmann::json knobs = match.tmpl->Drafts().back();
+  Record(SoftmaxProblem(64, 512), "template", knobs, "// recorded at 64 x 512");  // farther, usable
+  Record(now, "template", {{"math", "bogus"}}, "// same shape, stale knobs");     // nearest, dropped
+  operators::TemplateOperator op("cpu");
+  KnowledgeSession session = Start(now, Adapter(op, now));
+  ASSERT_EQ(session.dropped_seeds.size(), 1u) << session.dropped_seeds.dump();
+  ASSERT_EQ(session.plan.seeds.size(), 1u);
+  EXPECT_EQ(session.plan.seeds[0].source, match.tmpl->Generate(knobs));
+  ASSERT_EQ(session.plan.seed_sources.size(), 1u);
+  EXPECT_NE(session.plan.seed_sources[0].experience.id, session.dropped_seeds[0]["experience_id"].get<int64_t>());
+  EXPECT_NE(session.dropped_seeds[0]["why"].get<std::string>().find("thread"), std::string::npos)
+      << session.dropped_seeds[0].dump();
+}
+
 TEST_F(WarmStartSeedTest, AnotherOperatorsKernelRunsAsStored) {
   const core::Problem now = SoftmaxProblem(64, 1024);
   Record(SoftmaxProblem(32, 512), "llm:test-model", nlohmann::json::object(), "// written by a model");

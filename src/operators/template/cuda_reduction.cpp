@@ -107,14 +107,14 @@ std::string Indented(const std::vector<std::string>& lines, int spaces) {
 class BodyWriter {
  public:
   BodyWriter(const ir::Region& region, const Settings& s)
-      : g_(region.graph), spec_(region), s_(s), emit_(region, MathFlavor::kLibm) {}
+      : g_(region.graph), region_(region), s_(s), emit_(region, MathFlavor::kLibm) {}
 
   std::vector<std::string> Run() {
     std::vector<std::string> out;
     LoopNames n;
     RowSection(-1, n, out);
-    for (size_t s = 0; s < spec_.stages.size(); ++s) {
-      const auto& st = spec_.stages[s];
+    for (size_t s = 0; s < region_.stages.size(); ++s) {
+      const auto& st = region_.stages[s];
       for (int id : st.reductions) out.push_back(fmt::format("{} a{} = {};", Acc(id), id, CppReduceInit(V(id).reduce)));
       out.push_back("for (int64_t r = lane; r < R; r += kThreadsPerRow) {");
       Block b;
@@ -157,14 +157,14 @@ class BodyWriter {
   }
 
  private:
-  const ir::Value& V(int id) const { return spec_.ValueOf(id); }
-  Level L(int id) const { return spec_.LevelOf(id); }
+  const ir::Value& V(int id) const { return region_.ValueOf(id); }
+  Level L(int id) const { return region_.LevelOf(id); }
   std::string Acc(int id) const { return CppAccumulatorType(V(id).reduce, s_.acc_double); }
   void RowSection(int s, const LoopNames& n, std::vector<std::string>& out) {
     Block b;
     for (const auto& v : g_.values) {
       if (L(v.id) != Level::kRow || v.kind != ValueKind::kElementwise) continue;
-      if (spec_.row_stage[static_cast<size_t>(v.id)] != s) continue;
+      if (region_.row_stage[static_cast<size_t>(v.id)] != s) continue;
       const std::string rhs = emit_.RowDefinition(v.id, n, b);
       b.lines.push_back(fmt::format("const auto row{} = {};", v.id, rhs));
     }
@@ -172,7 +172,7 @@ class BodyWriter {
   }
 
   const ir::Graph& g_;
-  const ir::Region& spec_;
+  const ir::Region& region_;
   const Settings& s_;
   ExprEmitter emit_;
 };

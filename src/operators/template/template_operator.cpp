@@ -221,11 +221,14 @@ std::optional<core::Candidate> TemplateOperator::Rederive(const core::Problem& p
   if (tmpl.Name() != prior.template_name) {
     return fail(fmt::format("template '{}', but this problem takes '{}'", prior.template_name, tmpl.Name()));
   }
-  if (!tmpl.Space().IsValid(prior.knobs)) {
-    return fail(fmt::format("knobs {} are outside this problem's {} space", prior.knobs.dump(), tmpl.Name()));
-  }
   core::Candidate c = prior;
-  c.knobs = tmpl.Space().Canonical(prior.knobs);
+  try {
+    c.knobs = tmpl.Space().Canonical(prior.knobs);
+  } catch (const std::exception& e) {
+    // The space depends on the problem and on the threads (no "threads": "all" with one).
+    return fail(fmt::format("knobs {} are outside this problem's {} space at {} thread(s): {}", prior.knobs.dump(),
+                            tmpl.Name(), std::max(threads, problem.threads), e.what()));
+  }
   c.source = tmpl.Generate(c.knobs);
   return c;
 }
