@@ -1,8 +1,9 @@
 // A warm start's prior kernel written again for the problem at hand (cli/knowledge_hooks.h
 // SeedAdapter, operators::TemplateOperator::Rederive): a template kernel has its sizes in
 // its text, so the stored source of a run at other sizes would fail its checks and take a
-// slot of the budget. A prior whose knobs or template no longer apply is dropped with the
-// reason; an LLM's kernel runs as stored.
+// slot of the budget. Knobs outside the problem's space are fitted to it; a prior of
+// another template is dropped with the reason and the next match takes its place; an
+// LLM's kernel runs as stored.
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
@@ -32,10 +33,11 @@ class WarmStartSeedTest : public knowledge::testing::KnowledgeTest {
   /// Records a one-node run of `problem` whose best kernel is `source`, written by
   /// `operator_name` with `knobs`, at 1.5x.
   void Record(const core::Problem& problem, const std::string& operator_name, const nlohmann::json& knobs,
-              const std::string& source) {
+              const std::string& source, const std::string& template_name = "softmax_lastdim") {
     auto kb = knowledge::KnowledgeBase::Open(db_path_, {corpus_});
     search::Node n = MakeNode(1, -1, knobs, 1.5, source);
     n.candidate.operator_name = operator_name;
+    n.candidate.template_name = template_name;
     const knowledge::DistillContext ctx{"cpu", "m", "/runs/prior", 0};
     kb.RecordExperience(*knowledge::DistillExperience(problem, {n}, ctx));
   }
@@ -86,9 +88,27 @@ TEST_F(WarmStartSeedTest, ATemplateKernelFromOtherSizesIsWrittenAgainWithItsKnob
   EXPECT_FALSE(as_stored.seed_regenerated);
 }
 
-TEST_F(WarmStartSeedTest, KnobsOutsideTheSpaceDropTheSeedWithTheReason) {
+TEST_F(WarmStartSeedTest, KnobsOutsideTheSpaceAreFittedToIt) {
   const core::Problem now = SoftmaxProblem(32, 512);
-  Record(now, "template", {{"math", "bogus"}}, "// stale");
+  const auto match = operators::templates::MatchTemplateForTarget("cpu", now, 2);
+  ASSERT_NE(match.tmpl, nullptr) << match.unsupported;
+  nlohmann::json knobs = match.tmpl->Drafts().back();
+  knobs["math"] = "bogus";
+  Record(now, "template", knobs, "// stale");
+  operators::TemplateOperator op("cpu");
+  KnowledgeSession session = Start(now, Adapter(op, now));
+  ASSERT_EQ(session.plan.seeds.size(), 1u) << session.dropped_seeds.dump();
+  const core::Candidate& seed = session.plan.seeds[0];
+  EXPECT_EQ(seed.knobs, match.tmpl->Space().Fit(knobs));
+  EXPECT_EQ(seed.source, match.tmpl->Generate(seed.knobs));
+  EXPECT_NE(seed.rationale.find("knobs fitted"), std::string::npos) << seed.rationale;
+  EXPECT_NE(seed.rationale.find("bogus"), std::string::npos) << seed.rationale;
+  EXPECT_TRUE(session.dropped_seeds.empty());
+}
+
+TEST_F(WarmStartSeedTest, AnotherTemplatesPriorIsDroppedWithTheReason) {
+  const core::Problem now = SoftmaxProblem(32, 512);
+  Record(now, "template", {{"threads", "1"}}, "// stale", "rowwise");
   operators::TemplateOperator op("cpu");
   KnowledgeSession session = Start(now, Adapter(op, now));
   EXPECT_TRUE(session.plan.seeds.empty());
@@ -96,8 +116,7 @@ TEST_F(WarmStartSeedTest, KnobsOutsideTheSpaceDropTheSeedWithTheReason) {
   EXPECT_TRUE(session.seed_hash.empty());
   ASSERT_EQ(session.dropped_seeds.size(), 1u);
   const std::string why = session.dropped_seeds[0]["why"];
-  EXPECT_NE(why.find("outside"), std::string::npos) << why;
-  EXPECT_NE(why.find("bogus"), std::string::npos) << why;
+  EXPECT_NE(why.find("template 'rowwise'"), std::string::npos) << why;
   EXPECT_EQ(session.plan.notes.size(), 1u);  // the experience stays a note
 
   // The record's result.json section names the dropped seed.
@@ -112,7 +131,7 @@ TEST_F(WarmStartSeedTest, ADroppedPriorMakesWayForTheNextMatch) {
   ASSERT_NE(match.tmpl, nullptr) << match.unsupported;
   const nlohmann::json knobs = match.tmpl->Drafts().back();
   Record(SoftmaxProblem(64, 512), "template", knobs, "// recorded at 64 x 512");  // farther, usable
-  Record(now, "template", {{"math", "bogus"}}, "// same shape, stale knobs");     // nearest, dropped
+  Record(now, "template", {{"threads", "1"}}, "// same shape, another template", "rowwise");  // nearest, dropped
   operators::TemplateOperator op("cpu");
   KnowledgeSession session = Start(now, Adapter(op, now));
   ASSERT_EQ(session.dropped_seeds.size(), 1u) << session.dropped_seeds.dump();
@@ -120,7 +139,7 @@ TEST_F(WarmStartSeedTest, ADroppedPriorMakesWayForTheNextMatch) {
   EXPECT_EQ(session.plan.seeds[0].source, match.tmpl->Generate(knobs));
   ASSERT_EQ(session.plan.seed_sources.size(), 1u);
   EXPECT_NE(session.plan.seed_sources[0].experience.id, session.dropped_seeds[0]["experience_id"].get<int64_t>());
-  EXPECT_NE(session.dropped_seeds[0]["why"].get<std::string>().find("thread"), std::string::npos)
+  EXPECT_NE(session.dropped_seeds[0]["why"].get<std::string>().find("rowwise"), std::string::npos)
       << session.dropped_seeds[0].dump();
 }
 

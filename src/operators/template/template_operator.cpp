@@ -221,13 +221,16 @@ std::optional<core::Candidate> TemplateOperator::Rederive(const core::Problem& p
   if (tmpl.Name() != prior.template_name) {
     return fail(fmt::format("template '{}', but this problem takes '{}'", prior.template_name, tmpl.Name()));
   }
+  if (!prior.knobs.is_object()) return fail(fmt::format("stored knobs {} are no JSON object", prior.knobs.dump()));
   core::Candidate c = prior;
   try {
     c.knobs = tmpl.Space().Canonical(prior.knobs);
   } catch (const std::exception& e) {
-    // The space depends on the problem and on the threads (no "threads": "all" with one).
-    return fail(fmt::format("knobs {} are outside this problem's {} space at {} thread(s): {}", prior.knobs.dump(),
-                            tmpl.Name(), std::max(threads, problem.threads), e.what()));
+    // The space depends on the problem and on the threads (no "threads": "all" with one):
+    // the knobs it allows are kept, the others take their defaults.
+    c.knobs = tmpl.Space().Fit(prior.knobs);
+    c.rationale += fmt::format("; knobs fitted to this problem's {} space at {} thread(s) ({}): {}", tmpl.Name(),
+                               std::max(threads, problem.threads), e.what(), c.knobs.dump());
   }
   c.source = tmpl.Generate(c.knobs);
   return c;

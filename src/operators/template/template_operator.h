@@ -53,8 +53,10 @@ class TemplateOperator : public UniversalOperator {
   /// for `problem`: the same template and knobs, generated from this problem's graph
   /// and shapes, with `prior`'s rationale. A loop-nest kernel has its sizes and
   /// constants in its text, so a source made for another problem fails its checks.
+  /// Knobs outside this problem's space (which depends on `threads`) are fitted to it
+  /// (KnobSpace::Fit: the allowed ones kept, the rest defaults; the rationale says so).
   /// nullopt, with the reason in `why`, when `prior` is not a template candidate, this
-  /// problem takes another template, or the knobs are outside this problem's space.
+  /// problem takes another template, or its knobs are no JSON object.
   /// `threads` as OperatorContext::threads. Throws what the template's Generate throws.
   std::optional<core::Candidate> Rederive(const core::Problem& problem, const core::Candidate& prior,
                                           int threads, std::string* why) const;
