@@ -84,8 +84,16 @@ void AdaptSeeds(KnowledgeSession& session, size_t keep) {
       continue;
     }
     const bool regenerated = seed->source != plan.seeds[i].source;
-    if (regenerated) seed->rationale += "; written again for this problem's graph and shapes with the prior's knobs";
-    if (seeds.empty()) session.seed_regenerated = regenerated;
+    const bool fitted = seed->knobs != plan.seeds[i].knobs;
+    if (regenerated) {
+      seed->rationale += fitted ? "; written again for this problem's graph and shapes with the knobs above"
+                                : "; written again for this problem's graph and shapes with the prior's knobs";
+    }
+    if (seeds.empty()) {
+      session.seed_regenerated = regenerated;
+      session.seed_knobs = seed->knobs;
+      session.seed_knobs_fitted = fitted;
+    }
     seeds.push_back(std::move(*seed));
     sources.push_back(plan.seed_sources[i]);
   }
@@ -123,7 +131,11 @@ KnowledgeSession StartKnowledge(const KnowledgeHookOptions& options, const core:
     const auto& x = session.plan.seed_sources.front().experience;
     fmt::print(stderr, "warm start: evaluating the best prior kernel first (experience {}, {:.2f}x, {}{})\n",
                x.id, x.speedup, session.plan.seed_sources.front().why,
-               session.seed_regenerated ? "; written again for this problem with its knobs" : "");
+               !session.seed_regenerated ? ""
+               : session.seed_knobs_fitted
+                   ? fmt::format("; written again for this problem, its knobs fitted to this run's space: {}",
+                                 session.seed_knobs.dump())
+                   : "; written again for this problem with its knobs");
   }
   return session;
 }
@@ -144,6 +156,8 @@ nlohmann::json FinishKnowledge(KnowledgeSession& session, const core::Problem& p
       const auto& prior = session.plan.seed_sources.front();
       doc["prior"] = PriorJson(prior);
       doc["prior"]["regenerated"] = session.seed_regenerated;
+      doc["prior"]["knobs_fitted"] = session.seed_knobs_fitted;
+      doc["prior"]["seed_knobs"] = session.seed_knobs;
       CompareWithPrior(prior, session.seed_hash, nodes, doc);
     }
     doc["dropped_seeds"] = session.dropped_seeds;

@@ -47,6 +47,8 @@ struct KnowledgeSession {
   /// ContentHash of plan.seeds.front() as evaluated (after adapt_seed); empty: no seed.
   std::string seed_hash;
   bool seed_regenerated = false;  // adapt_seed changed the first seed's source
+  bool seed_knobs_fitted = false;  // ... and its knobs (fitted to this run's knob space)
+  nlohmann::json seed_knobs;       // the first seed's knobs as evaluated
   /// {"experience_id", "why"} of each prior kernel adapt_seed dropped.
   nlohmann::json dropped_seeds = nlohmann::json::array();
 };

@@ -103,7 +103,13 @@ TEST_F(WarmStartSeedTest, KnobsOutsideTheSpaceAreFittedToIt) {
   EXPECT_EQ(seed.source, match.tmpl->Generate(seed.knobs));
   EXPECT_NE(seed.rationale.find("knobs fitted"), std::string::npos) << seed.rationale;
   EXPECT_NE(seed.rationale.find("bogus"), std::string::npos) << seed.rationale;
+  EXPECT_EQ(seed.rationale.find("with the prior's knobs"), std::string::npos) << seed.rationale;
   EXPECT_TRUE(session.dropped_seeds.empty());
+  EXPECT_TRUE(session.seed_knobs_fitted);
+  const nlohmann::json doc = FinishKnowledge(session, now, {}, 0, dir_ / "run");
+  EXPECT_TRUE(doc["prior"]["knobs_fitted"].get<bool>());
+  EXPECT_EQ(doc["prior"]["seed_knobs"], seed.knobs);
+  EXPECT_EQ(doc["prior"]["knobs"], knobs);  // the stored ones
 }
 
 TEST_F(WarmStartSeedTest, AnotherTemplatesPriorIsDroppedWithTheReason) {

@@ -173,7 +173,8 @@ std::string Store(int out, core::DType store, const std::string& index_lines,
 
 bool TritonConvolutionByWindow(const ir::Convolution& c) {
   const int64_t cpg_in = c.CinPerGroup();
-  return Product(c.kernel) > 1 && (cpg_in & -cpg_in) >= kMinDotTile;
+  // One buffer as input and weight would be reordered for both: one parameter serves both.
+  return Product(c.kernel) > 1 && (cpg_in & -cpg_in) >= kMinDotTile && c.x != c.w;
 }
 
 bool TritonRunsContraction(const ir::Contraction& c) { return !ir::IsMatrixVector(c) && c.k > 0; }

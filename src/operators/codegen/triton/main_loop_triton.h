@@ -65,7 +65,8 @@ bool TritonRunsConvolution(const ir::Convolution& c);
 
 /// Whether convolution `c` can step its depth by window position (schedule knob
 /// conv_depth_order "by_window"): a window of more than one position and a power of two
-/// of at least 16 dividing the input channels of a group (every ResNet width).
+/// of at least 16 dividing the input channels of a group (every ResNet width), and an
+/// input that is not the weight's own buffer.
 bool TritonConvolutionByWindow(const ir::Convolution& c);
 
 /// SMs of the GPUs the Triton drafts are tuned for: an H100 SXM5 and an H200 have 132

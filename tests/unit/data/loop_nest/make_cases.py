@@ -402,6 +402,8 @@ def cases():
             [r(1, 64, 9, 10)]),
         "conv3d_wide_channels_relu": (Fn(lambda s, x: torch.relu(s.mods[0](x)), nn.Conv3d(16, 16, 3, padding=1)),
                                       [r(1, 16, 3, 4, 5)]),
+        # One buffer as input and weight: no by_window order (it would reorder both).
+        "conv_input_is_weight": (Fn(lambda s, x: F.conv2d(x, x, padding=1)), [r(16, 16, 3, 3)]),
     }
 
 
