@@ -359,27 +359,24 @@ TritonKernelText PrintConvolutionTriton(const ir::Convolution& c, int out, core:
   // by window position (r, the step's window position; ch, its channels).
   std::string loop;
   if (by_window) {
-    std::string spatial, step_bounds, step_offset;
+    // The same `bounds` and `offset` text as the flat form, over [BLOCK_N] vectors i<d>.
+    std::string spatial;
     for (size_t d = 0; d < dims; ++d) {
       spatial += fmt::format("        i{0} = h{0} + (r // {1}) % {2} * {3}\n", d, Product(c.kernel, d + 1),
                              c.kernel[d], c.dilation[d]);
-      if (bounds.find(fmt::format("(i{} ", d)) != std::string::npos) {
-        step_bounds += fmt::format(" & (i{0} >= 0) & (i{0} < {1})", d, c.in[d]);
-      }
-      step_offset += fmt::format(" + i{} * {}", d, Product(c.in, d + 1));
     }
     loop = fmt::format(
         "    for k0 in range(0, {depth}, BLOCK_K):\n"
         "        r = k0 // {cpg_in}\n"
         "        ch = k0 % {cpg_in} + rk\n"
         "{spatial}"
-        "        x_ok = (col_ok{step_bounds})[None, :]\n"
-        "        x = tl.load(x_cols[None, :] + ch{wide}[:, None] * {in_volume} + (0{step_offset})[None, :], "
+        "        x_ok = (col_ok{bounds})[None, :]\n"
+        "        x = tl.load(x_cols[None, :] + ch{wide}[:, None] * {in_volume} + (0{offset})[None, :], "
         "mask=x_ok, other=0.0)\n"
         "        w = tl.load(w_rows[:, None] + (k0 + rk)[None, :])\n",
         fmt::arg("depth", depth), fmt::arg("cpg_in", cpg_in), fmt::arg("spatial", spatial),
-        fmt::arg("step_bounds", step_bounds), fmt::arg("wide", wide ? ".to(tl.int64)" : ""),
-        fmt::arg("in_volume", in_volume), fmt::arg("step_offset", step_offset));
+        fmt::arg("bounds", bounds), fmt::arg("wide", wide ? ".to(tl.int64)" : ""),
+        fmt::arg("in_volume", in_volume), fmt::arg("offset", offset));
   } else {
     loop = fmt::format(
         "    for k0 in range(0, {depth}, BLOCK_K):\n"
