@@ -1018,7 +1018,10 @@ TEST(LoopNestConvolution, EveryTileVectorWidthAndThreadCountMatchesEager) {
                                           "conv2d_grouped_strided_padded",
                                           "conv2d_depthwise",
                                           "conv1d_strided_silu",
-                                          "conv3d_padded"};
+                                          "conv3d_padded",
+                                          "conv2d_stride3_pad_past_window",
+                                          "conv2d_stride2_long_rows",
+                                          "conv1d_stride2_unpadded"};
   DraftBatch batch;
   for (const std::string& name : cases) {
     for (int lanes : {8, 16}) {

@@ -29,8 +29,9 @@ struct ke_gemm_all_live {{
 }};
 
 // A float buffer of at least `n` elements owned by the calling thread, reused by every
-// later call on that thread (a task's packed A block and B chunk: allocated once per
-// thread, not per product).
+// later call on that thread with the same Slot: allocated once per thread, not per
+// product. Slot 0: a task's packed A block and B chunk; 1: a convolution's padded input.
+template <int Slot>
 static float* ke_gemm_scratch(size_t n) {{
   static thread_local std::unique_ptr<float[]> buffer;
   static thread_local size_t capacity = 0;
@@ -200,7 +201,7 @@ static void ke_gemm_tasks(int64_t m, int64_t n, int64_t k, const float* a, int64
 #pragma omp parallel for collapse(2) schedule(dynamic) if (parallel && mblocks * nchunks > 1)
   for (int64_t ib = 0; ib < mblocks; ++ib) {{
     for (int64_t jb = 0; jb < nchunks; ++jb) {{
-      float* const ap = ke_gemm_scratch(static_cast<size_t>((KE_MC + KE_NC) * KE_KC));
+      float* const ap = ke_gemm_scratch<0>(static_cast<size_t>((KE_MC + KE_NC) * KE_KC));
       float* const bp = ap + KE_MC * KE_KC;
       const int64_t i0 = ib * mcb, mc = m - i0 < mcb ? m - i0 : mcb;
       const int64_t jc = jb * ncb, nc = n - jc < ncb ? n - jc : ncb;

@@ -404,6 +404,15 @@ def cases():
                                       [r(1, 16, 3, 4, 5)]),
         # One buffer as input and weight: no by_window order (it would reorder both).
         "conv_input_is_weight": (Fn(lambda s, x: F.conv2d(x, x, padding=1)), [r(16, 16, 3, 3)]),
+        # The C++ packer reads a zero-padded copy of the input (codegen/cpp/conv_cpp.cpp)
+        # with one copy per stride: stride 3 (a gather) with padding past a whole window,
+        # stride 2 over rows longer than two vectors, and stride 2 without padding, read
+        # from the input itself up to its last element but one.
+        "conv2d_stride3_pad_past_window": (Fn(lambda s, x: s.mods[0](x), nn.Conv2d(4, 6, 3, stride=3, padding=4)),
+                                           [r(2, 4, 10, 11)]),
+        "conv2d_stride2_long_rows": (Fn(lambda s, x: s.mods[0](x), nn.Conv2d(3, 5, 3, stride=2, padding=1)),
+                                     [r(1, 3, 7, 70)]),
+        "conv1d_stride2_unpadded": (Fn(lambda s, x: s.mods[0](x), nn.Conv1d(4, 8, 5, stride=2)), [r(2, 4, 102)]),
     }
 
 
