@@ -44,11 +44,6 @@ const std::vector<KnobWord>& KnobVocabulary() {
        "input_precision=\"tf32x3\", both operands at every product) or \"hoisted\" (by the kernel, a loop-invariant "
        "operand once per program: attention's query block)",
        true},
-      {"conv_depth_order",
-       "a Triton convolution main loop's depth: \"flat\" (the weight's order, input channel then window position) "
-       "or \"by_window\" (window position then input channel, over a reordered weight: the input's spatial index "
-       "and padding mask once a step)",
-       true},
       {"accumulator", "type of sums and products: \"float64\" (the safe value) or \"float32\"", true},
       {"math", "implementation of exp, log, tanh, erf: \"libm\", \"vectorized\" (the math prelude), "
                "\"avx512\" (its explicit AVX-512 variants), \"fast\" (CUDA intrinsics)",

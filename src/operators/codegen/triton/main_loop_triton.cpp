@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <functional>
 #include <regex>
 #include <unordered_map>
 #include <vector>
@@ -86,10 +85,6 @@ std::string Params(int a, int b, int out, const TritonEpilogue* epilogue) {
   return params;
 }
 
-bool ReadByEpilogue(int t, const TritonEpilogue* epilogue) {
-  return epilogue != nullptr && std::count(epilogue->tensors.begin(), epilogue->tensors.end(), t) > 0;
-}
-
 /// How a plain TF32 dot gets its operands rounded (codegen/triton/tf32_round.h): the
 /// launch arguments (the parameters with the operand buffers `a`, `b` passed as rounded
 /// copies) and whether the loop must round its tiles instead, which it does when the
@@ -100,18 +95,14 @@ struct Tf32Operands {
   bool in_loop = false;
 };
 
-/// `b_layout`: how the launch passes operand `b` (its argument text given), e.g. a
-/// convolution's weight reordered; empty: as it is.
-Tf32Operands RoundedOperands(int a, int b, int out, bool tf32, const TritonEpilogue* epilogue,
-                             const std::function<std::string(const std::string&)>& b_layout = {}) {
-  const bool shared = ReadByEpilogue(a, epilogue) || ReadByEpilogue(b, epilogue);
+Tf32Operands RoundedOperands(int a, int b, int out, bool tf32, const TritonEpilogue* epilogue) {
+  const bool shared = epilogue != nullptr && (std::count(epilogue->tensors.begin(), epilogue->tensors.end(), a) > 0 ||
+                                              std::count(epilogue->tensors.begin(), epilogue->tensors.end(), b) > 0);
   Tf32Operands r{"", tf32 && shared};
   for (int t : ParamTensors(a, b, out, epilogue)) {
     const std::string name = fmt::format("t{}", t);
     const bool copy = tf32 && !shared && (t == a || t == b);
-    std::string arg = copy ? RoundedCopy(name) : name;
-    if (t == b && b_layout) arg = b_layout(arg);
-    r.launch_args += (r.launch_args.empty() ? "" : ", ") + arg;
+    r.launch_args += (r.launch_args.empty() ? "" : ", ") + (copy ? RoundedCopy(name) : name);
   }
   return r;
 }
@@ -170,12 +161,6 @@ std::string Store(int out, core::DType store, const std::string& index_lines,
 }
 
 }  // namespace
-
-bool TritonConvolutionByWindow(const ir::Convolution& c) {
-  const int64_t cpg_in = c.CinPerGroup();
-  // One buffer as input and weight would be reordered for both: one parameter serves both.
-  return Product(c.kernel) > 1 && (cpg_in & -cpg_in) >= kMinDotTile && c.x != c.w;
-}
 
 bool TritonRunsContraction(const ir::Contraction& c) { return !ir::IsMatrixVector(c) && c.k > 0; }
 
@@ -328,16 +313,7 @@ TritonKernelText PrintConvolutionTriton(const ir::Convolution& c, int out, core:
   // several instructions each on the GPU) unless one image's group of input channels,
   // or the column count, reaches 2^31 elements; image offsets are int64 either way.
   const bool wide = cpg_in * in_volume >= kInt32Limit || columns >= kInt32Limit;
-  // By window position (knob conv_depth_order): with the reduction ordered (window position, channel) and the
-  // weight passed reordered to [Cout, window, Cin/groups] (one copy a call), a K step
-  // is one window position and BLOCK_K channels, so the input's spatial index and its
-  // bounds are [BLOCK_N] vectors computed once a step instead of [BLOCK_K, BLOCK_N]
-  // divisions and masks. It needs BLOCK_K to divide the channels of a group (every
-  // ResNet width) and an epilogue that does not read the weight.
-  const int64_t bk_window = std::min<int64_t>(bk, cpg_in & -cpg_in);  // largest power of 2 dividing cpg_in
-  const bool by_window = s.conv_by_window && TritonConvolutionByWindow(c) && !ReadByEpilogue(c.w, epilogue);
-  const int64_t block_k = by_window ? bk_window : bk;
-  const bool k_mask = depth % block_k != 0;
+  const bool k_mask = depth % bk != 0;
   // The epilogue's index vars: image (when batched), channel, spatial position.
   const int first = c.batched ? 1 : 0;
   std::string index_lines = c.batched ? "    i0 = img.to(tl.int64)[None, :]\n" : "";
@@ -347,55 +323,12 @@ TritonKernelText PrintConvolutionTriton(const ir::Convolution& c, int out, core:
                                first + 1 + static_cast<int>(d), Product(c.out, d + 1), c.out[d]);
   }
   const std::string params = Params(c.x, c.w, out, epilogue);
-  std::function<std::string(const std::string&)> w_layout;
-  if (by_window) {
-    w_layout = [&](const std::string& w) {
-      return fmt::format("{}.view({}, {}, {}).transpose(1, 2).contiguous()", w, c.cout, cpg_in, window);
-    };
-  }
-  const Tf32Operands tf32 = RoundedOperands(c.x, c.w, out, PlainTf32(s, reference_tf32), epilogue, w_layout);
+  const Tf32Operands tf32 = RoundedOperands(c.x, c.w, out, PlainTf32(s, reference_tf32), epilogue);
   const std::string store_lines = Store(out, store, index_lines, epilogue);
-  // The main loop's input tile: flat K (channel and window position from each k), or
-  // by window position (r, the step's window position; ch, its channels).
-  std::string loop;
-  if (by_window) {
-    // The same `bounds` and `offset` text as the flat form, over [BLOCK_N] vectors i<d>.
-    std::string spatial;
-    for (size_t d = 0; d < dims; ++d) {
-      spatial += fmt::format("        i{0} = h{0} + (r // {1}) % {2} * {3}\n", d, Product(c.kernel, d + 1),
-                             c.kernel[d], c.dilation[d]);
-    }
-    loop = fmt::format(
-        "    for k0 in range(0, {depth}, BLOCK_K):\n"
-        "        r = k0 // {cpg_in}\n"
-        "        ch = k0 % {cpg_in} + rk\n"
-        "{spatial}"
-        "        x_ok = (col_ok{bounds})[None, :]\n"
-        "        x = tl.load(x_cols[None, :] + ch{wide}[:, None] * {in_volume} + (0{offset})[None, :], "
-        "mask=x_ok, other=0.0)\n"
-        "        w = tl.load(w_rows[:, None] + (k0 + rk)[None, :])\n",
-        fmt::arg("depth", depth), fmt::arg("cpg_in", cpg_in), fmt::arg("spatial", spatial),
-        fmt::arg("bounds", bounds), fmt::arg("wide", wide ? ".to(tl.int64)" : ""),
-        fmt::arg("in_volume", in_volume), fmt::arg("offset", offset));
-  } else {
-    loop = fmt::format(
-        "    for k0 in range(0, {depth}, BLOCK_K):\n"
-        "        kk = k0 + rk\n"
-        "        wk = kk % {window}\n"
-        "{window_lines}"
-        "        x_ok = col_ok[None, :]{kx}{bounds}\n"
-        "        x = tl.load(x_cols[None, :] + {channel}[:, None] * {in_volume}{offset}, mask=x_ok, other=0.0)\n"
-        "        w = tl.load(w_rows[:, None] + kk[None, :]{w_mask})\n",
-        fmt::arg("depth", depth), fmt::arg("window", window), fmt::arg("window_lines", window_lines),
-        fmt::arg("kx", k_mask ? fmt::format(" & (kk < {})[:, None]", depth) : ""), fmt::arg("bounds", bounds),
-        fmt::arg("channel", fmt::format("(kk // {}){}", window, wide ? ".to(tl.int64)" : "")),
-        fmt::arg("in_volume", in_volume), fmt::arg("offset", offset),
-        fmt::arg("w_mask", k_mask ? fmt::format(", mask=(kk < {})[None, :], other=0.0", depth) : ""));
-  }
   TritonKernelText t;
   t.kernel =
-      Head(fmt::format("convolution as implicit GEMM, {} group(s) of {} x {} x {}{}", c.groups, cpg_out, columns,
-                       depth, by_window ? ", K by window position (weight reordered)" : ""),
+      Head(fmt::format("convolution as implicit GEMM, {} group(s) of {} x {} x {}", c.groups,
+                       cpg_out, columns, depth),
            out, params, cpg_out, columns) +
       fmt::format(
           "    g = pid // (tiles_m * tiles_n)\n"
@@ -412,7 +345,14 @@ TritonKernelText PrintConvolutionTriton(const ir::Convolution& c, int out, core:
           "    w_rows = t{w} + (g * {cpg_out} + om % {cpg_out}).to(tl.int64) * {depth}\n"
           "    rk = tl.arange(0, BLOCK_K)\n"
           "    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)\n"
-          "{loop}"
+          "    for k0 in range(0, {depth}, BLOCK_K):\n"
+          "        kk = k0 + rk\n"
+          "        wk = kk % {window}\n"
+          "{window_lines}"
+          "        x_ok = col_ok[None, :]{kx}{bounds}\n"
+          "        x = tl.load(x_cols[None, :] + {channel}[:, None] * {in_volume}{offset}, "
+          "mask=x_ok, other=0.0)\n"
+          "        w = tl.load(w_rows[:, None] + kk[None, :]{w_mask})\n"
           "        acc = tl.dot({dot_w}, {dot_x}, acc{precision})\n"
           "    c_off = (img.to(tl.int64)[None, :] * {cout} + g * {cpg_out} + om[:, None]) * "
           "{positions} + "
@@ -422,12 +362,17 @@ TritonKernelText PrintConvolutionTriton(const ir::Convolution& c, int out, core:
           fmt::arg("x", c.x), fmt::arg("w", c.w), fmt::arg("cpg_out", cpg_out),
           fmt::arg("cpg_in", cpg_in), fmt::arg("cin", c.cin), fmt::arg("cout", c.cout),
           fmt::arg("columns", columns), fmt::arg("depth", depth), fmt::arg("positions", positions),
-          fmt::arg("in_volume", in_volume), fmt::arg("origin", origin), fmt::arg("loop", loop),
-          fmt::arg("wide", wide ? ".to(tl.int64)" : ""),
+          fmt::arg("in_volume", in_volume), fmt::arg("window", window), fmt::arg("origin", origin),
+          fmt::arg("window_lines", window_lines), fmt::arg("bounds", bounds),
+          fmt::arg("offset", offset), fmt::arg("wide", wide ? ".to(tl.int64)" : ""),
+          fmt::arg("channel", fmt::format("(kk // {}){}", window, wide ? ".to(tl.int64)" : "")),
+          fmt::arg("kx", k_mask ? fmt::format(" & (kk < {})[:, None]", depth) : ""),
+          fmt::arg("w_mask",
+                   k_mask ? fmt::format(", mask=(kk < {})[None, :], other=0.0", depth) : ""),
           fmt::arg("precision", Precision(s, reference_tf32)), fmt::arg("store_lines", store_lines),
           fmt::arg("dot_w", DotOperand("w", tf32.in_loop)), fmt::arg("dot_x", DotOperand("x", tf32.in_loop)));
   const int64_t programs = c.groups * ((cpg_out + bm - 1) / bm) * ((columns + bn - 1) / bn);
-  t.launch = Launch(out, tf32.launch_args, std::to_string(programs), bm, bn, block_k, s);
+  t.launch = Launch(out, tf32.launch_args, std::to_string(programs), bm, bn, bk, s);
   return t;
 }
 

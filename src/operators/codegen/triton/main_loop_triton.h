@@ -37,10 +37,6 @@ struct TritonMainLoopSchedule {
   /// itself runs in TF32 (ReferenceRunsInTf32 with the two flags below); the others get
   /// "tf32x3".
   std::string input_precision = "ieee";
-  /// "conv_depth_order": a convolution's depth in the weight's order (input channel,
-  /// window position) or, where TritonConvolutionByWindow allows and the epilogue does
-  /// not read the weight, by window position over a reordered weight.
-  bool conv_by_window = false;
   bool tf32_conv = false;    // core::ReferenceTf32::conv
   bool tf32_matmul = false;  // core::ReferenceTf32::matmul
   bool tf32_rnn = false;     // core::ReferenceTf32::rnn
@@ -62,12 +58,6 @@ bool TritonRunsContraction(const ir::Contraction& c);
 /// depth of at least 16 (a depthwise convolution's 1 x 9 products would waste 15/16 of
 /// every tl.dot tile; it keeps the plain reduction).
 bool TritonRunsConvolution(const ir::Convolution& c);
-
-/// Whether convolution `c` can step its depth by window position (schedule knob
-/// conv_depth_order "by_window"): a window of more than one position and a power of two
-/// of at least 16 dividing the input channels of a group (every ResNet width), and an
-/// input that is not the weight's own buffer.
-bool TritonConvolutionByWindow(const ir::Convolution& c);
 
 /// SMs of the GPUs the Triton drafts are tuned for: an H100 SXM5 and an H200 have 132
 /// (NVIDIA H100 Tensor Core GPU Architecture whitepaper, 2022).

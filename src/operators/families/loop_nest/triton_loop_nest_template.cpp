@@ -15,8 +15,7 @@
 namespace kernelevolve::operators::families {
 
 templates::KnobSpace TritonLoopNestKnobSpace(bool float_accumulation, bool main_loop, bool element,
-                                             bool rowwise, bool tf32, bool cuda_graph, bool short_reduction,
-                                             bool conv_by_window) {
+                                             bool rowwise, bool tf32, bool cuda_graph, bool short_reduction) {
   std::vector<templates::KnobDim> dims;
   if (element) dims.push_back({"block", {256, 1024}, 1024, 1024, nullptr, "", nullptr, "{}-element blocks"});
   if (rowwise) dims.push_back({"block_r", {32, 128}, 32, 32, 128, "", nullptr, "{}-element reduction steps"});
@@ -35,10 +34,6 @@ templates::KnobSpace TritonLoopNestKnobSpace(bool float_accumulation, bool main_
     dims.push_back({"block_k", {16, 32, 64}, 32, 32, nullptr, "", nullptr, "BLOCK_K {}"});
     dims.push_back({"num_stages", {2, 3, 4}, 3, 2, nullptr, "", nullptr, "{} stages"});
     dims.push_back(templates::InputPrecisionKnob(tf32));
-  }
-  if (main_loop && conv_by_window) {
-    dims.push_back({"conv_depth_order", {"flat", "by_window"}, "flat", "flat", "by_window", "", nullptr,
-                    "convolution depth {}"});
   }
   // Graph replay first: the programs offered it are bound by launching from Python.
   if (cuda_graph) dims.push_back({"cuda_graph", {"yes", "no"}, "yes", "no", "yes", "", nullptr, "CUDA graph: {}"});
@@ -60,7 +55,7 @@ templates::KnobSpace PlanKnobSpace(const ir::KernelPlan& plan, const codegen::Tr
                                    core::ReferenceTf32 tf32) {
   const std::set<int>& fused = fusion.fused;
   bool accumulate = false, main_loop = false, element = false, rowwise = false, reference_tf32 = false,
-       short_reduction = false, by_window = false;
+       short_reduction = false;
   int launches = 0;
   for (int id : plan.kernels) {
     const ir::TensorDef& d = plan.program.defs[static_cast<size_t>(id)];
@@ -69,7 +64,6 @@ templates::KnobSpace PlanKnobSpace(const ir::KernelPlan& plan, const codegen::Tr
     if (codegen::TritonRunsMainLoop(plan.program, d)) {
       main_loop = true;
       reference_tf32 = reference_tf32 || codegen::ReferenceRunsInTf32(plan.program, d, tf32.conv, tf32.matmul, tf32.rnn);
-      if (const auto c = ir::MatchConvolution(plan.program, d)) by_window = by_window || codegen::TritonConvolutionByWindow(*c);
       continue;
     }
     // A reduction that may run unrolled takes "block" outputs per program then, as an
@@ -86,8 +80,7 @@ templates::KnobSpace PlanKnobSpace(const ir::KernelPlan& plan, const codegen::Tr
   // (codegen/triton/cuda_graph_entry.h keeps a few) fit beside the caller's.
   const bool graph = launches >= kCudaGraphLaunches && plan.program.symbols.empty() &&
                      codegen::TritonIntermediateBytes(plan, fusion, true) <= kCudaGraphIntermediateBytes;
-  return TritonLoopNestKnobSpace(accumulate, main_loop, element, rowwise, reference_tf32, graph, short_reduction,
-                                 by_window);
+  return TritonLoopNestKnobSpace(accumulate, main_loop, element, rowwise, reference_tf32, graph, short_reduction);
 }
 
 /// Whether most of the plan's matrix-product main loops (counted per launch) have fewer
@@ -189,7 +182,6 @@ std::string TritonLoopNestTemplate::Generate(const nlohmann::json& knobs) const 
     s.main_loop.tf32_matmul = tf32_.matmul;
     s.main_loop.tf32_rnn = tf32_.rnn;
     s.main_loop.input_precision = k.at("input_precision").get<std::string>();
-    s.main_loop.conv_by_window = k.value("conv_depth_order", "flat") == "by_window";
   }
   s.cuda_graph = k.value("cuda_graph", "no") == "yes";
   s.unroll_short_reductions = k.value("short_reduction", "tile") == "unrolled";

@@ -49,15 +49,11 @@ templates::TemplateMatch MatchTritonLoopNest(const core::OpGraph& graph,
 /// of many launches and sizes fixed when generated), cuda_graph {yes, no}: the entry
 /// replays its launches as a CUDA graph (codegen/triton/cuda_graph_entry.h). With
 /// `short_reduction` (a reduction codegen::TritonUnrollsReduction accepts),
-/// short_reduction {tile, unrolled}: such reductions as tiles or one lane per output. With
-/// `conv_by_window` (a convolution main loop codegen::TritonConvolutionByWindow accepts),
-/// conv_depth_order {flat, by_window}: its depth in the weight's order or by window
-/// position (codegen::TritonMainLoopSchedule::conv_by_window). A
+/// short_reduction {tile, unrolled}: such reductions as tiles or one lane per output. A
 /// knob no kernel of the program reads is left out, so the search does not spend
 /// candidates on it.
 templates::KnobSpace TritonLoopNestKnobSpace(bool float_accumulation, bool main_loop = false,
                                              bool element = true, bool rowwise = true, bool tf32 = false,
-                                             bool cuda_graph = false, bool short_reduction = false,
-                                             bool conv_by_window = false);
+                                             bool cuda_graph = false, bool short_reduction = false);
 
 }  // namespace kernelevolve::operators::families
