@@ -1134,7 +1134,8 @@ TEST(LoopNestPooling, RowBlockedWindowsMatchEager) {
   // partial block) and one thread or all.
   const std::vector<std::string> cases = {"max_pool2d_indices", "avg_pool2d_pad",          "adaptive_avg_pool2d",
                                           "max_pool2d_dilated_ceil", "avg_pool2d_ceil_include_pad",
-                                          "max_pool1d_indices", "sum_dims_0_2", "argmax_ties", "softmax_dim0"};
+                                          "max_pool1d_indices", "sum_dims_0_2", "argmax_ties", "softmax_dim0",
+                                          "adaptive_max_pool3d_indices", "adaptive_max_pool2d_neg_inf"};
   DraftBatch batch;
   for (const std::string& name : cases) {
     const auto match = families::MatchLoopNest(CaseGraph(name), /*multithread=*/true);

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "operators/ir/loop_ir.h"
 
 namespace kernelevolve::operators::codegen {
@@ -16,6 +18,9 @@ const char* kGemmTemplate = R"CPP(// ---- GEMM main loop (Goto & van de Geijn 20
 typedef float ke_vf __attribute__((vector_size({2} * sizeof(float)), aligned(sizeof(float)), may_alias));
 static constexpr int64_t KE_MR = {0}, KE_NV = {1}, KE_LANES = {2}, KE_NR = {1} * {2};
 static constexpr int64_t KE_KC = {3}, KE_MC = {4}, KE_NC = {5};
+// Packing one element of A or B takes about as long as 24 multiply-adds of the
+// micro-kernel: 0.2-0.5 ns an element against 150 GFLOP/s a thread (AVX-512 VM).
+static constexpr int64_t KE_PACK_COST = 24;
 
 // The epilogue of a product that has none: the value itself.
 struct ke_gemm_identity {{
@@ -64,12 +69,19 @@ static void ke_gemm_pack_a(const float* a, int64_t am, int64_t ak, int64_t mc, i
 static void ke_gemm_pack_b(const float* b, int64_t bk, int64_t bn, int64_t kc, int64_t cols,
                            float* __restrict dst) {{
   if (bk == 1 && bn != 1) {{
-    for (int64_t j = 0; j < cols; ++j) {{
-      const float* column = b + j * bn;
-      for (int64_t p = 0; p < kc; ++p) dst[p * KE_NR + j] = column[p];
+    // 16 depths at a time: the 16 rows of the sliver being written stay in L1 while each
+    // column's 16 values are spread over them (a column at a time over the whole sliver
+    // went through 256 rows, 48 KiB: 690 -> 500 us for a 1024 x 1024 weight, AVX-512 VM).
+    for (int64_t p0 = 0; p0 < kc; p0 += 16) {{
+      const int64_t depth = kc - p0 < 16 ? kc - p0 : 16;
+      float* const rows = dst + p0 * KE_NR;
+      for (int64_t j = 0; j < cols; ++j) {{
+        const float* column = b + j * bn + p0;
+        for (int64_t p = 0; p < depth; ++p) rows[p * KE_NR + j] = column[p];
+      }}
+      for (int64_t j = cols; j < KE_NR; ++j)
+        for (int64_t p = 0; p < depth; ++p) rows[p * KE_NR + j] = 0.0f;
     }}
-    for (int64_t j = cols; j < KE_NR; ++j)
-      for (int64_t p = 0; p < kc; ++p) dst[p * KE_NR + j] = 0.0f;
     return;
   }}
   for (int64_t p = 0; p < kc; ++p) {{
@@ -135,29 +147,41 @@ static inline void ke_gemm_micro(int64_t kc, const float* __restrict a, const fl
   }}
 }}
 
-// The row-block and column-chunk sizes of an m x n product's tasks: MC x NC, or, where
-// that gives fewer tasks than threads (64 x 512 is one 128 x 768 task at AVX-512's
-// 8 x 48 tile), narrower column chunks (whole NR slivers) when n >= m or m is one MR
-// sliver, else shorter row blocks (whole MR slivers), so that every thread gets one.
-// Narrower chunks pack the A block once more each, shorter blocks the B chunk: the
-// smaller operand is repacked.
+// The row-block and column-chunk sizes of an m x n product's tasks: at most MC x NC, as
+// even as whole MR / NR slivers allow (n = 1024 at NC = 768 as 512 + 512, not 768 + 256:
+// a 256 x 1024 x 1024 Linear on 2 threads took 3.6 ms with one task three times the
+// other, 2.4 ms with two halves; AVX-512 VM, 2026-12-07). Where that gives fewer tasks
+// than threads (64 x 512 is one task at AVX-512's 8 x 48 tile), the rows or the columns
+// are split further so that every thread gets one, whichever gives the largest task less
+// work: its rows x columns of products plus KE_PACK_COST x (rows + columns) for packing
+// its A block and B chunk (each task packs both: narrower chunks pack A once more each,
+// shorter blocks B). 320 columns split 192 + 128 in 48-column slivers, 256 rows 128 +
+// 128: the rows; a 64 x 512 Linear: the columns, since shorter blocks would pack its
+// transposed weight twice (mlp 0.83x -> 0.70x of eager when the rows were split).
 static void ke_gemm_blocks(int64_t m, int64_t n, bool parallel, int64_t* mcb, int64_t* ncb) {{
   *mcb = KE_MC;
   *ncb = KE_NC;
+  if (m <= 0 || n <= 0) return;
+  const auto even = [](int64_t size, int64_t parts, int64_t unit) {{
+    return ((size + parts - 1) / parts + unit - 1) / unit * unit;
+  }};
+  const int64_t mblocks = (m + KE_MC - 1) / KE_MC, nchunks = (n + KE_NC - 1) / KE_NC;
+  *mcb = std::min<int64_t>(KE_MC, even(m, mblocks, KE_MR));
+  *ncb = std::min<int64_t>(KE_NC, even(n, nchunks, KE_NR));
 #ifdef _OPENMP
   const int64_t threads = parallel ? omp_get_max_threads() : 1;
-  const int64_t mblocks = (m + KE_MC - 1) / KE_MC, nchunks = (n + KE_NC - 1) / KE_NC;
-  if (m <= 0 || n <= 0 || mblocks * nchunks >= threads) return;
-  if ((n >= m && n > KE_NR) || m <= KE_MR) {{
-    const int64_t want = (threads + mblocks - 1) / mblocks, cols = (n + want - 1) / want;
-    *ncb = std::max<int64_t>(KE_NR, (cols + KE_NR - 1) / KE_NR * KE_NR);
+  if (mblocks * nchunks >= threads) return;
+  const int64_t cols = std::max<int64_t>(KE_NR, even(n, (threads + mblocks - 1) / mblocks, KE_NR));
+  const int64_t rows = std::max<int64_t>(KE_MR, even(m, (threads + nchunks - 1) / nchunks, KE_MR));
+  const int64_t by_cols = *mcb * cols + KE_PACK_COST * (*mcb + cols);
+  const int64_t by_rows = rows * *ncb + KE_PACK_COST * (rows + *ncb);
+  const bool columns = (n >= m && n > KE_NR) || m <= KE_MR;
+  if (by_cols < by_rows || (by_cols == by_rows && columns)) {{
+    *ncb = cols;
   }} else {{
-    const int64_t want = (threads + nchunks - 1) / nchunks, rows = (m + want - 1) / want;
-    *mcb = std::max<int64_t>(KE_MR, (rows + KE_MR - 1) / KE_MR * KE_MR);
+    *mcb = rows;
   }}
 #else
-  (void)m;
-  (void)n;
   (void)parallel;
 #endif
 }}
@@ -281,7 +305,11 @@ static void ke_gemm(int64_t m, int64_t n, int64_t k, const float* a, int64_t am,
 }  // namespace
 
 std::string GemmHelpersCpp(const GemmTile& tile) {
-  const int mc = tile.mr * 16;         // an A block of MC x KC floats: 96 KiB at 6 x 256 (L2)
+  // An A block of MC x KC floats of about 192 KiB (L2): MC 256 at KC 192, 96 at 512. Each
+  // row block packs the B chunk again, so a taller block packs B less often: a Linear's
+  // transposed weight, 256 x 1024 x 1024 on one thread, 90 -> 109 GFLOP/s with MC 128 -> 256.
+  constexpr int kABlockFloats = 192 * 1024 / 4;
+  const int mc = std::max(tile.mr, kABlockFloats / tile.kc / tile.mr * tile.mr);
   const int nc = tile.NR() * 16;       // a task's columns: 16 slivers
   return fmt::format(fmt::runtime(kGemmTemplate), tile.mr, tile.nr_vectors, tile.lanes, tile.kc, mc, nc);
 }

@@ -393,16 +393,15 @@ def cases():
         # A sum read by a product as its operand (problems/chains/embedding_sum_linear): with
         # double accumulators the sum's buffer stays float32, since tl.dot takes no float64.
         "sum_then_linear": (Fn(lambda s, x: s.mods[0](x.sum(dim=1)), nn.Linear(16, 8)), [r(6, 5, 16)]),
-        # Channels per group a multiple of 16: the Triton main loop steps by window position
-        # (codegen/triton/main_loop_triton.cpp, the weight reordered); 48 channels take
-        # 16-channel steps under any block_k, the others padding, dilation, groups, 3-d.
+        # Channels per group a multiple of 16 (a removed Triton depth order stepped by window
+        # position there; still convolutions with padding, dilation, groups, 3-d).
         "conv2d_wide_channels": (Fn(lambda s, x: s.mods[0](x), nn.Conv2d(48, 20, 3, padding=1)), [r(2, 48, 6, 7)]),
         "conv2d_grouped_dilated_wide": (
             Fn(lambda s, x: s.mods[0](x), nn.Conv2d(64, 32, 3, stride=2, padding=2, dilation=2, groups=2)),
             [r(1, 64, 9, 10)]),
         "conv3d_wide_channels_relu": (Fn(lambda s, x: torch.relu(s.mods[0](x)), nn.Conv3d(16, 16, 3, padding=1)),
                                       [r(1, 16, 3, 4, 5)]),
-        # One buffer as input and weight: no by_window order (it would reorder both).
+        # One buffer as input and weight.
         "conv_input_is_weight": (Fn(lambda s, x: F.conv2d(x, x, padding=1)), [r(16, 16, 3, 3)]),
         # The C++ packer reads a zero-padded copy of the input (codegen/cpp/conv_cpp.cpp)
         # with one copy per stride: stride 3 (a gather) with padding past a whole window,
@@ -413,6 +412,13 @@ def cases():
         "conv2d_stride2_long_rows": (Fn(lambda s, x: s.mods[0](x), nn.Conv2d(3, 5, 3, stride=2, padding=1)),
                                      [r(1, 3, 7, 70)]),
         "conv1d_stride2_unpadded": (Fn(lambda s, x: s.mods[0](x), nn.Conv1d(4, 8, 5, stride=2)), [r(2, 4, 102)]),
+        # Adaptive windows [floor(o In / Out), ceil((o + 1) In / Out)) of uneven sizes, values
+        # and argmax; with -inf inputs the first of equal maxima must still be taken.
+        "adaptive_max_pool3d_indices": (Fn(lambda s, x: F.adaptive_max_pool3d(x, (3, 4, 5), return_indices=True)),
+                                        [r(1, 2, 7, 9, 11)]),
+        "adaptive_max_pool2d_neg_inf": (
+            Fn(lambda s, x: F.adaptive_max_pool2d(x.masked_fill(x > 0.3, float("-inf")), (4, 3), return_indices=True)),
+            [r(2, 3, 9, 7)]),
     }
 
 
