@@ -44,7 +44,7 @@ BuildResult CompileCached(const std::filesystem::path& cache_dir, const NativeCo
                           const std::string& source);
 
 /// First line of `<compiler_path> --version` (nvcc: its last line, the release).
-/// Throws InvalidInputError naming `flag_hint` (e.g. "--compiler", "--nvcc") when
+/// Throws InvalidInputError naming `flag_hint` (how to pick another: "--nvcc", or for the CPU a g++ on PATH) when
 /// the compiler does not answer.
 std::string QueryCompilerVersion(const std::string& compiler_path, const std::string& flag_hint);
 
@@ -61,7 +61,7 @@ std::filesystem::path FindDLPackIncludeDir();
 /// `program` resolved against $PATH (returned unchanged when it contains a '/').
 /// Throws InvalidInputError naming the program and `flag_hint` (the flag that picks
 /// another) when it is not found.
-std::string ResolveProgram(const std::string& program, const std::string& flag_hint = "--compiler");
+std::string ResolveProgram(const std::string& program, const std::string& flag_hint);
 
 /// First line containing "error" followed by ':' (gcc "error:", nvcc "error :" and
 /// "error   :") in a compiler log, trimmed; "" when none.

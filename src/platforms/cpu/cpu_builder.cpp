@@ -33,8 +33,11 @@ CpuBuilder::CpuBuilder(fs::path cache_dir, std::string compiler)
   fs::create_directories(cache_dir_, ec);
   if (ec) throw core::IoError("cannot create build cache " + cache_dir_.string() + ": " + ec.message());
   cache_dir_ = fs::absolute(cache_dir_);
-  compiler_.compiler_path = ResolveProgram(compiler, "--compiler");
-  compiler_version_ = QueryCompilerVersion(compiler_.compiler_path, "--compiler");
+  // There is no compiler flag for the CPU target (it compiles with g++ from PATH), so
+  // the errors say how to pick another.
+  const char* hint = "a g++ first on PATH (the CPU target compiles with g++)";
+  compiler_.compiler_path = ResolveProgram(compiler, hint);
+  compiler_version_ = QueryCompilerVersion(compiler_.compiler_path, hint);
   compiler_.version = compiler_version_;
   compiler_.flags = CandidateCompileFlags();
   compiler_.flags.push_back("-I" + FindDLPackIncludeDir().string());
