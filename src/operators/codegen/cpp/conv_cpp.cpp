@@ -147,6 +147,16 @@ std::vector<int64_t> As3d(const std::vector<int64_t>& v, int64_t fill) {
   return out;
 }
 
+/// Per dim of the 3-d view, the input positions a window reads counted from the first
+/// (padding included): (out - 1) * stride + (kernel - 1) * dilation + 1. Both forms read
+/// a zero-padded copy of this extent.
+std::vector<int64_t> ReadExtent3d(const ir::Convolution& c) {
+  const auto o3 = As3d(c.out, 1), k3 = As3d(c.kernel, 1), s3 = As3d(c.stride, 1), d3 = As3d(c.dilation, 1);
+  std::vector<int64_t> e3(3);
+  for (size_t d = 0; d < 3; ++d) e3[d] = (o3[d] - 1) * s3[d] + (k3[d] - 1) * d3[d] + 1;
+  return e3;
+}
+
 /// The fused epilogue lambda `ke_epi(ke_row, ke_col, ke_acc)` of convolution `c` at
 /// `in`: the output's index variables i0 .. from ke_image and ke_group (declared by the
 /// caller), the row within the group and the output position.
@@ -184,14 +194,12 @@ std::string DirectCall(const ir::Convolution& c, int out_id, bool parallel, cons
   const auto i3 = As3d(c.in, 1), o3 = As3d(c.out, 1), k3 = As3d(c.kernel, 1), s3 = As3d(c.stride, 1),
              p3 = As3d(c.pad, 0), d3 = As3d(c.dilation, 1);
   const int64_t window = k3[0] * k3[1] * k3[2];
-  // The padded plane covers every position a window reads: (out - 1) * stride +
-  // (kernel - 1) * dilation + 1 per dim; input position i sits at i + pad, and input
-  // beyond the plane (never read: the stride skips it) is not copied.
-  int64_t e3[3], copy3[3];
-  for (int d = 0; d < 3; ++d) {
-    e3[d] = (o3[d] - 1) * s3[d] + (k3[d] - 1) * d3[d] + 1;
-    copy3[d] = std::max<int64_t>(0, std::min(i3[d], e3[d] - p3[d]));
-  }
+  // The padded plane covers every position a window reads (ReadExtent3d); input
+  // position i sits at i + pad, and input beyond the plane (never read: the stride
+  // skips it) is not copied.
+  const auto e3 = ReadExtent3d(c);
+  int64_t copy3[3];
+  for (size_t d = 0; d < 3; ++d) copy3[d] = std::max<int64_t>(0, std::min(i3[d], e3[d] - p3[d]));
   const int64_t plane = e3[0] * e3[1] * e3[2];
   auto tap_offset = [&](int64_t a, int64_t b, int64_t e) {
     return (a * d3[0] * e3[1] + b * d3[1]) * e3[2] + e * d3[2];
@@ -304,13 +312,10 @@ std::string ConvCallCpp(const ir::Convolution& c, int out_id, bool parallel, con
                  p3 = As3d(c.pad, 0), d3 = As3d(c.dilation, 1);
       // Strides of the buffer the packer reads: the input's own without padding (every
       // window inside it), else the zero-padded copy's, sized by the read extent.
-      int64_t e3[3];
+      const auto e3 = ReadExtent3d(c);
       bool padded = false;
-      for (int d = 0; d < 3; ++d) {
-        e3[d] = (o3[d] - 1) * s3[d] + (k3[d] - 1) * d3[d] + 1;
-        padded = padded || p3[d] > 0 || e3[d] > i3[d];
-      }
-      const int64_t* x3 = padded ? e3 : i3.data();
+      for (size_t d = 0; d < 3; ++d) padded = padded || p3[d] > 0 || e3[d] > i3[d];
+      const auto& x3 = padded ? e3 : i3;
       if (padded) {
         out += fmt::format("{}const float* ke_xp = ke_conv_padded(ke_x, {}, {}, {}, {}, {}, {}, {}, {}, {}, {});\n", in,
                            c.CinPerGroup(), i3[0], i3[1], i3[2], e3[0], e3[1], e3[2], p3[0], p3[1], p3[2]);
