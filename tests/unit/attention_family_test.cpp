@@ -5,6 +5,7 @@
 // kernels compiled and run in-process against a float64 reference: sizes that are no
 // multiple of the blocks or of the vector width, causal with L < S and L > S, a mask
 // broadcast over batch and heads, a query row whose every key is masked (0, as PyTorch).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <omp.h>
 
@@ -291,18 +292,26 @@ std::vector<nlohmann::json> Settings() {
           {{"threads", "1"}, {"block_m", 16}, {"block_n", 128}}};
 }
 
+/// Every setting at the host's vector width and, where that is wider, at AVX2's 8 lanes
+/// too (the register tiles differ: 24 or 12 accumulators).
 void CheckFamily(const Form& f, std::vector<Case> cases) {
-  const auto match = families::MatchAttention(SdpaGraph(cases.front().z, f), true, core::HostCpuIsa().vector_bits / 32);
-  ASSERT_TRUE(match.has_value());
-  std::vector<std::string> sources;
-  for (const auto& s : Settings()) sources.push_back(match->tmpl->Generate(s));
+  const int host_lanes = core::HostCpuIsa().vector_bits / 32;
+  std::vector<std::string> sources, names;
+  for (int lanes : host_lanes > 8 ? std::vector<int>{host_lanes, 8} : std::vector<int>{host_lanes}) {
+    const auto match = families::MatchAttention(SdpaGraph(cases.front().z, f), true, lanes);
+    ASSERT_TRUE(match.has_value());
+    for (const auto& s : Settings()) {
+      sources.push_back(match->tmpl->Generate(s));
+      names.push_back(fmt::format("{} lanes {}", s.dump(), lanes));
+    }
+  }
   const auto kernels = CompileAll(sources);
   const int saved = omp_get_max_threads();
   for (size_t k = 0; k < kernels.size(); ++k) {
-    ASSERT_NE(kernels[k]->entry, nullptr) << Settings()[k].dump() << "\n" << kernels[k]->log;
+    ASSERT_NE(kernels[k]->entry, nullptr) << names[k] << "\n" << kernels[k]->log;
     for (int threads : {1, 3}) {
       omp_set_num_threads(threads);
-      for (Case& c : cases) ExpectMatches(kernels[k]->entry, c, f, Settings()[k].dump() + ", case " + c.name);
+      for (Case& c : cases) ExpectMatches(kernels[k]->entry, c, f, names[k] + ", case " + c.name);
     }
   }
   omp_set_num_threads(saved);
@@ -330,6 +339,13 @@ TEST(AttentionFamily, AdditiveFloatMaskBroadcastOverBatchAndHeads) {
   Form f{"float", {19, 70}};
   f.causal = true;
   CheckFamily(f, {MakeCase("19x70x36", {2, 2, 19, 70, 36}, {19, 70}, false, 7)});
+  // Whole 16 x 16 tiles and a partial one each way (the transposed add in registers and
+  // its gather remainder), a mask the same for every query, one the same for every key.
+  // The kernel reads the mask's broadcast from its shape at run time: one build, three shapes.
+  Form g{"float", {2, 1, 40, 83}};
+  CheckFamily(g, {MakeCase("40x83x16", {2, 3, 40, 83, 16}, {2, 1, 40, 83}, false, 12),
+                  MakeCase("33x50x8 same for every query", {2, 2, 33, 50, 8}, {2, 1, 1, 50}, false, 13),
+                  MakeCase("33x50x8 same for every key", {1, 2, 33, 50, 8}, {33, 1}, false, 14)});
 }
 
 TEST(AttentionFamily, GivenScalesOfZeroAndBelowZero) {

@@ -65,10 +65,124 @@ std::string Prologue(const ir::AttentionSpec& s) {
   return out;
 }
 
+// The register tiles of both products, as templates so that each tile size is one
+// fully unrolled loop nest (the accumulators stay in registers).
+constexpr const char* kTiles = R"CPP(// Transposed scores of one tile: st[j][i] = q_i . k_j for RJ keys (K rows kr[u]; the
+// first `valid` are stored) x IV vectors of queries (qt's columns from its first):
+// per depth e, RJ broadcast key elements against IV vector loads of qt's row e.
+template <int RJ, int IV>
+static inline __attribute__((always_inline)) void ke_scores_tile(const float* const* kr, const float* qt, int64_t BM,
+                                                                 int64_t E, float* st, int64_t valid) {
+  ke_avf c[RJ][IV];
+#pragma GCC unroll 8
+  for (int u = 0; u < RJ; ++u) {
+#pragma GCC unroll 4
+    for (int w = 0; w < IV; ++w) c[u][w] = ke_avf{};
+  }
+  for (int64_t e = 0; e < E; ++e, qt += BM) {
+    ke_avf qv[IV];
+#pragma GCC unroll 4
+    for (int w = 0; w < IV; ++w) qv[w] = *reinterpret_cast<const ke_avf*>(qt + w * KE_LANES);
+#pragma GCC unroll 8
+    for (int u = 0; u < RJ; ++u) {
+      const float k = kr[u][e];
+#pragma GCC unroll 4
+      for (int w = 0; w < IV; ++w) c[u][w] += k * qv[w];
+    }
+  }
+#pragma GCC unroll 8
+  for (int u = 0; u < RJ; ++u) {
+    if (u >= valid) break;
+#pragma GCC unroll 4
+    for (int w = 0; w < IV; ++w) *reinterpret_cast<ke_avf*>(st + u * BM + w * KE_LANES) = c[u][w];
+  }
+}
+
+// acc = alpha acc + P v on one tile: RI queries (acc rows, alpha entries) x EV vectors of
+// the head dim (from acc's and v's first column); per key j, RI broadcast probabilities
+// (st's row j, contiguous over queries) against EV vector loads of v's row j.
+template <int RI, int EV>
+static inline __attribute__((always_inline)) void ke_pv_tile(float* acc, int64_t E, const float* alpha, const float* st,
+                                                             int64_t BM, const float* v, int64_t cols) {
+  ke_avf c[RI][EV];
+#pragma GCC unroll 8
+  for (int u = 0; u < RI; ++u) {
+#pragma GCC unroll 4
+    for (int w = 0; w < EV; ++w) c[u][w] = *reinterpret_cast<const ke_avf*>(acc + u * E + w * KE_LANES) * alpha[u];
+  }
+  for (int64_t j = 0; j < cols; ++j, st += BM, v += E) {
+    ke_avf vv[EV];
+#pragma GCC unroll 4
+    for (int w = 0; w < EV; ++w) vv[w] = *reinterpret_cast<const ke_avf*>(v + w * KE_LANES);
+#pragma GCC unroll 8
+    for (int u = 0; u < RI; ++u) {
+      const float p = st[u];
+#pragma GCC unroll 4
+      for (int w = 0; w < EV; ++w) c[u][w] += p * vv[w];
+    }
+  }
+#pragma GCC unroll 8
+  for (int u = 0; u < RI; ++u) {
+#pragma GCC unroll 4
+    for (int w = 0; w < EV; ++w) *reinterpret_cast<ke_avf*>(acc + u * E + w * KE_LANES) = c[u][w];
+  }
+}
+)CPP";
+
+// st[j][r] += m[r][j] for one lanes x lanes tile of a float mask (rows `m2` floats
+// apart, keys contiguous): the mask rows are loaded as vectors and transposed in
+// registers by log2(lanes) rounds of two-input shuffles, round b exchanging the
+// off-diagonal b x b blocks of rows r and r + b (r's bit b clear), so that every
+// round swaps bit b between an element's row and column; then row j of the result is
+// added to st's row j. 4 x 16 shuffles for 256 values on AVX-512, where one gather
+// per 16 values cost a sixth of sdpa_float_mask's time.
+std::string AddTransposedHelper(int lanes) {
+  std::string masks;
+  std::string rounds;
+  for (int b = lanes / 2; b >= 1; b /= 2) {
+    std::vector<int> lo, hi;
+    for (int c = 0; c < lanes; ++c) {
+      lo.push_back((c & b) == 0 ? c : lanes + c - b);
+      hi.push_back((c & b) == 0 ? c + b : lanes + c);
+    }
+    masks += fmt::format("  const ke_avi lo{0} = {{{1}}}, hi{0} = {{{2}}};\n", b, fmt::join(lo, ", "), fmt::join(hi, ", "));
+    rounds += fmt::format(
+        "#pragma GCC unroll 16\n"
+        "  for (int r = 0; r < KE_LANES; ++r) {{\n"
+        "    if (r & {0}) continue;\n"
+        "    const ke_avf a = x[r], b = x[r + {0}];\n"
+        "    x[r] = __builtin_shuffle(a, b, lo{0});\n"
+        "    x[r + {0}] = __builtin_shuffle(a, b, hi{0});\n"
+        "  }}\n",
+        b);
+  }
+  return fmt::format(
+      "// st[j][r] += m[r * m2 + j] for one KE_LANES x KE_LANES tile: the mask rows transposed\n"
+      "// in registers, log2(KE_LANES) rounds of two-input shuffles (round b exchanges the\n"
+      "// off-diagonal b x b blocks of rows r and r + b, swapping bit b of row and column).\n"
+      "typedef int32_t ke_avi __attribute__((vector_size({0} * sizeof(int32_t))));\n"
+      "static inline __attribute__((always_inline)) void ke_add_transposed(float* st, int64_t BM, const float* m,\n"
+      "                                                                    int64_t m2) {{\n"
+      "{1}"
+      "  ke_avf x[KE_LANES];\n"
+      "#pragma GCC unroll 16\n"
+      "  for (int r = 0; r < KE_LANES; ++r) x[r] = *reinterpret_cast<const ke_avf*>(m + r * m2);\n"
+      "{2}"
+      "#pragma GCC unroll 16\n"
+      "  for (int j = 0; j < KE_LANES; ++j) *reinterpret_cast<ke_avf*>(st + j * BM) += x[j];\n"
+      "}}\n",
+      lanes, masks, rounds);
+}
+
 // The body after the checks. Markers replaced by PrintAttentionCpp: @SCALE@ (the
-// scale's statement), @BM@ / @BN@ (block sizes), @PARALLEL@ / @FOR@ (OpenMP lines or
-// nothing), @MASK_ROW@ (mask row offset), @APPLY@ (scale, mask and causal on a score
-// row), @J_END@ (the last key read).
+// scale's statement), @BM@ / @BN@ (block sizes), @RJ@ / @IV@ (the scores tile), @PV@
+// (the P v tiles over the head dim), @PARALLEL@ / @FOR@ (OpenMP lines or nothing),
+// @APPLY@ (mask and causal on the transposed scores), @J_END@ (the last key read).
+//
+// The scores are kept transposed, [keys, queries], so that the online softmax runs
+// along the query vectors (a running max and sum per query lane, no horizontal
+// reductions) and q k^T needs the query block transposed once per task rather than each
+// key block transposed (K rows are read as they are, one broadcast element at a time).
 constexpr const char* kBody = R"CPP(  @SCALE@
   constexpr int64_t BM = @BM@, BN = @BN@;
   const float* qd = ke_float_data(Q);
@@ -78,132 +192,82 @@ constexpr const char* kBody = R"CPP(  @SCALE@
   const int64_t blocks = (L + BM - 1) / BM;
   const float minus_inf = -std::numeric_limits<float>::infinity();
 @PARALLEL@  {
-    // Per thread: K^T of one key block [E, BN], the scores of the query block [BM, BN]
-    // (then their exponentials), the running max and sum per row, the output
-    // accumulator [BM, E].
-    std::vector<float> kt(static_cast<size_t>(E * BN)), sc(static_cast<size_t>(BM * BN));
-    std::vector<float> acc(static_cast<size_t>(BM * E)), mrow(BM), lrow(BM);
+    // Per thread: the query block transposed and scaled [E, BM] (rows past L zero), the
+    // scores of one key block transposed [BN, BM] (then their exponentials), the output
+    // accumulator [BM, E], and per query the running max, the running sum, this block's
+    // max, the shift subtracted before exp and the factor rescaling what was summed.
+    std::vector<float> qt(static_cast<size_t>(E * BM)), st(static_cast<size_t>(BN * BM));
+    std::vector<float> acc(static_cast<size_t>(BM * E));
+    alignas(64) float mrow[BM], lrow[BM], mnew[BM], shift[BM], alpha[BM];
 @FOR@    for (int64_t task = 0; task < B * H * blocks; ++task) {
       const int64_t bh = task / blocks, i0 = (task % blocks) * BM;
       const int64_t rows = std::min<int64_t>(BM, L - i0);
       const float* q = qd + (bh * L + i0) * E;
       const float* kb = kd + bh * S * E;
       const float* vb = vd + bh * S * E;
-      for (int64_t r = 0; r < rows; ++r) {
+      for (int64_t r = 0; r < BM; ++r) {
+        float* qc = qt.data() + r;
+        if (r < rows) {
+          for (int64_t e = 0; e < E; ++e) qc[e * BM] = q[r * E + e] * scale;
+        } else {
+          for (int64_t e = 0; e < E; ++e) qc[e * BM] = 0.0f;
+        }
         mrow[r] = minus_inf;
         lrow[r] = 0.0f;
-        for (int64_t e = 0; e < E; ++e) acc[r * E + e] = 0.0f;
       }
+      std::fill(acc.begin(), acc.end(), 0.0f);
       @J_END@
       for (int64_t j0 = 0; j0 < j_end; j0 += BN) {
         const int64_t cols = std::min<int64_t>(BN, j_end - j0);
+        // st[j][i] = scale q_i . k_(j0 + j); key rows past `cols` repeat the last one and
+        // are not stored.
+        for (int64_t j = 0; j < cols; j += @RJ@) {
+          const float* kr[@RJ@];
+          for (int64_t u = 0; u < @RJ@; ++u) kr[u] = kb + (j0 + std::min<int64_t>(j + u, cols - 1)) * E;
+          for (int64_t ic = 0; ic < BM; ic += @IV@ * KE_LANES) {
+            ke_scores_tile<@RJ@, @IV@>(kr, qt.data() + ic, BM, E, st.data() + j * BM + ic, cols - j);
+          }
+        }
+@APPLY@        // Online softmax along the query lanes: the block's max, exponentials shifted by
+        // it (by 0 where every key so far is masked: exp(-inf) = 0 then), the factor
+        // exp(old max - new max) for what was summed before.
+        for (int64_t i = 0; i < BM; ++i) mnew[i] = mrow[i];
         for (int64_t j = 0; j < cols; ++j) {
-          const float* kr = kb + (j0 + j) * E;
-          for (int64_t e = 0; e < E; ++e) kt[e * BN + j] = kr[e];
-        }
-        // Scores q k^T: 4 rows x two vectors of keys in 8 accumulator registers, each
-        // pair of K^T vector loads feeding 8 FMAs (columns past `cols` hold finite stale
-        // keys and are ignored; BN is a multiple of two vectors).
-        for (int64_t r0 = 0; r0 < rows; r0 += 4) {
-          const float* qr[4];
-          for (int64_t u = 0; u < 4; ++u) qr[u] = q + std::min<int64_t>(r0 + u, rows - 1) * E;
-          for (int64_t j = 0; j < cols; j += 2 * KE_LANES) {
-            ke_avf a0 = {}, a1 = {}, a2 = {}, a3 = {}, b0 = {}, b1 = {}, b2 = {}, b3 = {};
-            for (int64_t e = 0; e < E; ++e) {
-              const ke_avf kv = *reinterpret_cast<const ke_avf*>(kt.data() + e * BN + j);
-              const ke_avf kw = *reinterpret_cast<const ke_avf*>(kt.data() + e * BN + j + KE_LANES);
-              const float q0 = qr[0][e], q1 = qr[1][e], q2 = qr[2][e], q3 = qr[3][e];
-              a0 += q0 * kv;
-              b0 += q0 * kw;
-              a1 += q1 * kv;
-              b1 += q1 * kw;
-              a2 += q2 * kv;
-              b2 += q2 * kw;
-              a3 += q3 * kv;
-              b3 += q3 * kw;
-            }
-            const ke_avf a[4] = {a0, a1, a2, a3}, b[4] = {b0, b1, b2, b3};
-            for (int64_t u = 0; u < 4 && r0 + u < rows; ++u) {
-              *reinterpret_cast<ke_avf*>(sc.data() + (r0 + u) * BN + j) = a[u];
-              *reinterpret_cast<ke_avf*>(sc.data() + (r0 + u) * BN + j + KE_LANES) = b[u];
-            }
-          }
-        }
-        // Online softmax per row: the new running max rescales what was summed so far.
-        for (int64_t r = 0; r < rows; ++r) {
-          float* sr = sc.data() + r * BN;
-          const int64_t i = i0 + r;
-          (void)i;
-@APPLY@          float mx = mrow[r];
-          for (int64_t j = 0; j < cols; ++j) mx = sr[j] > mx ? sr[j] : mx;
-          if (mx == minus_inf) {  // every key so far masked: nothing to add
-            for (int64_t j = 0; j < cols; ++j) sr[j] = 0.0f;
-            continue;
-          }
-          const float alpha = ke_exp(mrow[r] - mx);
-          float sum = 0.0f;
-#pragma omp simd reduction(+ : sum)
-          for (int64_t j = 0; j < cols; ++j) {
-            const float p = ke_exp(sr[j] - mx);
-            sr[j] = p;
-            sum += p;
-          }
-          lrow[r] = lrow[r] * alpha + sum;
-          mrow[r] = mx;
-          float* ar = acc.data() + r * E;
+          const float* s = st.data() + j * BM;
 #pragma omp simd
-          for (int64_t e = 0; e < E; ++e) ar[e] *= alpha;
+          for (int64_t i = 0; i < BM; ++i) mnew[i] = s[i] > mnew[i] ? s[i] : mnew[i];
         }
-        // acc += P v: 4 rows x two vectors of the head dim in 8 registers, each pair of v
-        // vector loads feeding 8 FMAs; then 4 rows x one vector; the last E mod KE_LANES
-        // columns scalar.
-        const int64_t ev2 = E - E % (2 * KE_LANES), ev = E - E % KE_LANES;
-        for (int64_t r0 = 0; r0 < rows; r0 += 4) {
-          const float* pr[4];
-          float* ar[4];
-          for (int64_t u = 0; u < 4; ++u) {
-            const int64_t rr = std::min<int64_t>(r0 + u, rows - 1);
-            pr[u] = sc.data() + rr * BN;
-            ar[u] = acc.data() + rr * E;
+#pragma omp simd
+        for (int64_t i = 0; i < BM; ++i) {
+          shift[i] = mnew[i] == minus_inf ? 0.0f : mnew[i];
+          alpha[i] = ke_exp(mrow[i] - shift[i]);
+          lrow[i] *= alpha[i];
+          mrow[i] = mnew[i];
+        }
+        for (int64_t j = 0; j < cols; ++j) {
+          float* s = st.data() + j * BM;
+#pragma omp simd
+          for (int64_t i = 0; i < BM; ++i) {
+            const float p = ke_exp(s[i] - shift[i]);
+            s[i] = p;
+            lrow[i] += p;
           }
-          for (int64_t e = 0; e < ev2; e += 2 * KE_LANES) {
-            ke_avf c[4], d[4];
-            for (int64_t u = 0; u < 4; ++u) {
-              c[u] = *reinterpret_cast<const ke_avf*>(ar[u] + e);
-              d[u] = *reinterpret_cast<const ke_avf*>(ar[u] + e + KE_LANES);
+        }
+        // acc = alpha acc + P v, tiles over the head dim (@PV_TEXT@); the last
+        // E mod KE_LANES columns scalar.
+        const float* vj = vb + j0 * E;
+        for (int64_t r0 = 0; r0 < BM; r0 += @RI@) {
+          float* ar = acc.data() + r0 * E;
+          int64_t e = 0;
+@PV@          if (e < E) {
+            for (int64_t u = 0; u < @RI@; ++u) {
+              for (int64_t c = e; c < E; ++c) ar[u * E + c] *= alpha[r0 + u];
             }
             for (int64_t j = 0; j < cols; ++j) {
-              const ke_avf vv = *reinterpret_cast<const ke_avf*>(vb + (j0 + j) * E + e);
-              const ke_avf vw = *reinterpret_cast<const ke_avf*>(vb + (j0 + j) * E + e + KE_LANES);
-              const float p0 = pr[0][j], p1 = pr[1][j], p2 = pr[2][j], p3 = pr[3][j];
-              c[0] += p0 * vv;
-              d[0] += p0 * vw;
-              c[1] += p1 * vv;
-              d[1] += p1 * vw;
-              c[2] += p2 * vv;
-              d[2] += p2 * vw;
-              c[3] += p3 * vv;
-              d[3] += p3 * vw;
-            }
-            for (int64_t u = 0; u < 4 && r0 + u < rows; ++u) {
-              *reinterpret_cast<ke_avf*>(ar[u] + e) = c[u];
-              *reinterpret_cast<ke_avf*>(ar[u] + e + KE_LANES) = d[u];
-            }
-          }
-          for (int64_t e = ev2; e < ev; e += KE_LANES) {
-            ke_avf c[4];
-            for (int64_t u = 0; u < 4; ++u) c[u] = *reinterpret_cast<const ke_avf*>(ar[u] + e);
-            for (int64_t j = 0; j < cols; ++j) {
-              const ke_avf vv = *reinterpret_cast<const ke_avf*>(vb + (j0 + j) * E + e);
-              for (int64_t u = 0; u < 4; ++u) c[u] += pr[u][j] * vv;
-            }
-            for (int64_t u = 0; u < 4 && r0 + u < rows; ++u) *reinterpret_cast<ke_avf*>(ar[u] + e) = c[u];
-          }
-          for (int64_t u = 0; u < 4 && r0 + u < rows; ++u) {
-            for (int64_t e = ev; e < E; ++e) {
-              float t = ar[u][e];
-              for (int64_t j = 0; j < cols; ++j) t += pr[u][j] * vb[(j0 + j) * E + e];
-              ar[u][e] = t;
+              for (int64_t u = 0; u < @RI@; ++u) {
+                const float p = st[j * BM + r0 + u];
+                for (int64_t c = e; c < E; ++c) ar[u * E + c] += p * vj[j * E + c];
+              }
             }
           }
         }
@@ -234,32 +298,83 @@ std::string PrintAttentionCpp(const ir::AttentionSpec& s, const AttentionSchedul
   Replace(body, "@SCALE@",
           s.scale ? fmt::format("const float scale = static_cast<float>({:.17g});", *s.scale)
                       : "const float scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(E)));");
-  Replace(body, "@BM@", std::to_string(k.block_m));
-  // A whole number of two-vector chunks of keys.
-  const int chunk = 2 * k.lanes;
-  Replace(body, "@BN@", std::to_string((std::max(k.block_n, chunk) + chunk - 1) / chunk * chunk));
+  // The query block is whole vectors (the score tiles' columns).
+  const int block_m = (std::max(k.block_m, k.lanes) + k.lanes - 1) / k.lanes * k.lanes;
+  Replace(body, "@BM@", std::to_string(block_m));
+  Replace(body, "@BN@", std::to_string(std::max(k.block_n, 1)));
+  // Accumulator registers of a tile: 24 of AVX-512's 32 vector registers, 12 of AVX2's
+  // 16 (the rest hold the loaded vectors and broadcasts).
+  const int budget = k.lanes >= 16 ? 24 : 12;
+  const int iv = std::min(block_m / k.lanes, 4);
+  const int rj = std::min(8, budget / iv);
+  Replace(body, "@RJ@", std::to_string(rj));
+  Replace(body, "@IV@", std::to_string(iv));
+  constexpr int kRowsPv = 4;  // divides block_m (a multiple of 8 lanes)
+  Replace(body, "@RI@", std::to_string(kRowsPv));
+  std::string pv;
+  std::vector<std::string> pv_text;
+  for (int ev = budget / kRowsPv >= 4 ? 4 : 2; ev >= 1; ev /= 2) {
+    pv += fmt::format(
+        "          for (; e + {0} * KE_LANES <= E; e += {0} * KE_LANES) {{\n"
+        "            ke_pv_tile<{1}, {0}>(ar + e, E, alpha + r0, st.data() + r0, BM, vj + e, cols);\n"
+        "          }}\n",
+        ev, kRowsPv);
+    pv_text.push_back(fmt::format("{} x {} vectors", kRowsPv, ev));
+  }
+  Replace(body, "@PV@", pv);
+  Replace(body, "@PV_TEXT@", fmt::format("{}", fmt::join(pv_text, ", then ")));
   Replace(body, "@PARALLEL@", k.threads_all ? "#pragma omp parallel\n" : "");
   Replace(body, "@FOR@", k.threads_all ? "#pragma omp for schedule(dynamic, 1)\n" : "");
   Replace(body, "@J_END@", s.causal ? "// Causal (j <= i): keys past the block's last row are never read.\n"
                                       "      const int64_t j_end = std::min<int64_t>(S, i0 + rows);"
                                     : "const int64_t j_end = S;");
+  // Mask and causal on the transposed scores st[j][r] (query i0 + r, key j0 + j); the
+  // scale is already in the query block.
   std::string apply;
-  if (s.mask >= 0) {
-    apply += "          const int64_t mrow_off = (bh / H) * ms[0] + (bh % H) * ms[1] + i * ms[2];\n";
-    if (s.mask_bool) {
-      // True = attend, or true = masked out when inverted (the explicit masked_fill(mask, -inf)).
-      apply += fmt::format("          for (int64_t j = 0; j < cols; ++j) {{\n"
-                           "            sr[j] = md_all[mrow_off + (j0 + j) * ms[3]] ? {} : {};\n"
-                           "          }}\n",
-                           s.mask_inverted ? "minus_inf" : "sr[j] * scale", s.mask_inverted ? "sr[j] * scale" : "minus_inf");
-    } else {
-      apply += "#pragma omp simd\n"
-               "          for (int64_t j = 0; j < cols; ++j) sr[j] = sr[j] * scale + md_all[mrow_off + (j0 + j) * ms[3]];\n";
-    }
-  } else {
-    apply += "#pragma omp simd\n          for (int64_t j = 0; j < cols; ++j) sr[j] *= scale;\n";
+  if (s.mask >= 0 && s.mask_bool) {
+    // True = attend, or true = masked out when inverted (the explicit masked_fill(mask, -inf)).
+    apply += fmt::format(
+        "        for (int64_t r = 0; r < rows; ++r) {{\n"
+        "          const uint8_t* mr = md_all + (bh / H) * ms[0] + (bh % H) * ms[1] + (i0 + r) * ms[2] + j0 * ms[3];\n"
+        "          float* sc = st.data() + r;\n"
+        "          for (int64_t j = 0; j < cols; ++j) {{\n"
+        "            if ({}mr[j * ms[3]]) sc[j * BM] = minus_inf;\n"
+        "          }}\n"
+        "        }}\n",
+        s.mask_inverted ? "" : "!");
+  } else if (s.mask >= 0) {
+    apply +=
+        "        {\n"
+        "          // The additive mask, transposed: whole lanes x lanes tiles in registers where\n"
+        "          // keys are contiguous in it, the rest a gather along the queries.\n"
+        "          const float* mb = md_all + (bh / H) * ms[0] + (bh % H) * ms[1] + i0 * ms[2] + j0 * ms[3];\n"
+        "          const int64_t m2 = ms[2], m3 = ms[3];\n"
+        "          int64_t r0 = 0;\n"
+        "          if (m3 == 1) {\n"
+        "            for (; r0 + KE_LANES <= rows; r0 += KE_LANES) {\n"
+        "              int64_t j = 0;\n"
+        "              for (; j + KE_LANES <= cols; j += KE_LANES) {\n"
+        "                ke_add_transposed(st.data() + j * BM + r0, BM, mb + r0 * m2 + j, m2);\n"
+        "              }\n"
+        "              for (; j < cols; ++j) {\n"
+        "#pragma omp simd\n"
+        "                for (int64_t r = r0; r < r0 + KE_LANES; ++r) st[j * BM + r] += mb[r * m2 + j];\n"
+        "              }\n"
+        "            }\n"
+        "          }\n"
+        "          for (int64_t j = 0; j < cols; ++j) {\n"
+        "#pragma omp simd\n"
+        "            for (int64_t r = r0; r < rows; ++r) st[j * BM + r] += mb[r * m2 + j * m3];\n"
+        "          }\n"
+        "        }\n";
   }
-  if (s.causal) apply += "          for (int64_t j = std::max<int64_t>(0, i + 1 - j0); j < cols; ++j) sr[j] = minus_inf;\n";
+  if (s.causal) {
+    apply += "        // Causal: key j0 + j is masked for the queries before it (r < j0 + j - i0).\n"
+             "        for (int64_t j = 0; j < cols; ++j) {\n"
+             "          const int64_t masked = std::min<int64_t>(BM, j0 + j - i0);\n"
+             "          for (int64_t r = 0; r < masked; ++r) st[j * BM + r] = minus_inf;\n"
+             "        }\n";
+  }
   Replace(body, "@APPLY@", apply);
   body = Prologue(s) + body;
   const std::string vector_type = fmt::format(
@@ -268,7 +383,8 @@ std::string PrintAttentionCpp(const ir::AttentionSpec& s, const AttentionSchedul
       "static constexpr int64_t KE_LANES = {0};\n",
       k.lanes);
   return header + templates::GeneratedIncludes() + "#include <limits>\n#include <vector>\n\n" +
-         templates::MathPreludeFor(body) + "\n" + templates::AbiHelpers() + "\n" + vector_type + "\n" + body;
+         templates::MathPreludeFor(body) + "\n" + templates::AbiHelpers() + "\n" + vector_type + "\n" + kTiles + "\n" +
+         (s.mask >= 0 && !s.mask_bool ? AddTransposedHelper(k.lanes) + "\n" : "") + body;
 }
 
 }  // namespace kernelevolve::operators::codegen

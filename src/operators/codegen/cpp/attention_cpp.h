@@ -14,9 +14,12 @@
 namespace kernelevolve::operators::codegen {
 
 /// `threads_all`: an OpenMP loop over (batch x head x query block) tasks, else one
-/// thread. `block_m` query rows share each packed block of `block_n` keys (K^T packed
-/// once per block, [E, block_n] floats). Both products of a block (q k^T and P v) run
-/// 4 rows x two machine vectors in registers.
+/// thread. `block_m` query rows (rounded up to whole vectors of `lanes`; transposed and
+/// scaled once per task, [E, block_m] floats) walk the keys `block_n` at a time; the
+/// scores of a block are held transposed, [block_n, block_m], so that the softmax runs
+/// along query vectors. q k^T runs up to 8 keys x 4 query vectors in registers, P v 4
+/// query rows x up to 4 vectors of the head dim (24 accumulators at most with 16 lanes,
+/// 12 with 8).
 struct AttentionSchedule {
   bool threads_all = false;
   int block_m = 32;
