@@ -123,7 +123,10 @@ int Experiences(const KbOptions& o) {
   filter.platform = o.platform == "any" ? "" : o.platform;
   filter.problem = o.problem;
   filter.limit = o.limit;
-  const auto records = kb.Experiences(filter);
+  std::vector<std::string> unreadable;
+  const auto records = kb.Experiences(filter, &unreadable);
+  // A damaged row is named, not allowed to hide the others.
+  for (const std::string& why : unreadable) fmt::print(stderr, "kernelevolve: warning: {}; not listed\n", why);
   if (o.json) {
     nlohmann::json out = nlohmann::json::array();
     for (const auto& x : records) {

@@ -122,6 +122,10 @@ KnowledgeSession StartKnowledge(const KnowledgeHookOptions& options, const core:
     // With an adapter, the next matches stand by for a prior it drops.
     if (options.adapt_seed) plan_options.max_seeds = kSeedCandidates;
     session.plan = knowledge::PlanWarmStart(*session.kb, key, plan_options);
+    for (const std::string& why : session.plan.unreadable) {
+      fmt::print(stderr, "kernelevolve: warning: {}; that record is skipped\n", why);
+      session.warnings.push_back(why);
+    }
   } catch (const std::exception& e) {
     Warn(session, fmt::format("'{}': cannot look up experiences", session.kb_path.string()), e);
   }

@@ -10,13 +10,54 @@ namespace {
 
 using store::Statement;
 
-nlohmann::json ParseColumn(const std::string& text, const char* column, const std::filesystem::path& path) {
+nlohmann::json ParseColumn(const std::string& text, const char* column, int64_t id,
+                           const std::filesystem::path& path) {
   auto doc = nlohmann::json::parse(text, nullptr, false);
   if (doc.is_discarded()) {
-    throw core::IoError(fmt::format("knowledge base '{}': experiences.{} is not valid JSON",
-                                    path.string(), column));
+    throw core::IoError(fmt::format("knowledge base '{}': experience {}: experiences.{} is not valid JSON",
+                                    path.string(), id, column));
   }
   return doc;
+}
+
+/// The current row of `q` (SELECT * FROM experiences). IoError when a JSON column does
+/// not parse or shapes_json is not a list of shapes.
+Experience ReadExperience(Statement& q, const std::filesystem::path& db_path) {
+  Experience x;
+  x.id = q.Int("id");
+  x.created_unix_s = q.Real("created_unix_s");
+  x.problem = q.Text("problem");
+  x.problem_path = q.Text("problem_path");
+  x.platform = q.Text("platform");
+  x.machine = q.Text("machine");
+  x.isa = q.Text("isa");
+  x.operator_family = q.Text("operator_family");
+  x.op_signature = q.Text("op_signature");
+  x.shape_class = q.Text("shape_class");
+  const nlohmann::json shapes = ParseColumn(q.Text("shapes_json"), "shapes_json", x.id, db_path);
+  try {
+    x.shapes = shapes.get<std::vector<std::vector<int64_t>>>();
+  } catch (const nlohmann::json::exception&) {
+    throw core::IoError(fmt::format("knowledge base '{}': experience {}: experiences.shapes_json is not a list "
+                                    "of shapes",
+                                    db_path.string(), x.id));
+  }
+  x.operator_name = q.Text("operator_name");
+  x.template_name = q.Text("template_name");
+  x.knobs = ParseColumn(q.Text("knobs_json"), "knobs_json", x.id, db_path);
+  x.improvements = ParseColumn(q.Text("improvements_json"), "improvements_json", x.id, db_path);
+  x.rationale = q.Text("rationale");
+  x.fitness = q.Real("fitness");
+  x.speedup = q.Real("speedup");
+  x.speedup_confirmed = q.Int("speedup_confirmed") != 0;
+  x.latency_us = q.Real("latency_us");
+  x.eager_us = q.Real("eager_us");
+  x.evaluations = static_cast<int>(q.Int("evaluations"));
+  x.evaluations_to_best = static_cast<int>(q.Int("evaluations_to_best"));
+  x.source = q.Text("source");
+  x.source_hash = q.Text("source_hash");
+  x.run_dir = q.Text("run_dir");
+  return x;
 }
 
 }  // namespace
@@ -65,7 +106,7 @@ int64_t InsertExperience(sqlite3* db, const std::filesystem::path& db_path, cons
 }
 
 std::vector<Experience> QueryExperiences(sqlite3* db, const std::filesystem::path& db_path,
-                                         const ExperienceFilter& filter) {
+                                         const ExperienceFilter& filter, std::vector<std::string>* unreadable) {
   Statement q(db,
               "SELECT * FROM experiences WHERE (:platform = '' OR platform = :platform) AND "
               "(:problem = '' OR problem = :problem) AND (:signature = '' OR op_signature = "
@@ -77,35 +118,12 @@ std::vector<Experience> QueryExperiences(sqlite3* db, const std::filesystem::pat
       .Bind(":limit", filter.limit);
   std::vector<Experience> out;
   while (q.Step()) {
-    Experience x;
-    x.id = q.Int("id");
-    x.created_unix_s = q.Real("created_unix_s");
-    x.problem = q.Text("problem");
-    x.problem_path = q.Text("problem_path");
-    x.platform = q.Text("platform");
-    x.machine = q.Text("machine");
-    x.isa = q.Text("isa");
-    x.operator_family = q.Text("operator_family");
-    x.op_signature = q.Text("op_signature");
-    x.shape_class = q.Text("shape_class");
-    x.shapes = ParseColumn(q.Text("shapes_json"), "shapes_json", db_path)
-                   .get<std::vector<std::vector<int64_t>>>();
-    x.operator_name = q.Text("operator_name");
-    x.template_name = q.Text("template_name");
-    x.knobs = ParseColumn(q.Text("knobs_json"), "knobs_json", db_path);
-    x.improvements = ParseColumn(q.Text("improvements_json"), "improvements_json", db_path);
-    x.rationale = q.Text("rationale");
-    x.fitness = q.Real("fitness");
-    x.speedup = q.Real("speedup");
-    x.speedup_confirmed = q.Int("speedup_confirmed") != 0;
-    x.latency_us = q.Real("latency_us");
-    x.eager_us = q.Real("eager_us");
-    x.evaluations = static_cast<int>(q.Int("evaluations"));
-    x.evaluations_to_best = static_cast<int>(q.Int("evaluations_to_best"));
-    x.source = q.Text("source");
-    x.source_hash = q.Text("source_hash");
-    x.run_dir = q.Text("run_dir");
-    out.push_back(std::move(x));
+    try {
+      out.push_back(ReadExperience(q, db_path));
+    } catch (const core::IoError& e) {
+      if (unreadable == nullptr) throw;
+      unreadable->push_back(e.what());
+    }
   }
   return out;
 }

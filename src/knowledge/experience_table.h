@@ -26,8 +26,12 @@ struct ExperienceFilter {
 int64_t InsertExperience(sqlite3* db, const std::filesystem::path& db_path, const Experience& x);
 
 /// The records that pass `filter`, newest first (highest id first). Throws IoError on a
-/// database failure or a record whose JSON columns do not parse.
+/// database failure. A record whose JSON columns do not parse (or hold the wrong types):
+/// with `unreadable`, skipped and described there ("knowledge base 'PATH': experience 12:
+/// experiences.knobs_json is not valid JSON"), so that one damaged row does not hide the
+/// others; without it, IoError.
 std::vector<Experience> QueryExperiences(sqlite3* db, const std::filesystem::path& db_path,
-                                         const ExperienceFilter& filter);
+                                         const ExperienceFilter& filter,
+                                         std::vector<std::string>* unreadable = nullptr);
 
 }  // namespace kernelevolve::knowledge

@@ -112,8 +112,9 @@ int64_t KnowledgeBase::RecordExperience(const Experience& experience) {
   return InsertExperience(db_.get(), path_, experience);
 }
 
-std::vector<Experience> KnowledgeBase::Experiences(const ExperienceFilter& filter) const {
-  return QueryExperiences(db_.get(), path_, filter);
+std::vector<Experience> KnowledgeBase::Experiences(const ExperienceFilter& filter,
+                                                   std::vector<std::string>* unreadable) const {
+  return QueryExperiences(db_.get(), path_, filter, unreadable);
 }
 
 std::vector<DocumentInfo> KnowledgeBase::Documents() const {

@@ -60,8 +60,10 @@ class KnowledgeBase {
   AddResult Add(const std::filesystem::path& path);
   /// Inserts an experience (its id is ignored); returns the new id.
   int64_t RecordExperience(const Experience& experience);
-  /// Stored experiences passing `filter`, newest first.
-  std::vector<Experience> Experiences(const ExperienceFilter& filter) const;
+  /// Stored experiences passing `filter`, newest first. Rows whose JSON columns do not
+  /// parse are skipped into `unreadable` when given, else IoError (QueryExperiences).
+  std::vector<Experience> Experiences(const ExperienceFilter& filter,
+                                      std::vector<std::string>* unreadable = nullptr) const;
   /// Every indexed document, by corpus and path.
   std::vector<DocumentInfo> Documents() const;
 

@@ -13,7 +13,7 @@ WarmStartPlan PlanWarmStart(const KnowledgeBase& kb, const ExperienceKey& key,
   ExperienceFilter filter;
   filter.platform = key.platform;
   filter.op_signature = key.op_signature;
-  plan.matches = MatchExperiences(key, kb.Experiences(filter), options.max_shape_distance);
+  plan.matches = MatchExperiences(key, kb.Experiences(filter, &plan.unreadable), options.max_shape_distance);
   std::set<std::string> sources;
   for (const ExperienceMatch& m : plan.matches) {
     if (static_cast<int>(plan.notes.size()) < options.max_notes) {

@@ -31,6 +31,9 @@ struct WarmStartPlan {
   std::vector<core::Candidate> seeds;
   std::vector<ExperienceMatch> seed_sources;  // the match behind each seed, same order
   std::vector<std::string> notes;             // Experience::Summary() of the best matches
+  /// Records of this platform and op signature skipped because their JSON columns do
+  /// not parse (one message each, naming the experience id); the others still match.
+  std::vector<std::string> unreadable;
 };
 
 /// Looks up the experiences with the key's platform and op signature and plans the

@@ -1,8 +1,11 @@
 // Distilling a run into an experience, matching experiences to new problems, and the
 // warm-start plan built from them.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
 #include "core/candidate.h"
+#include "core/error.h"
 #include "knowledge/experience.h"
 #include "knowledge/warm_start.h"
 #include "knowledge_test_util.h"
@@ -134,6 +137,41 @@ TEST_F(KnowledgeWarmStartTest, WarmStartSeedsTheBestPriorKernelAndCarriesNotes) 
   plan = PlanWarmStart(kb, ExperienceKeyFor(problem, "cpu", "m"), WarmStartOptions{3, 5, 3});
   EXPECT_EQ(plan.seeds.size(), 2u);
   EXPECT_EQ(plan.matches.size(), 3u);
+}
+
+TEST_F(KnowledgeWarmStartTest, ADamagedRecordIsSkippedAndNamedTheOthersStillSeed) {
+  auto kb = KnowledgeBase::Open(db_path_, {corpus_});
+  const core::Problem problem = SoftmaxProblem(32, 512);
+  DistillContext ctx{"cpu", "m", "/runs/first", 0};
+  const int64_t good = kb.RecordExperience(*DistillExperience(problem, SampleRun(), ctx));
+  auto other = SampleRun();
+  other[2].candidate.source = "// damaged later";
+  const int64_t damaged = kb.RecordExperience(*DistillExperience(problem, other, ctx));
+  const int64_t bad_shapes = kb.RecordExperience(*DistillExperience(problem, other, ctx));
+  // Another writer (or a disk fault) leaves one row with JSON that does not parse and one
+  // whose shapes are not a list of shapes.
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(db_path_.string().c_str(), &db), SQLITE_OK);
+  const std::string edit = fmt::format(
+      "UPDATE experiences SET knobs_json = '{{\"threads\": ' WHERE id = {}; "
+      "UPDATE experiences SET shapes_json = '\"32x512\"' WHERE id = {};",
+      damaged, bad_shapes);
+  ASSERT_EQ(sqlite3_exec(db, edit.c_str(), nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
+  sqlite3_close(db);
+
+  const WarmStartPlan plan = PlanWarmStart(kb, ExperienceKeyFor(problem, "cpu", "m"));
+  ASSERT_EQ(plan.seeds.size(), 1u);
+  EXPECT_EQ(plan.seeds[0].source, "// all");
+  EXPECT_EQ(plan.seed_sources[0].experience.id, good);
+  ASSERT_EQ(plan.unreadable.size(), 2u);
+  EXPECT_NE(plan.unreadable[0].find(fmt::format("experience {}: experiences.shapes_json is not a list", bad_shapes)),
+            std::string::npos)
+      << plan.unreadable[0];
+  EXPECT_NE(plan.unreadable[1].find(fmt::format("experience {}: experiences.knobs_json is not valid JSON", damaged)),
+            std::string::npos)
+      << plan.unreadable[1];
+  // Without somewhere to put them, the damage is an error, not a silent omission.
+  EXPECT_THROW(kb.Experiences({}), core::IoError);
 }
 
 TEST_F(KnowledgeWarmStartTest, APriorKernelSlowerThanEagerIsANoteNotASeed) {
