@@ -858,6 +858,14 @@ TEST(LoopNestContraction, EveryTileAndPanelDepthMatchesEager) {
       batch.Add(name, k, match.tmpl->Generate(k));
     }
   }
+  // AVX2's 8 lanes for the transposed weights (8 x 8 register transposes while packing
+  // B, with whole tiles, a partial depth chunk and partial columns).
+  for (const std::string name : {"mm_odd_transposed_relu", "linear_3d"}) {
+    const auto match = families::MatchLoopNest(CaseGraph(name), /*multithread=*/true, /*vector_lanes=*/8);
+    ASSERT_TRUE(match.tmpl != nullptr) << match.unsupported;
+    const nlohmann::json k = {{"main_loop", "tiled"}, {"tile", "4x3"}, {"block_k", 256}, {"threads", "all"}};
+    batch.Add(name, k, match.tmpl->Generate(k));
+  }
   CompileAndCompareAll(batch);
 }
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "operators/codegen/cpp/register_transpose.h"
 #include "operators/template/kernel_template.h"
 #include "operators/template/math_prelude.h"
 
@@ -130,49 +131,19 @@ static inline __attribute__((always_inline)) void ke_pv_tile(float* acc, int64_t
 )CPP";
 
 // st[j][r] += m[r][j] for one lanes x lanes tile of a float mask (rows `m2` floats
-// apart, keys contiguous): the mask rows are loaded as vectors and transposed in
-// registers by log2(lanes) rounds of two-input shuffles, round b exchanging the
-// off-diagonal b x b blocks of rows r and r + b (r's bit b clear), so that every
-// round swaps bit b between an element's row and column; then row j of the result is
-// added to st's row j. 4 x 16 shuffles for 256 values on AVX-512, where one gather
-// per 16 values cost a sixth of sdpa_float_mask's time.
-std::string AddTransposedHelper(int lanes) {
-  std::string masks;
-  std::string rounds;
-  for (int b = lanes / 2; b >= 1; b /= 2) {
-    std::vector<int> lo, hi;
-    for (int c = 0; c < lanes; ++c) {
-      lo.push_back((c & b) == 0 ? c : lanes + c - b);
-      hi.push_back((c & b) == 0 ? c + b : lanes + c);
-    }
-    masks += fmt::format("  const ke_avi lo{0} = {{{1}}}, hi{0} = {{{2}}};\n", b, fmt::join(lo, ", "), fmt::join(hi, ", "));
-    rounds += fmt::format(
-        "#pragma GCC unroll 16\n"
-        "  for (int r = 0; r < KE_LANES; ++r) {{\n"
-        "    if (r & {0}) continue;\n"
-        "    const ke_avf a = x[r], b = x[r + {0}];\n"
-        "    x[r] = __builtin_shuffle(a, b, lo{0});\n"
-        "    x[r + {0}] = __builtin_shuffle(a, b, hi{0});\n"
-        "  }}\n",
-        b);
-  }
-  return fmt::format(
-      "// st[j][r] += m[r * m2 + j] for one KE_LANES x KE_LANES tile: the mask rows transposed\n"
-      "// in registers, log2(KE_LANES) rounds of two-input shuffles (round b exchanges the\n"
-      "// off-diagonal b x b blocks of rows r and r + b, swapping bit b of row and column).\n"
-      "typedef int32_t ke_avi __attribute__((vector_size({0} * sizeof(int32_t))));\n"
-      "static inline __attribute__((always_inline)) void ke_add_transposed(float* st, int64_t BM, const float* m,\n"
-      "                                                                    int64_t m2) {{\n"
-      "{1}"
-      "  ke_avf x[KE_LANES];\n"
-      "#pragma GCC unroll 16\n"
-      "  for (int r = 0; r < KE_LANES; ++r) x[r] = *reinterpret_cast<const ke_avf*>(m + r * m2);\n"
-      "{2}"
-      "#pragma GCC unroll 16\n"
-      "  for (int j = 0; j < KE_LANES; ++j) *reinterpret_cast<ke_avf*>(st + j * BM) += x[j];\n"
-      "}}\n",
-      lanes, masks, rounds);
+// apart, keys contiguous), transposed in registers (register_transpose.h): 4 x 16
+// shuffles for 256 values on AVX-512, where a gather per 16 values had cost a sixth of
+// sdpa_float_mask's time.
+constexpr const char* kAddTransposed = R"CPP(static inline __attribute__((always_inline)) void ke_add_transposed(float* st, int64_t BM, const float* m,
+                                                                    int64_t m2) {
+  ke_tf x[KE_LANES];
+#pragma GCC unroll 16
+  for (int r = 0; r < KE_LANES; ++r) x[r] = *reinterpret_cast<const ke_tf*>(m + r * m2);
+  ke_transpose_regs(x);
+#pragma GCC unroll 16
+  for (int j = 0; j < KE_LANES; ++j) *reinterpret_cast<ke_tf*>(st + j * BM) += x[j];
 }
+)CPP";
 
 // The body after the checks. Markers replaced by PrintAttentionCpp: @SCALE@ (the
 // scale's statement), @BM@ / @BN@ (block sizes), @RJ@ / @IV@ (the scores tile), @PV@
@@ -384,7 +355,7 @@ std::string PrintAttentionCpp(const ir::AttentionSpec& s, const AttentionSchedul
       k.lanes);
   return header + templates::GeneratedIncludes() + "#include <limits>\n#include <vector>\n\n" +
          templates::MathPreludeFor(body) + "\n" + templates::AbiHelpers() + "\n" + vector_type + "\n" + kTiles + "\n" +
-         (s.mask >= 0 && !s.mask_bool ? AddTransposedHelper(k.lanes) + "\n" : "") + body;
+         (s.mask >= 0 && !s.mask_bool ? RegisterTransposeCpp(k.lanes) + kAddTransposed + "\n" : "") + body;
 }
 
 }  // namespace kernelevolve::operators::codegen
