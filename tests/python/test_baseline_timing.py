@@ -101,7 +101,11 @@ def test_real_tiny_model_with_cache_flush() -> None:
     samples = time_model(model, [x], config)
     assert 5 <= len(samples) <= 200
     assert all(s > 0 for s in samples)
-    assert time.perf_counter() - start < 2.0
+    # The cap itself is checked against a scripted clock (test_time_cap_ends_an_unconverged_
+    # measurement); here only that the real path with its flush buffer ends. 0.3 s of
+    # loop plus the buffer and warm-up took 2.8 s on a 2-vCPU VM running two other
+    # benchmarks, so the bound is loose enough for a loaded machine, not a speed goal.
+    assert time.perf_counter() - start < 20.0
 
 
 def test_config_reads_new_fields_and_rejects_bad_ones() -> None:

@@ -60,6 +60,7 @@ const std::vector<Expected>& Matches() {
       {"match_bias_scaled_q", 4, false, 3, false, false, 1.0 / std::sqrt(8.0)},
       {"match_unscaled", 4, false, -1, false, false, 1.0},
       {"match_scaled_k", 4, false, -1, false, false, 0.5},
+      {"match_pad_full_rows", 4, false, 3, true, true, 0.25},  // rows of NaN, as eager
   };
   return cases;
 }

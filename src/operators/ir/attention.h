@@ -19,7 +19,9 @@ namespace kernelevolve::operators::ir {
 /// over float32 q [B, H, L, E], k and v [B, H, S, E] (the head sizes are equal, as the
 /// CPU flash kernel requires), or, with `rank` 3, q [B, L, E], k and v [B, S, E] (one
 /// head: the explicit torch.bmm spelling). `causal` masks j > i (top-left aligned, as
-/// torch.ones(L, S).tril()). A query row whose every key is masked gives 0, as PyTorch.
+/// torch.ones(L, S).tril()). A query row whose every key is masked gives 0, as SDPA, or
+/// NaN with `masked_row_nan` (the explicit spelling, whose softmax of a row of -inf is
+/// 0 / 0).
 struct AttentionSpec {
   int num_inputs = 0;      // ABI inputs the entry expects (at least)
   int q = -1, k = -1, v = -1;  // ABI input indices
@@ -33,6 +35,9 @@ struct AttentionSpec {
   bool mask_bool = false;
   bool mask_inverted = false;
   bool causal = false;
+  /// A query row with every key masked: NaN (true: the explicit softmax(...) v spelling,
+  /// as eager computes it) or 0 (false: F.scaled_dot_product_attention on the CPU).
+  bool masked_row_nan = false;
   /// Softmax scale as given (any finite value, 0 and negative ones too); nullopt:
   /// PyTorch's default 1 / sqrt(E).
   std::optional<double> scale;

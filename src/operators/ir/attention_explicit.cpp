@@ -250,6 +250,7 @@ std::optional<AttentionSpec> ExplicitMatcher::Match() {
   spec.k = k->abi_index;
   spec.v = v->abi_index;
   spec.scale = scale_;
+  spec.masked_row_nan = true;  // softmax over a row of -inf is 0 / 0 in eager
   for (int index : {spec.q, spec.k, spec.v, spec.mask})
     spec.num_inputs = std::max(spec.num_inputs, index + 1);
   return spec;

@@ -28,11 +28,13 @@ char g_path[kMaxPath] = {};
 volatile sig_atomic_t g_open_attempted = 0;
 
 // Files the C runtime and OpenMP read on their own (glibc's get_nprocs behind
-// std::thread::hardware_concurrency reads /sys/devices/system/cpu/online). Opening them
-// still fails with EACCES (the runtime falls back to sched_getaffinity), but it is not
-// held against the kernel.
-constexpr const char* kRuntimeProbes[] = {"/sys/devices/system/cpu/", "/proc/stat", "/proc/cpuinfo",
-                                          "/proc/meminfo", "/sys/fs/cgroup/"};
+// std::thread::hardware_concurrency reads /sys/devices/system/cpu/online; glibc's malloc
+// reads /proc/sys/vm/overcommit_memory the first time it shrinks a thread arena's heap,
+// as when an OpenMP thread frees its scratch vectors). Opening them still fails with
+// EACCES (the runtime falls back to sched_getaffinity; malloc then releases pages with
+// madvise instead of shrinking the mapping), but it is not held against the kernel.
+constexpr const char* kRuntimeProbes[] = {"/sys/devices/system/cpu/", "/proc/stat",    "/proc/cpuinfo",
+                                          "/proc/meminfo",            "/sys/fs/cgroup/", "/proc/sys/vm/overcommit_memory"};
 
 bool IsRuntimeProbe(const char* path) {
   for (const char* prefix : kRuntimeProbes) {

@@ -243,10 +243,10 @@ constexpr const char* kBody = R"CPP(  @SCALE@
           }
         }
       }
-      // A row whose every key was masked gives 0, as PyTorch.
+      // A row whose every key was masked gives @EMPTY_ROW_TEXT@.
       float* y = yd + (bh * L + i0) * E;
       for (int64_t r = 0; r < rows; ++r) {
-        const float inv = lrow[r] > 0.0f ? 1.0f / lrow[r] : 0.0f;
+        const float inv = lrow[r] > 0.0f ? 1.0f / lrow[r] : @EMPTY_ROW@;
 #pragma omp simd
         for (int64_t e = 0; e < E; ++e) y[r * E + e] = acc[r * E + e] * inv;
       }
@@ -294,6 +294,9 @@ std::string PrintAttentionCpp(const ir::AttentionSpec& s, const AttentionSchedul
   }
   Replace(body, "@PV@", pv);
   Replace(body, "@PV_TEXT@", fmt::format("{}", fmt::join(pv_text, ", then ")));
+  Replace(body, "@EMPTY_ROW_TEXT@", s.masked_row_nan ? "NaN, as eager's softmax of a row of -inf (0 / 0)"
+                                                     : "0, as F.scaled_dot_product_attention");
+  Replace(body, "@EMPTY_ROW@", s.masked_row_nan ? "std::numeric_limits<float>::quiet_NaN()" : "0.0f");
   Replace(body, "@PARALLEL@", k.threads_all ? "#pragma omp parallel\n" : "");
   Replace(body, "@FOR@", k.threads_all ? "#pragma omp for schedule(dynamic, 1)\n" : "");
   Replace(body, "@J_END@", s.causal ? "// Causal (j <= i): keys past the block's last row are never read.\n"

@@ -7,7 +7,8 @@ namespace {
 
 // MASK: 0 none, 1 additive float32, 2 bool (true = attend), 3 bool (true = masked out,
 // the explicit spelling's masked_fill(mask, -inf)). A rank-3 spec runs with H = 1. A row whose every key is
-// masked keeps m = -inf; its weights are exp(-inf) = 0 and its output 0, as PyTorch.
+// masked keeps m = -inf; its weights are exp(-inf) = 0 and its output 0, as SDPA, or NaN
+// with EMPTY_NAN (the explicit spelling, whose eager softmax of a row of -inf is 0 / 0).
 // The softmax runs in base 2: qk_scale = scale * log2(e) and exp2, as the FlashAttention-2
 // Triton kernels (Dao, arXiv:2307.08691, 2023): one multiply a score fewer. EVEN (every key
 // block full, E a power of two of at least 16) drops the key-block masks.
@@ -49,7 +50,7 @@ def _ke_dot3(a_hi, a_lo, b, acc):
 def _ke_attention(q, k, v, y, mask, H, L, S, E, qk_scale, ms0, ms1, ms2, ms3,
                   BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_E: tl.constexpr,
                   CAUSAL: tl.constexpr, MASK: tl.constexpr, PRECISION: tl.constexpr,
-                  SPLIT: tl.constexpr, EVEN: tl.constexpr):
+                  SPLIT: tl.constexpr, EVEN: tl.constexpr, EMPTY_NAN: tl.constexpr):
     LOG2E: tl.constexpr = 1.4426950408889634
     pid_m = tl.program_id(0)
     bh = tl.program_id(1).to(tl.int64)
@@ -110,7 +111,10 @@ def _ke_attention(q, k, v, y, mask, H, L, S, E, qk_scale, ms0, ms1, ms2, ms3,
         else:
             acc = tl.dot(p, vt, acc, input_precision=PRECISION)
         m_i = m_new
-    out = tl.where(l_i[:, None] > 0, acc / tl.where(l_i > 0, l_i, 1.0)[:, None], 0.0)
+    if EMPTY_NAN:
+        out = tl.where(l_i[:, None] > 0, acc / tl.where(l_i > 0, l_i, 1.0)[:, None], float("nan"))
+    else:
+        out = tl.where(l_i[:, None] > 0, acc / tl.where(l_i > 0, l_i, 1.0)[:, None], 0.0)
     tl.store(y + bh * L * E + rows[:, None] * E + dims[None, :], out, mask=row_ok[:, None] & dim_ok[None, :])
 )PY";
 
@@ -156,7 +160,8 @@ def kernelevolve_entry(inputs, outputs):
     _ke_attention[grid](q, k, v, y, mask, H, L, S, E, scale * 1.4426950408889634, ms[0], ms[1], ms[2], ms[3],
                         BLOCK_M={bm}, BLOCK_N={bn}, BLOCK_E=block_e,
                         CAUSAL={causal}, MASK={mask_kind}, PRECISION="{precision}", SPLIT={split},
-                        EVEN=S % {bn} == 0 and E == block_e, num_warps={warps}, num_stages={stages})
+                        EVEN=S % {bn} == 0 and E == block_e, EMPTY_NAN={empty_nan},
+                        num_warps={warps}, num_stages={stages})
 )PY",
                      fmt::arg("num_inputs", s.num_inputs), fmt::arg("q", s.q), fmt::arg("k", s.k), fmt::arg("v", s.v),
                      fmt::arg("mask_setup", mask_setup), fmt::arg("rank", s.rank),
@@ -166,7 +171,7 @@ def kernelevolve_entry(inputs, outputs):
                      fmt::arg("scale", s.scale ? fmt::format("{:.17g}", *s.scale) : "1.0 / math.sqrt(E)"),
                      fmt::arg("bm", k.block_m), fmt::arg("bn", k.block_n), fmt::arg("causal", s.causal ? "True" : "False"),
                      fmt::arg("mask_kind", s.mask < 0 ? 0 : (!s.mask_bool ? 1 : (s.mask_inverted ? 3 : 2))), fmt::arg("warps", k.num_warps),
-                     fmt::arg("stages", k.num_stages),
+                     fmt::arg("stages", k.num_stages), fmt::arg("empty_nan", s.masked_row_nan ? "True" : "False"),
                      fmt::arg("precision", k.input_precision == "tf32x3" && k.split_hoisted ? "tf32" : k.input_precision),
                      fmt::arg("split", k.input_precision == "tf32x3" && k.split_hoisted ? "True" : "False"));
   return out;

@@ -106,6 +106,13 @@ def bool_pad(b, l, s, lead_h=True):
     return pad
 
 
+def full_rows_pad():
+    pad = bool_pad(2, 11, 37).expand(2, 1, 11, 37).clone()
+    pad[:, :, 4, :] = True  # query 4 of both batches sees no key
+    pad[1, :, 10, :] = True  # the last query of the second
+    return pad
+
+
 def cases():
     return {
         "match_causal_triu": (causal_triu, qkv(1, 2, 21, 21, 8)),
@@ -141,6 +148,9 @@ def cases():
         "refuse_float64": (lambda q, k, v: attend(scores(q, k, 0.3), v), qkv(1, 2, 12, 12, 8, torch.float64)),
         "refuse_value_head_size": (lambda q, k, v: attend(scores(q, k, 0.3), v),
                                    [torch.randn(1, 2, 12, 8), torch.randn(1, 2, 12, 8), torch.randn(1, 2, 12, 6)]),
+        # Rows with every key masked: eager's softmax over a row of -inf is NaN (0 / 0),
+        # unlike SDPA's 0, and the fused kernel must give the same.
+        "match_pad_full_rows": (pad_mask, qkv(2, 3, 11, 37, 16) + [full_rows_pad()]),
     }
 
 
