@@ -146,9 +146,11 @@ constexpr const char* kAddTransposed = R"CPP(static inline __attribute__((always
 )CPP";
 
 // The body after the checks. Markers replaced by PrintAttentionCpp: @SCALE@ (the
-// scale's statement), @BM@ / @BN@ (block sizes), @RJ@ / @IV@ (the scores tile), @PV@
-// (the P v tiles over the head dim), @PARALLEL@ / @FOR@ (OpenMP lines or nothing),
-// @APPLY@ (mask and causal on the transposed scores), @J_END@ (the last key read).
+// scale's statement), @BM@ / @BN@ (block sizes), @RJ@ / @IV@ (the scores tile), @RI@ /
+// @PV@ / @PV_TEXT@ (the P v tiles' rows, their calls over the head dim and the comment
+// naming them), @PARALLEL@ / @FOR@ (OpenMP lines or nothing), @APPLY@ (mask and causal
+// on the transposed scores), @J_END@ (the last key read), @EMPTY_ROW@ /
+// @EMPTY_ROW_TEXT@ (a fully masked row's output and its comment).
 //
 // The scores are kept transposed, [keys, queries], so that the online softmax runs
 // along the query vectors (a running max and sum per query lane, no horizontal
