@@ -18,7 +18,7 @@ capture are listed under "errors" with the reason.
 
 Capture runs the reference for real, at the file's sizes; --shrink first sets every
 module-level int constant >= 128 to 64 (graphs do not depend on those sizes, and
-problems/gpu_gemm's 4096^3 float16 matmuls take minutes on a CPU).
+a GPU-sized file would take minutes on a CPU).
 
 Usage:
     .venv/bin/python scripts/core_aten_ops.py > core_aten.json

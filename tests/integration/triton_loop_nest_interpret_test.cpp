@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -41,6 +42,14 @@ TEST(TritonLoopNestInterpret, EveryCaseMatchesEagerOnEveryDraft) {
     if (entry.path().extension() != ".json") continue;
     const std::string name = entry.path().stem().string();
     const core::OpGraph graph = core::OpGraphFromJson(nlohmann::json::parse(ReadText(entry.path())));
+    // The interpreter converts float32 to bfloat16 by truncation (triton 3.6: 203.5 ->
+    // 203, where a GPU and eager round to nearest even, 204), so the bfloat16 cases
+    // (bf16_casts, bf16_linear_relu) are checked on a GPU only (docs/gpu.md, "Half
+    // precision in loop nests"); float16 converts correctly and runs here.
+    if (std::any_of(graph.nodes.begin(), graph.nodes.end(),
+                    [](const core::OpNode& n) { return n.dtype == core::DType::kBFloat16; })) {
+      continue;
+    }
     const auto match = operators::families::MatchTritonLoopNest(graph);
     ASSERT_TRUE(match.tmpl) << name << ": " << match.unsupported;
     int k = 0;

@@ -101,6 +101,29 @@ TEST(BenchSizes, Level1GpuSizesNameEveryProblemAndOnlyItsConstants) {
   }
 }
 
+TEST(BenchSizes, EveryFolderGpuSizesNameItsProblemsConstants) {
+  // Every problems/<folder>/gpu_sizes.json (the heavy folders, recsys, gpu_gemm) loads
+  // against its folder and sets only constants its problem files define.
+  const fs::path root = fs::path(KE_TEST_DATA_DIR) / ".." / "problems";
+  int folders = 0;
+  for (const auto& folder : fs::directory_iterator(root)) {
+    const fs::path file = folder.path() / "gpu_sizes.json";
+    if (!fs::exists(file)) continue;
+    ++folders;
+    const auto problems = cli::SuiteProblems(folder.path());
+    const auto sizes = cli::LoadProblemSizes(file, problems);
+    for (const auto& [stem, values] : sizes) {
+      std::ifstream in(folder.path() / (stem + ".py"));
+      const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      for (const auto& [name, value] : values) {
+        EXPECT_TRUE(std::regex_search(text, std::regex("(^|\\n)" + name + " *=")))
+            << folder.path().filename() << "/" << stem << ".py defines no constant " << name;
+      }
+    }
+  }
+  EXPECT_GE(folders, 9);
+}
+
 report::BenchEntry GpuEntry(const std::string& outcome, double vs_eager, double vs_compile) {
   report::BenchEntry e;
   e.problem = outcome;

@@ -199,6 +199,18 @@ const std::map<std::string, std::string>& CppHelpers() {
        "  T result = 1;\n"
        "  while (exp > 0) {\n    if (exp & 1) result *= base;\n    base *= base;\n    exp >>= 1;\n  }\n"
        "  return result;\n}\n"},
+      // bfloat16 is held as its bits (uint16_t): GCC 12 has no __bf16 arithmetic or
+      // conversions. A bfloat16 is the upper half of a float32; float -> bfloat16 rounds
+      // to nearest, ties to even, and keeps NaN a (quiet) NaN, as torch's c10::BFloat16
+      // (c10/util/BFloat16.h, round_to_nearest_even).
+      {"ke_bf16_to_float",
+       "static inline float ke_bf16_to_float(uint16_t b) {\n"
+       "  const uint32_t u = static_cast<uint32_t>(b) << 16;\n  float f;\n  std::memcpy(&f, &u, 4);\n  return f;\n}\n"},
+      {"ke_float_to_bf16",
+       "static inline uint16_t ke_float_to_bf16(float f) {\n"
+       "  uint32_t u;\n  std::memcpy(&u, &f, 4);\n"
+       "  if ((u & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((u >> 16) | 0x40u);\n"
+       "  return static_cast<uint16_t>((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);\n}\n"},
   };
   return helpers;
 }
@@ -242,7 +254,7 @@ std::string SpellType(Language lang, DType dtype) {
     case DType::kUInt8: return cpp ? "uint8_t" : "tl.uint8";
     case DType::kBool: return cpp ? "bool" : "tl.int1";
     case DType::kFloat16: return cpp ? "_Float16" : "tl.float16";
-    case DType::kBFloat16: return cpp ? "__bf16" : "tl.bfloat16";
+    case DType::kBFloat16: return cpp ? "uint16_t" : "tl.bfloat16";  // its bits: ke_bf16_to_float
   }
   return "?";
 }
@@ -264,6 +276,15 @@ std::string SpellPrim(Language lang, Prim op, DType operand, DType result, const
                                           lang == Language::kTriton ? "Triton" : "C++",
                                           ir::Info(op).name, core::DTypeName(operand)));
   }
+  // C++ converts bfloat16 through float32 (CppHelpers: ke_bf16_to_float / ke_float_to_bf16).
+  if (op == Prim::kCast && lang != Language::kTriton && (operand == DType::kBFloat16 || result == DType::kBFloat16)) {
+    if (operand == result) return args.at(0);
+    const std::string wide = operand == DType::kBFloat16 ? "ke_bf16_to_float(" + args.at(0) + ")"
+                                                          : "static_cast<float>(" + args.at(0) + ")";
+    if (result == DType::kBFloat16) return "ke_float_to_bf16(" + wide + ")";
+    if (result == DType::kBool) return "(" + wide + " != 0)";
+    return result == DType::kFloat32 ? wide : fmt::format("static_cast<{}>({})", SpellType(lang, result), wide);
+  }
   if (op == Prim::kCast && result == DType::kBool) {
     return lang == Language::kTriton ? "(" + args.at(0) + " != 0)" : "(" + args.at(0) + " != 0)";
   }
@@ -282,6 +303,11 @@ Prim SpellingPrim(const ir::ExprNode& e) {
 
 std::string SpellConstant(Language lang, const ir::ExprNode& c) {
   const bool triton = lang == Language::kTriton;
+  if (!triton && c.dtype == DType::kBFloat16) {  // bits in C++: the float32 value, rounded
+    ir::ExprNode wide = c;
+    wide.dtype = DType::kFloat32;
+    return "ke_float_to_bf16(" + SpellConstant(lang, wide) + ")";
+  }
   if (core::IsFloatingPoint(c.dtype)) {
     const double v = c.fvalue;
     if (std::isnan(v)) return triton ? "float('nan')" : (c.dtype == DType::kFloat32 ? "NAN" : "static_cast<double>(NAN)");

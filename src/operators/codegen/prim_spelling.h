@@ -36,8 +36,10 @@ ir::Prim SpellingPrim(const ir::ExprNode& e);
 /// Triton: 1.5, float('inf'), 3, True).
 std::string SpellConstant(Language lang, const ir::ExprNode& constant);
 
-/// The element type: C++ "float", "double", "int64_t", "bool", ...; Triton
-/// "tl.float32", "tl.int64", "tl.int1", ...
+/// The element type: C++ "float", "double", "int64_t", "bool", "_Float16" (GCC 12+ on
+/// x86-64), "uint16_t" for bfloat16 (its bits; casts convert through
+/// ke_bf16_to_float / ke_float_to_bf16, CppHelpersFor); Triton "tl.float32",
+/// "tl.int64", "tl.int1", "tl.bfloat16", ...
 std::string SpellType(Language lang, core::DType dtype);
 
 /// The identity a reduction `op` over values of `value` starts from: 0 (sum), 1 (prod),

@@ -26,7 +26,19 @@ const std::map<std::string, const LoweringRule*>& RuleIndex() {
   return index;
 }
 
-bool Supported(DType d) { return d != DType::kFloat16 && d != DType::kBFloat16; }
+/// float16 and bfloat16 are storage formats here: a value of either is held and
+/// computed as float32, rounded to its type where eager rounds (each op's result).
+bool IsHalf(DType d) { return d == DType::kFloat16 || d == DType::kBFloat16; }
+
+/// def rounded to `half` and widened back to float32: eager's CPU and CUDA kernels
+/// compute a float16 / bfloat16 op in float32 and round its result once
+/// (at::opmath_type, aten/src/ATen/OpMathType.h), so a chain of such ops rounds after
+/// every op; so does the program.
+int RoundThroughHalf(CoreLowerer& l, int def, DType half) {
+  const TensorDef& d = l.Def(def);
+  const Expr x = l.Read(def, IndexVars(d.shape.size()));
+  return l.Compute(d.shape, DType::kFloat32, Cast(Cast(x, half), DType::kFloat32));
+}
 
 }  // namespace
 
@@ -317,13 +329,13 @@ CoreLowerResult LowerCore(const core::OpGraph& graph) {
   CoreLowerer l(program, graph);
   const auto& index = RuleIndex();
   for (const core::OpNode& node : graph.nodes) {
-    if (!Supported(node.dtype)) {
-      return {std::nullopt, fmt::format("unsupported_dtype: {} (node {}{})", core::DTypeName(node.dtype),
-                                        node.name, node.target.empty() ? "" : ", " + node.target)};
-    }
     if (node.kind != core::OpNodeKind::kCall) {
       l.SetOrigin(node.name);
-      l.Bind(node.name, {l.AddInput(node)});
+      int input = l.AddInput(node);
+      if (IsHalf(node.dtype)) {
+        input = l.Compute(node.shape, DType::kFloat32, Cast(l.Read(input, IndexVars(node.shape.size())), DType::kFloat32));
+      }
+      l.Bind(node.name, {input});
       ++program.num_inputs;
       continue;
     }
@@ -340,7 +352,9 @@ CoreLowerResult LowerCore(const core::OpGraph& graph) {
       if (tuple == nullptr || k < 0 || k >= static_cast<int64_t>(tuple->size()) || (*tuple)[k] < 0) {
         return {std::nullopt, "unsupported_graph: getitem '" + node.name + "' of an unknown result"};
       }
-      l.Bind(node.name, {(*tuple)[static_cast<size_t>(k)]});
+      int item = (*tuple)[static_cast<size_t>(k)];
+      if (IsHalf(node.dtype) && l.Def(item).dtype == DType::kFloat32) item = RoundThroughHalf(l, item, node.dtype);
+      l.Bind(node.name, {item});
       continue;
     }
     // An in-place op lowers as its out-of-place twin unless it has a rule of its own
@@ -350,7 +364,10 @@ CoreLowerResult LowerCore(const core::OpGraph& graph) {
     if (it == index.end()) {
       return {std::nullopt, fmt::format("unsupported_op: {} (node {})", node.target, node.name)};
     }
-    std::vector<int> outs = it->second->fn(l, node);
+    // A half-precision node is lowered as its float32 twin, then rounded.
+    core::OpNode work = node;
+    if (IsHalf(work.dtype)) work.dtype = DType::kFloat32;
+    std::vector<int> outs = it->second->fn(l, work);
     if (l.Failed()) return {std::nullopt, l.Error()};
     if (outs.empty()) {
       return {std::nullopt, fmt::format("unsupported_op: {} (node {}: no result)", node.target, node.name)};
@@ -363,10 +380,11 @@ CoreLowerResult LowerCore(const core::OpGraph& graph) {
                                           "the capture says {}", node.target, node.name,
                                           ShapeText(d.shape), ShapeText(node.shape))};
       }
-      if (d.dtype != node.dtype) {
-        const int cast = l.Compute(d.shape, node.dtype, Cast(l.Read(outs[0], IndexVars(d.shape.size())), node.dtype));
+      if (d.dtype != work.dtype) {
+        const int cast = l.Compute(d.shape, work.dtype, Cast(l.Read(outs[0], IndexVars(d.shape.size())), work.dtype));
         outs[0] = cast;
       }
+      if (IsHalf(node.dtype)) outs[0] = RoundThroughHalf(l, outs[0], node.dtype);
     }
     l.Bind(node.name, outs);
   }
@@ -375,7 +393,14 @@ CoreLowerResult LowerCore(const core::OpGraph& graph) {
     if (v == nullptr || v->size() != 1 || v->front() < 0) {
       return {std::nullopt, "unsupported_graph: output '" + name + "' is not one tensor"};
     }
-    program.outputs.push_back(v->front());
+    int out = v->front();
+    // A half-precision output is stored in its type (its value is already rounded).
+    if (const core::OpNode* n = graph.Find(name); n != nullptr && IsHalf(n->dtype)) {
+      const TensorDef& d = l.Def(out);
+      l.SetOrigin(name + " (stored as " + std::string(core::DTypeName(n->dtype)) + ")");
+      out = l.Compute(d.shape, n->dtype, Cast(l.Read(out, IndexVars(d.shape.size())), n->dtype));
+    }
+    program.outputs.push_back(out);
   }
   if (program.outputs.empty()) return {std::nullopt, "unsupported_graph: the graph has no outputs"};
   return {std::move(program), ""};

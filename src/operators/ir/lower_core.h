@@ -19,14 +19,17 @@ struct CoreLowerResult {
   std::optional<TensorProgram> program;
   /// When !program: "unsupported_op: aten.NAME (node N)" for an op without a
   /// lowering, with the reason in parentheses for a known op whose arguments are not
-  /// supported; "unsupported_dtype: ..." (float16 / bfloat16 / complex values);
+  /// supported; "unsupported_dtype: ..." (complex values);
   /// "unsupported_graph: ..." otherwise.
   std::string unsupported;
 };
 
 /// Lowers every node of `graph` (inputs: placeholders and parameters with their
 /// abi_index; outputs in graph.outputs order). Dtypes: float32, float64, the integer
-/// dtypes and bool. Never throws for an unsupported graph.
+/// dtypes and bool; float16 and bfloat16 as storage: an input of either is widened to
+/// float32 on load, each half-precision node computes in float32 and its result is
+/// rounded to its type (as eager's at::opmath_type), and a half-precision output is
+/// stored in its type. Never throws for an unsupported graph.
 CoreLowerResult LowerCore(const core::OpGraph& graph);
 
 /// One lowering rule, for docs and coverage checks.

@@ -111,6 +111,7 @@ std::string CType(DType d) { return SpellType(Language::kCppScalar, d); }
 
 /// DLPack (code, bits) of a dtype, as C++ text.
 std::string DlCode(DType d) {
+  if (d == DType::kBFloat16) return "kDLBfloat";
   if (core::IsFloatingPoint(d)) return "kDLFloat";
   if (d == DType::kBool || d == DType::kUInt8) return "kDLUInt";
   return "kDLInt";

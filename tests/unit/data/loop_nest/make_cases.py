@@ -419,6 +419,25 @@ def cases():
         "adaptive_max_pool2d_neg_inf": (
             Fn(lambda s, x: F.adaptive_max_pool2d(x.masked_fill(x > 0.3, float("-inf")), (4, 3), return_indices=True)),
             [r(2, 3, 9, 7)]),
+        # float16 / bfloat16 are storage types (lower_core.cpp, RoundThroughHalf): inputs
+        # widen to float32, every half-precision op rounds its result as eager does, a
+        # half output is stored in its type. A GEMM with bias and GELU (the packed GEMM
+        # and its epilogue), a bfloat16 Linear (t + addmm) with ReLU, reductions, an
+        # argmax and a softmax over float16, and casts between the half types, float32,
+        # int64, int32 and bool (NaN, inf, signed zeros, a bfloat16 subnormal included).
+        "half_matmul_bias_gelu": (Fn(lambda s, a, b, c: F.gelu(a @ b + c)),
+                                  [r(24, 40).half(), (r(40, 36) / 6).half(), (0.1 * r(36)).half()]),
+        "bf16_linear_relu": (Fn(lambda s, x: F.relu(s.mods[0](x)), nn.Linear(32, 20).to(torch.bfloat16)),
+                             [r(6, 32).to(torch.bfloat16)]),
+        "half_reductions": (Fn(lambda s, x: (x.sum(dim=1), x.mean(dim=-1, keepdim=True), x.amax(dim=0),
+                                             x.argmax(dim=1), torch.softmax(x, dim=-1))),
+                            [r(5, 7, 33).half()]),
+        "bf16_casts": (Fn(lambda s, x, y, i: (x.float() * y, (y * 3).to(torch.bfloat16), x.to(torch.float16),
+                                              i.to(torch.bfloat16) + x, x > 0.5,
+                                              (y * 50).to(torch.bfloat16).to(torch.int32))),
+                       [torch.cat([r(4, 9), torch.tensor([[float("nan"), float("inf"), -float("inf"), 0.0,
+                                                           -0.0, 1e-40, 3e38, -3e38, 0.5]])]).to(torch.bfloat16),
+                        r(5, 9), ints(-300, 300, 5, 9)]),
     }
 
 
