@@ -17,6 +17,7 @@
 
 #include "interpret_check.h"
 #include "core/op_graph.h"
+#include "operators/families/embedding_bag/triton_embedding_bag_template.h"
 #include "operators/families/loop_nest/triton_loop_nest_template.h"
 
 namespace kernelevolve {
@@ -72,6 +73,30 @@ TEST(TritonLoopNestInterpret, EveryCaseMatchesEagerOnEveryDraft) {
   }
   EXPECT_GE(tf32_modules, 5);  // the convolution and product cases
   ASSERT_GE(manifest.size(), 100u);  // 50+ cases, 3 drafts each
+  testing_util::RunInterpretChecker("triton_case_check.py", dir, manifest);
+  if (!::testing::Test::HasFailure() && !std::getenv("KE_KEEP")) fs::remove_all(dir);
+}
+
+TEST(TritonEmbeddingBagInterpret, Float16TablesMatchEagerOnEveryDraft) {
+  // The family's float16 cases (the rounded sum over the count for a mean; max); the
+  // bfloat16 one runs on a GPU only (the interpreter truncates bfloat16 casts).
+  const fs::path cases = fs::path(KE_TEST_DATA_DIR) / "unit" / "data" / "loop_nest" / "families";
+  const fs::path dir = fs::temp_directory_path() / fmt::format("ke_triton_embedding_bag_{}", ::getpid());
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  nlohmann::json manifest = nlohmann::json::array();
+  for (const std::string name : {"embedding_bag_f16_mean", "embedding_bag_f16_max"}) {
+    const core::OpGraph graph = core::OpGraphFromJson(nlohmann::json::parse(ReadText(cases / (name + ".json"))));
+    const auto match = operators::families::MatchTritonEmbeddingBag(graph);
+    ASSERT_TRUE(match.has_value() && match->tmpl) << name;
+    int k = 0;
+    for (const auto& knobs : match->tmpl->Drafts()) {
+      const fs::path module = dir / fmt::format("{}_{}.py", name, k++);
+      std::ofstream(module) << match->tmpl->Generate(knobs);
+      manifest.push_back({{"module", module.string()}, {"case", (cases / (name + ".safetensors")).string()}});
+    }
+  }
+  ASSERT_GE(manifest.size(), 2u);
   testing_util::RunInterpretChecker("triton_case_check.py", dir, manifest);
   if (!::testing::Test::HasFailure() && !std::getenv("KE_KEEP")) fs::remove_all(dir);
 }

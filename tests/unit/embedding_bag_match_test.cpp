@@ -56,6 +56,21 @@ TEST(EmbeddingBagMatch, TakesFloat32TablesWithInt64IndicesAndOffsets) {
   EXPECT_EQ(spec->num_inputs, 3);
 }
 
+TEST(EmbeddingBagMatch, TakesHalfPrecisionTablesWhoseOutputIsOfTheSameDtype) {
+  for (const char* dtype : {"float16", "bfloat16"}) {
+    const auto spec = operators::ir::MatchEmbeddingBag(BagGraph("int64", dtype, "int64"));
+    ASSERT_TRUE(spec.has_value()) << dtype;
+    EXPECT_EQ(spec->dtype, core::DTypeFromName(dtype));
+  }
+  // A float16 table with a float32 output (not a graph torch records, but a hand-made
+  // one may say so) is refused: the kernel stores the table's dtype.
+  core::OpGraph mixed = BagGraph("int64", "float16", "int64");
+  mixed.nodes.back().dtype = core::DType::kFloat32;
+  std::string why;
+  EXPECT_FALSE(operators::ir::MatchEmbeddingBag(mixed, &why).has_value());
+  EXPECT_NE(why.find("output of the same dtype"), std::string::npos) << why;
+}
+
 TEST(EmbeddingBagMatch, LeavesOtherDtypesToTheOtherFamilies) {
   // Before, int32 indices matched and every candidate failed its dtype check at run time.
   EXPECT_FALSE(operators::ir::MatchEmbeddingBag(BagGraph("int32", "float32", "int32")).has_value());

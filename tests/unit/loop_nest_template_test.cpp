@@ -17,6 +17,7 @@
 #include "eval/safetensors.h"
 #include "operators/codegen/cpp/loop_nest_cpp.h"
 #include "operators/codegen/prim_spelling.h"
+#include "operators/families/embedding_bag/embedding_bag_template.h"
 #include "operators/families/index_add/index_add_template.h"
 #include "operators/families/loop_nest/loop_nest_template.h"
 #include "operators/families/masked_select/masked_select_template.h"
@@ -1275,6 +1276,22 @@ TEST(IndexAddFamily, EverySettingMatchesEagerOnSegmentsFillsAndNegativeIndices) 
     // (1 thread, or all with 3 chunk sizes) x 2 accumulators; the index tensor also
     // x 2 algorithms (direct, bucket).
     EXPECT_EQ(settings.size(), (name.find("segment") == std::string::npos ? 2u : 1u) * 4 * 2) << name;
+    for (const auto& k : settings) batch.Add(name, k, match->tmpl->Generate(k));
+  }
+  CompileAndCompareAll(batch);
+}
+
+TEST(EmbeddingBagFamily, HalfPrecisionTablesMatchEagerOnEverySetting) {
+  // float16 mean with an empty bag (the rounded sum over the count), bfloat16 sum with
+  // per-sample weights and the last offset, float16 max; every setting of the family.
+  DraftBatch batch;
+  for (const std::string name : {"families/embedding_bag_f16_mean", "families/embedding_bag_bf16_weighted",
+                                 "families/embedding_bag_f16_max"}) {
+    const core::OpGraph graph = CaseGraph(name);
+    const auto match = families::MatchEmbeddingBag(graph, /*multithread=*/true);
+    ASSERT_TRUE(match.has_value() && match->tmpl != nullptr) << name;
+    const auto settings = match->tmpl->Space().Enumerate();
+    ASSERT_FALSE(settings.empty());
     for (const auto& k : settings) batch.Add(name, k, match->tmpl->Generate(k));
   }
   CompileAndCompareAll(batch);

@@ -52,8 +52,8 @@ std::optional<EmbeddingBagSpec> MatchEmbeddingBag(const core::OpGraph& graph, st
   if (!other.empty()) return refuse("it takes a graph that is one lookup; this one also has " + other);
   const core::OpNode* out = graph.outputs.size() == 1 ? graph.Find(graph.outputs[0]) : nullptr;
   if (out == nullptr || out->target != "getitem" || out->Arg("self") == nullptr || out->Arg("self")->ref != bag->name ||
-      out->Arg("index") == nullptr || out->Arg("index")->value != 0 || out->dtype != core::DType::kFloat32) {
-    return refuse("its one output must be the pooled rows (output 0 of the lookup), float32");
+      out->Arg("index") == nullptr || out->Arg("index")->value != 0) {
+    return refuse("its one output must be the pooled rows (output 0 of the lookup)");
   }
   EmbeddingBagSpec spec;
   spec.weight = AbiInput(graph, *bag, "weight");
@@ -63,13 +63,17 @@ std::optional<EmbeddingBagSpec> MatchEmbeddingBag(const core::OpGraph& graph, st
   if (spec.weight < 0 || spec.indices < 0 || spec.offsets < 0 || spec.per_sample_weights == -2) {
     return refuse("the table, indices, offsets and per-sample weights must be inputs or parameters, not computed");
   }
-  // The kernels take float32 weights and per-sample weights and int64 indices and
-  // offsets; other dtypes (int32 indices, float64 tables) are left to the other families.
+  // The kernels take float32, float16 or bfloat16 tables (per-sample weights and the
+  // output alike) and int64 indices and offsets; other dtypes (int32 indices, float64
+  // tables) are left to the other families.
   using core::DType;
-  if (OperandDType(graph, *bag, "weight") != DType::kFloat32 || OperandDType(graph, *bag, "indices") != DType::kInt64 ||
-      OperandDType(graph, *bag, "offsets") != DType::kInt64 ||
-      (spec.per_sample_weights >= 0 && OperandDType(graph, *bag, "per_sample_weights") != DType::kFloat32)) {
-    return refuse("it takes a float32 table and per-sample weights with int64 indices and offsets");
+  spec.dtype = OperandDType(graph, *bag, "weight").value_or(DType::kFloat64);
+  const bool table_ok = spec.dtype == DType::kFloat32 || spec.dtype == DType::kFloat16 || spec.dtype == DType::kBFloat16;
+  if (!table_ok || OperandDType(graph, *bag, "indices") != DType::kInt64 ||
+      OperandDType(graph, *bag, "offsets") != DType::kInt64 || out->dtype != spec.dtype ||
+      (spec.per_sample_weights >= 0 && OperandDType(graph, *bag, "per_sample_weights") != spec.dtype)) {
+    return refuse("it takes a float32, float16 or bfloat16 table (per-sample weights and output of the same "
+                  "dtype) with int64 indices and offsets");
   }
   const core::OpArg* mode = bag->Arg("mode");
   const core::OpArg* last = bag->Arg("include_last_offset");

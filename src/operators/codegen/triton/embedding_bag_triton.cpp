@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "core/dtype.h"
+
 namespace kernelevolve::operators::codegen {
 namespace {
 
@@ -10,11 +12,12 @@ namespace {
 // a [GATHER, BLOCK] tile, masked where the position is past the bag or the index is
 // outside the table, and folds the tile element-wise into a [GATHER, BLOCK]
 // accumulator, reduced over its GATHER rows once per bag. Max propagates NaN as
-// torch.max does; an empty bag gives 0 in every mode (ATen's embedding_bag).
+// torch.max does; an empty bag gives 0 in every mode (ATen's embedding_bag). A float16 /
+// bfloat16 table (HALF) is widened as it is read and each bag rounded once at its store.
 constexpr const char* kKernel = R"PY(
 @triton.jit
 def _embedding_bag(w, idx, off, pw, y, rows, dim, n, bags,
-                   MODE: tl.constexpr, LAST: tl.constexpr, WEIGHTED: tl.constexpr,
+                   MODE: tl.constexpr, LAST: tl.constexpr, WEIGHTED: tl.constexpr, HALF: tl.constexpr,
                    BLOCK: tl.constexpr, GATHER: tl.constexpr, BAGS: tl.constexpr):
     cols = tl.program_id(1) * BLOCK + tl.arange(0, BLOCK)
     cmask = cols < dim
@@ -39,13 +42,13 @@ def _embedding_bag(w, idx, off, pw, y, rows, dim, n, bags,
                 ids = tl.load(idx + pos, mask=pmask, other=0)
                 valid = pmask & (ids >= 0) & (ids < rows)
                 m = valid[:, None] & cmask[None, :]
-                v = tl.load(w + ids[:, None] * dim + cols[None, :], mask=m, other=0.0)
+                v = tl.load(w + ids[:, None] * dim + cols[None, :], mask=m, other=0.0).to(tl.float32)
                 if MODE == 2:
                     v = tl.where(m, v, float('-inf'))
                     tile = tl.maximum(tile, v, propagate_nan=tl.PropagateNan.ALL)
                 else:
                     if WEIGHTED:
-                        s = tl.load(pw + pos, mask=pmask, other=0.0)
+                        s = tl.load(pw + pos, mask=pmask, other=0.0).to(tl.float32)
                         v = v * s[:, None]
                     tile = tile + v
             if MODE == 2:
@@ -56,10 +59,12 @@ def _embedding_bag(w, idx, off, pw, y, rows, dim, n, bags,
                 acc = tl.sum(tile, 0)
             count = end - start
             if MODE == 1:
+                if HALF:  # eager's half-precision mean: the rounded sum over the count
+                    acc = acc.to(y.dtype.element_ty).to(tl.float32)
                 acc = acc / tl.maximum(count, 1).to(tl.float32)
             if count == 0:
                 acc = tl.zeros([BLOCK], tl.float32)
-            tl.store(y + b * dim + cols, acc, mask=cmask)
+            tl.store(y + b * dim + cols, acc.to(y.dtype.element_ty), mask=cmask)
 )PY";
 
 }  // namespace
@@ -72,15 +77,16 @@ std::string PrintEmbeddingBagTriton(const ir::EmbeddingBagSpec& s, const Embeddi
          "        raise ValueError(f\"{name}: {t.dtype}, {t.dim()} dims; this kernel takes {dtype}, {ndim} dims\")\n";
   out += "\n\ndef kernelevolve_entry(inputs, outputs):\n";
   out += fmt::format("    w, idx, off = inputs[{}], inputs[{}], inputs[{}]\n", s.weight, s.indices, s.offsets);
-  out += "    y = outputs[0]\n"
-         "    _check(w, 'weight', torch.float32, 2)\n"
-         "    _check(idx, 'indices', torch.int64, 1)\n"
-         "    _check(off, 'offsets', torch.int64, 1)\n"
-         "    _check(y, 'output', torch.float32, 2)\n";
+  const std::string dt = "torch." + std::string(core::DTypeName(s.dtype));
+  out += "    y = outputs[0]\n";
+  out += fmt::format("    _check(w, 'weight', {}, 2)\n", dt);
+  out += "    _check(idx, 'indices', torch.int64, 1)\n"
+         "    _check(off, 'offsets', torch.int64, 1)\n";
+  out += fmt::format("    _check(y, 'output', {}, 2)\n", dt);
   if (s.per_sample_weights >= 0) {
     out += fmt::format("    pw = inputs[{}]\n", s.per_sample_weights);
-    out += "    _check(pw, 'per_sample_weights', torch.float32, 1)\n"
-           "    if pw.shape[0] != idx.shape[0]:\n"
+    out += fmt::format("    _check(pw, 'per_sample_weights', {}, 1)\n", dt);
+    out += "    if pw.shape[0] != idx.shape[0]:\n"
            "        raise ValueError(f\"per_sample_weights has {pw.shape[0]} entries for {idx.shape[0]} indices\")\n";
   } else {
     out += "    pw = w  # not read\n";
@@ -95,10 +101,11 @@ std::string PrintEmbeddingBagTriton(const ir::EmbeddingBagSpec& s, const Embeddi
   out += fmt::format(
       "    grid = (triton.cdiv(bags, {bags}), triton.cdiv(dim, block))\n"
       "    _embedding_bag[grid](w, idx, off, pw, y, rows, dim, n, bags, MODE={mode}, LAST={last}, WEIGHTED={weighted},\n"
-      "                         BLOCK=block, GATHER={gather}, BAGS={bags}, num_warps={warps})\n",
+      "                         HALF={half}, BLOCK=block, GATHER={gather}, BAGS={bags}, num_warps={warps})\n",
       fmt::arg("bags", k.bags), fmt::arg("mode", static_cast<int>(s.mode)),
       fmt::arg("last", s.include_last_offset ? "True" : "False"),
-      fmt::arg("weighted", s.per_sample_weights >= 0 ? "True" : "False"), fmt::arg("gather", k.gather),
+      fmt::arg("weighted", s.per_sample_weights >= 0 ? "True" : "False"),
+      fmt::arg("half", s.dtype != core::DType::kFloat32 ? "True" : "False"), fmt::arg("gather", k.gather),
       fmt::arg("warps", k.num_warps));
   return out;
 }

@@ -50,9 +50,9 @@ std::string EmbeddingBagTemplate::Generate(const nlohmann::json& knobs) const {
   if (schedule.threads_all) schedule.chunk = k.at("block_rows").get<int>();
   schedule.prefetch = k.at("prefetch").get<int>();
   const std::string what = fmt::format(
-      "embedding_bag, mode {}{}{}: out[b] = pooled weight rows of indices[offsets[b] : end of bag b];\n"
+      "embedding_bag, mode {}, {}{}{}: out[b] = pooled weight rows of indices[offsets[b] : end of bag b];\n"
       "sizes read from the tensors at run time; returns 5 on an index or offset out of range.",
-      ir::ModeName(spec_.mode), spec_.include_last_offset ? ", offsets include the last" : "",
+      ir::ModeName(spec_.mode), core::DTypeName(spec_.dtype), spec_.include_last_offset ? ", offsets include the last" : "",
       spec_.per_sample_weights >= 0 ? ", per-sample weights" : "");
   const std::string header = templates::GeneratedHeader(Name(), what, k, "");
   return codegen::PrintEmbeddingBagCpp(spec_, schedule, header);

@@ -2,7 +2,8 @@
 // (aten._embedding_bag: sum, mean or max; offsets with or without the last offset;
 // per-sample weights; empty bags). Its kernel reads every size from the tensors at run
 // time (codegen/cpp/embedding_bag_cpp.h), so it serves problems whose numbers of
-// indices differ between input sets. Memory-bound: one weight row (dim x 4 bytes) read
+// indices differ between input sets. Tables of float32, float16 or bfloat16 (a half
+// table summed in float32, each bag rounded once). Memory-bound: one weight row read
 // per index; the knobs are the ones that matter for a gather (threads, bags per chunk,
 // prefetch distance).
 #pragma once

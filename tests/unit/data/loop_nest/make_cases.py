@@ -438,6 +438,19 @@ def cases():
                        [torch.cat([r(4, 9), torch.tensor([[float("nan"), float("inf"), -float("inf"), 0.0,
                                                            -0.0, 1e-40, 3e38, -3e38, 0.5]])]).to(torch.bfloat16),
                         r(5, 9), ints(-300, 300, 5, 9)]),
+        # ---- half-precision embedding bags (families/embedding_bag): float16 mean with an
+        # empty bag, bfloat16 sum with per-sample weights and the last offset, float16 max.
+        "families/embedding_bag_f16_mean": (
+            Fn(lambda s, i, w, o: F.embedding_bag(i, w, o, mode="mean")),
+            [ints(0, 50, 37), r(50, 24).half(), torch.tensor([0, 5, 5, 20, 31])]),
+        "families/embedding_bag_bf16_weighted": (
+            Fn(lambda s, i, w, o, p: F.embedding_bag(i, w, o, mode="sum", per_sample_weights=p,
+                                                     include_last_offset=True)),
+            [ints(0, 40, 30), r(40, 20).to(torch.bfloat16), torch.tensor([0, 4, 4, 17, 30]),
+             r(30).to(torch.bfloat16)]),
+        "families/embedding_bag_f16_max": (
+            Fn(lambda s, i, w, o: F.embedding_bag(i, w, o, mode="max")),
+            [ints(0, 30, 25), r(30, 33).half(), torch.tensor([0, 3, 9, 9, 16])]),
     }
 
 
