@@ -144,6 +144,24 @@ def test_reference_raising_on_a_set_skips_it(worker: WorkerProcess, tmp_path: Pa
     assert worker.call("hello")["pid"] == worker.proc.pid
 
 
+def test_set_where_eager_overflows_float16_is_skipped(worker: WorkerProcess, tmp_path: Path) -> None:
+    """x * 1e4 in float16: a row sum of 64 such inputs overflows 65504 in eager (Inf, then
+    Inf / 64) where the float64 reference of the mean, rounded once, is finite; the set
+    is left out, naming why, and the other sets stay."""
+    source = write_problem(tmp_path / "half_rowsum.py", "x", "x.sum(dim=-1, keepdim=True) / 64",
+                           "[(torch.randn(8, 64) + 2).half()]")
+    _, manifest = load(worker, source, tmp_path / "fx")
+    assert [e["name"] for e in manifest["edge_cases"]] == ["zeros", "negative", "tiny"]
+    reason = skipped_reasons(manifest)["large"]
+    assert reason.startswith("eager PyTorch's own float16 output.0 is Inf or NaN at "), reason
+    assert "where the float64 reference is finite" in reason
+    # The same model in float32 keeps every set: eager stays finite there.
+    source32 = write_problem(tmp_path / "rowsum32.py", "x", "x.sum(dim=-1, keepdim=True) / 64",
+                             "[torch.randn(8, 64) + 2]")
+    _, manifest32 = load(worker, source32, tmp_path / "fx32")
+    assert [e["name"] for e in manifest32["edge_cases"]] == list(ALL_SETS)
+
+
 def test_set_with_other_output_shape_is_skipped(worker: WorkerProcess, tmp_path: Path) -> None:
     _, manifest = load(worker, TEST_PROBLEMS_DIR / "edge_data_dependent.py", tmp_path)
     assert [e["name"] for e in manifest["edge_cases"]] == ["negative", "large", "tiny"]

@@ -293,6 +293,32 @@ def reference_error(eager: list[torch.Tensor], exact: list[torch.Tensor],
     return errors
 
 
+def overflow_where_reference_finite(eager: list[torch.Tensor], exact: list[torch.Tensor]) -> str | None:
+    """Why an edge set is left out when eager's own result is Inf or NaN at elements where
+    the float64 reference is finite: an op's result overflowed the output dtype's range in
+    eager (float16's 65504 at x * 1e4: a sum of 256 such inputs, a product of two), which
+    the float64 reference, rounded once, does not do. A kernel computing as eager does
+    cannot pass such a set, and the per-element allowance cannot cover an infinite error.
+    None when eager is finite wherever the reference is.
+
+    Args:
+        eager: forward()'s outputs on the set (any float dtype, any device).
+        exact: float64_reference's outputs (same shapes and dtypes).
+    Returns:
+        The reason, naming the output, its dtype and the count; or None.
+    """
+    for i, (e, x) in enumerate(zip(eager, exact)):
+        if e is x or not e.is_floating_point() or e.shape != x.shape or e.numel() == 0:
+            continue
+        count = int((~torch.isfinite(e) & torch.isfinite(x.to(e.device))).sum())
+        if count:
+            dtype = str(e.dtype).replace("torch.", "")
+            return (f"eager PyTorch's own {dtype} output.{i} is Inf or NaN at {count} of {e.numel()} elements "
+                    f"where the float64 reference is finite (an op overflowed the {dtype} range in eager), "
+                    "so no kernel computing as eager does can pass it")
+    return None
+
+
 def edge_file_name(name: str) -> str:
     """"edge_<name>.safetensors"."""
     return f"edge_{name}.safetensors"

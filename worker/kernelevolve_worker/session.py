@@ -363,6 +363,10 @@ class WorkerSession:
                 written.append((name, file_name, [], []))
                 continue
             exact = edges.float64_reference(model, edge, outputs)
+            overflow = edges.overflow_where_reference_finite(outputs, exact)
+            if overflow:
+                skipped.append((name, overflow))
+                continue
             errors = edges.reference_error(outputs, exact, lambda d: tolerance_for(d, overrides))
             scales = [None] * len(outputs)
             if multiple > 0:
