@@ -30,14 +30,20 @@ const std::map<std::string, const LoweringRule*>& RuleIndex() {
 /// computed as float32, rounded to its type where eager rounds (each op's result).
 bool IsHalf(DType d) { return d == DType::kFloat16 || d == DType::kBFloat16; }
 
+/// A definition of `def`'s shape holding its elements cast to `dtype` (Compute casts
+/// its body to its dtype).
+int CastDef(CoreLowerer& l, int def, DType dtype) {
+  const TensorDef& d = l.Def(def);
+  return l.Compute(d.shape, dtype, l.Read(def, IndexVars(d.shape.size())));
+}
+
 /// def rounded to `half` and widened back to float32: eager's CPU and CUDA kernels
 /// compute a float16 / bfloat16 op in float32 and round its result once
 /// (at::opmath_type, aten/src/ATen/OpMathType.h), so a chain of such ops rounds after
 /// every op; so does the program.
 int RoundThroughHalf(CoreLowerer& l, int def, DType half) {
   const TensorDef& d = l.Def(def);
-  const Expr x = l.Read(def, IndexVars(d.shape.size()));
-  return l.Compute(d.shape, DType::kFloat32, Cast(Cast(x, half), DType::kFloat32));
+  return l.Compute(d.shape, DType::kFloat32, Cast(l.Read(def, IndexVars(d.shape.size())), half));
 }
 
 }  // namespace
@@ -331,11 +337,8 @@ CoreLowerResult LowerCore(const core::OpGraph& graph) {
   for (const core::OpNode& node : graph.nodes) {
     if (node.kind != core::OpNodeKind::kCall) {
       l.SetOrigin(node.name);
-      int input = l.AddInput(node);
-      if (IsHalf(node.dtype)) {
-        input = l.Compute(node.shape, DType::kFloat32, Cast(l.Read(input, IndexVars(node.shape.size())), DType::kFloat32));
-      }
-      l.Bind(node.name, {input});
+      const int input = l.AddInput(node);
+      l.Bind(node.name, {IsHalf(node.dtype) ? CastDef(l, input, DType::kFloat32) : input});
       ++program.num_inputs;
       continue;
     }
@@ -380,10 +383,7 @@ CoreLowerResult LowerCore(const core::OpGraph& graph) {
                                           "the capture says {}", node.target, node.name,
                                           ShapeText(d.shape), ShapeText(node.shape))};
       }
-      if (d.dtype != work.dtype) {
-        const int cast = l.Compute(d.shape, work.dtype, Cast(l.Read(outs[0], IndexVars(d.shape.size())), work.dtype));
-        outs[0] = cast;
-      }
+      if (d.dtype != work.dtype) outs[0] = CastDef(l, outs[0], work.dtype);
       if (IsHalf(node.dtype)) outs[0] = RoundThroughHalf(l, outs[0], node.dtype);
     }
     l.Bind(node.name, outs);
@@ -396,9 +396,8 @@ CoreLowerResult LowerCore(const core::OpGraph& graph) {
     int out = v->front();
     // A half-precision output is stored in its type (its value is already rounded).
     if (const core::OpNode* n = graph.Find(name); n != nullptr && IsHalf(n->dtype)) {
-      const TensorDef& d = l.Def(out);
       l.SetOrigin(name + " (stored as " + std::string(core::DTypeName(n->dtype)) + ")");
-      out = l.Compute(d.shape, n->dtype, Cast(l.Read(out, IndexVars(d.shape.size())), n->dtype));
+      out = CastDef(l, out, n->dtype);
     }
     program.outputs.push_back(out);
   }

@@ -8,11 +8,20 @@
 namespace kernelevolve::operators::codegen {
 namespace {
 
+/// `x`, an element of the table's dtype, as float32 (a half-precision one widened).
+std::string Widen(const ir::EmbeddingBagSpec& s, const std::string& x) {
+  return SpellPrim(Language::kCppScalar, ir::Prim::kCast, s.dtype, core::DType::kFloat32, {x});
+}
+
+/// `x`, a float32, rounded to the table's dtype.
+std::string Narrow(const ir::EmbeddingBagSpec& s, const std::string& x) {
+  return SpellPrim(Language::kCppScalar, ir::Prim::kCast, core::DType::kFloat32, s.dtype, {x});
+}
+
 /// The loop folding row `r` (scaled by `wt` with per-sample weights) into the output
 /// row `y`: `init` writes the bag's first row, otherwise it accumulates.
 std::string Fold(const ir::EmbeddingBagSpec& s, bool init) {
-  // A half-precision row element is widened to float32 as it is read.
-  const std::string rd = SpellPrim(Language::kCppScalar, ir::Prim::kCast, s.dtype, core::DType::kFloat32, {"r[d]"});
+  const std::string rd = Widen(s, "r[d]");
   const std::string value = s.per_sample_weights >= 0 ? "wt * " + rd : rd;
   std::string body;
   if (init) {
@@ -69,11 +78,10 @@ std::string PrintEmbeddingBagCpp(const ir::EmbeddingBagSpec& s, const EmbeddingB
   if (s.include_last_offset) body += "  if (O.shape[0] > 0 && off[O.shape[0] - 1] > n) return 5;\n";
   // float32 accumulates in the output row; a half-precision bag in a float32 row of its
   // thread, rounded once at the store.
-  const std::string open_loop = fmt::format("#pragma omp for schedule(dynamic, {})\n", k.chunk);
   if (half) {
     body += k.threads_all ? "#pragma omp parallel\n" : "";
     body += "  {\n  std::unique_ptr<float[]> ke_row(new float[dim > 0 ? dim : 1]);\n";
-    if (k.threads_all) body += open_loop;
+    if (k.threads_all) body += fmt::format("#pragma omp for schedule(dynamic, {})\n", k.chunk);
   } else if (k.threads_all) {
     body += fmt::format("#pragma omp parallel for schedule(dynamic, {})\n", k.chunk);
   }
@@ -84,7 +92,7 @@ std::string PrintEmbeddingBagCpp(const ir::EmbeddingBagSpec& s, const EmbeddingB
   body += half ? "    float* y = ke_row.get();\n" : "    float* y = yall + b * dim;\n";
   const std::string store =
       half ? fmt::format("#pragma omp simd\n    for (int64_t d = 0; d < dim; ++d) yall[b * dim + d] = {};\n",
-                         SpellPrim(Language::kCppScalar, ir::Prim::kCast, core::DType::kFloat32, s.dtype, {"y[d]"}))
+                         Narrow(s, "y[d]"))
            : "";
   body += "    if (start >= end) {  // an empty bag gives 0 in every mode\n"
           "      for (int64_t d = 0; d < dim; ++d) y[d] = 0.0f;\n";
@@ -101,8 +109,7 @@ std::string PrintEmbeddingBagCpp(const ir::EmbeddingBagSpec& s, const EmbeddingB
   }
   body += fmt::format("      const {}* r = w + idx[i] * dim;\n", wt);
   if (s.per_sample_weights >= 0) {
-    body += fmt::format("      const float wt = {};\n",
-                        SpellPrim(Language::kCppScalar, ir::Prim::kCast, s.dtype, core::DType::kFloat32, {"pw[i]"}));
+    body += fmt::format("      const float wt = {};\n", Widen(s, "pw[i]"));
   }
   body += "      if (i == start) {\n  " + Fold(s, true) + "        continue;\n      }\n";
   body += "  " + Fold(s, false) + "    }\n";
@@ -111,11 +118,9 @@ std::string PrintEmbeddingBagCpp(const ir::EmbeddingBagSpec& s, const EmbeddingB
             "#pragma omp simd\n    for (int64_t d = 0; d < dim; ++d) y[d] = y[d] * inv;\n";
   } else if (s.mode == ir::EmbeddingBagSpec::Mode::kMean) {
     // Eager's float16 mean: the sum rounded to the dtype, then divided by the count.
-    const std::string rounded = SpellPrim(
-        Language::kCppScalar, ir::Prim::kCast, s.dtype, core::DType::kFloat32,
-        {SpellPrim(Language::kCppScalar, ir::Prim::kCast, core::DType::kFloat32, s.dtype, {"y[d]"})});
     body += "    const float count = static_cast<float>(end - start);\n"
-            "#pragma omp simd\n    for (int64_t d = 0; d < dim; ++d) y[d] = " + rounded + " / count;\n";
+            "#pragma omp simd\n    for (int64_t d = 0; d < dim; ++d) y[d] = " + Widen(s, Narrow(s, "y[d]")) +
+            " / count;\n";
   }
   body += store;
   body += "  }\n";
