@@ -2,8 +2,11 @@
 
 Inputs: a bfloat16[M, K], b bfloat16[K, N], bias bfloat16[N]; output: bfloat16[M, N].
 Values: a ~ N(0, 1), b ~ N(0, 1/K), bias ~ N(0, 0.1^2): outputs stay O(1).
-Tolerance: atol 3e-2, rtol 2e-2 for bfloat16, as matmul_bias_relu.py explains (the same
-measurement gives 0.62 of the default bound, 0.28 of this one).
+Tolerance: the bfloat16 default (atol 1e-5, rtol 1.6e-2) plus eager's own rounding
+error per element on the seeds (docs/fitness.md): eager rounds the matmul result
+(|x w^T| reaches ~5: 1e-2 absolute) and then the sum with the bias again, a fused kernel
+once, and where they cancel the two differ by units of the product's magnitude. (The
+file used to set atol 3e-2, rtol 2e-2 for that; docs/gpu.md, "Matmul".)
 """
 
 import math
@@ -16,7 +19,6 @@ M = 512  # CPU size; gpu_sizes.json gives the GPU one (4096)
 N = 512
 K = 512
 EDGE_CASES = ["negative", "zeros"]  # matmul.py says why not "large"
-TOLERANCE = {"bfloat16": {"atol": 3e-2, "rtol": 2e-2}}
 
 
 class Model(nn.Module):

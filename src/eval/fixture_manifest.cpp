@@ -98,12 +98,11 @@ void ReadShapeEntries(const json& doc, FixtureManifest& m, const std::string& wh
   }
 }
 
-/// The "allowance" list of edge entry `entry` (absent: empty): distinct names of outputs
-/// of `m`, whose outputs are read already; throws naming `where` and the bad value.
-std::vector<std::string> AllowanceFromJson(const json& entry, const FixtureManifest& m,
+/// An allowance list (an edge entry's "allowance", an entry of "seed_allowance"):
+/// distinct names of outputs of `m`, whose outputs are read already; throws naming
+/// `where` and the bad value.
+std::vector<std::string> AllowanceFromJson(const json& list, const FixtureManifest& m,
                                            const std::string& where) {
-  if (!entry.contains("allowance")) return {};
-  const json& list = entry.at("allowance");
   if (!list.is_array()) {
     throw core::InvalidInputError(where + ": allowance must be a list of output names");
   }
@@ -154,8 +153,17 @@ FixtureManifest ManifestFromJson(const json& doc, const fs::path& dir, const std
       }
       edge.reference_error[output] = value;
     }
-    edge.allowance = AllowanceFromJson(e, m, where + ": edge case '" + edge.name + "'");
+    if (e.contains("allowance")) {
+      edge.allowance = AllowanceFromJson(e.at("allowance"), m, where + ": edge case '" + edge.name + "'");
+    }
     m.edge_cases.push_back(std::move(edge));
+  }
+  if (doc.contains("seed_allowance")) {
+    const json& lists = doc.at("seed_allowance");
+    if (!lists.is_array()) throw core::InvalidInputError(where + ": seed_allowance must be a list (one per file)");
+    for (std::size_t k = 0; k < lists.size(); ++k) {
+      m.seed_allowance.push_back(AllowanceFromJson(lists[k], m, where + ": seed_allowance[" + std::to_string(k) + "]"));
+    }
   }
   m.eager_error_multiple = doc.value("eager_error_multiple", 0.0);
   if (!(m.eager_error_multiple >= 0) || !std::isfinite(m.eager_error_multiple)) {
@@ -213,6 +221,12 @@ bool EdgeCaseFixture::HasAllowance(const std::string& output) const {
   return std::find(allowance.begin(), allowance.end(), output) != allowance.end();
 }
 
+bool FixtureManifest::SeedHasAllowance(std::size_t file, const std::string& output) const {
+  if (file >= seed_allowance.size()) return false;
+  const auto& names = seed_allowance[file];
+  return std::find(names.begin(), names.end(), output) != names.end();
+}
+
 std::string AllowanceTensorName(const std::string& output) { return "allowance." + output; }
 
 FixtureManifest ReadFixtureManifest(const fs::path& path) {
@@ -237,6 +251,10 @@ FixtureManifest ReadFixtureManifest(const fs::path& path) {
   if (m.outputs.empty()) throw core::InvalidInputError(where + ": 'outputs' is empty");
   if (!m.set_shapes.empty() && m.set_shapes.size() != m.files.size()) {
     throw core::InvalidInputError(where + ": 'set_shapes' has " + std::to_string(m.set_shapes.size()) +
+                                  " entries but 'files' has " + std::to_string(m.files.size()));
+  }
+  if (!m.seed_allowance.empty() && m.seed_allowance.size() != m.files.size()) {
+    throw core::InvalidInputError(where + ": 'seed_allowance' has " + std::to_string(m.seed_allowance.size()) +
                                   " entries but 'files' has " + std::to_string(m.files.size()));
   }
   return m;
@@ -276,6 +294,7 @@ json FixtureManifestToJson(const FixtureManifest& m, const fs::path& manifest_di
     doc["edge_skipped"] = skipped;
   }
   if (!m.set_shapes.empty()) doc["set_shapes"] = m.set_shapes;
+  if (!m.seed_allowance.empty()) doc["seed_allowance"] = m.seed_allowance;
   if (!m.tolerance_overrides.empty()) {
     json tol = json::object();
     for (const auto& [dtype, t] : m.tolerance_overrides) {

@@ -29,6 +29,7 @@ namespace kernelevolve::eval {
 ///                    "allowance": ["output.0"]}],                     // optional
 ///    "eager_error_multiple": 8,                                       // optional, default 0
 ///    "edge_skipped": [{"name": "zeros", "reason": "..."}],            // optional
+///    "seed_allowance": [["output.0"], [], ...],   // optional, one list per file
 ///    "set_shapes": [{"input.0": [517], "output.0": [8, 64], ...}, ...]}  // optional
 /// "set_shapes" (one object per file, same order as "files") is written when the seeds
 /// give tensors of different sizes or an output is bounded; "inputs" and "outputs" then
@@ -42,7 +43,11 @@ namespace kernelevolve::eval {
 /// clipped zeros); the harness widens that element's tolerance by eager_error_multiple
 /// times it (eval::ElementAllowance). "eager_error_multiple" is the problem's
 /// EAGER_ERROR_MULTIPLE: the worker writes it always (8 by default, 0 when the problem
-/// opts out); absent reads as 0 (no allowance).
+/// opts out); absent reads as 0 (no allowance). A seed file holds such a tensor for each
+/// output its "seed_allowance" entry lists: the worker writes them for float16 / bfloat16
+/// outputs, whose tolerance is about one unit in the last place, so that a kernel
+/// rounding a chain in another order than eager passes where an intermediate cancels
+/// (worker session._half_seed_allowance).
 /// Other keys (source_path, overrides) are ignored by the harness. Edge-case sets are
 /// the first seed's inputs pushed to extreme values (worker/kernelevolve_worker/edge_cases.py);
 /// each is checked once, never used for timing.
@@ -84,6 +89,12 @@ struct FixtureManifest {
   /// Per output (outputs order): index in `outputs` of its size tensor when the output is
   /// bounded, else -1.
   std::vector<int> size_output;
+  /// Per file (files order), or empty: the outputs whose per-element allowance tensor
+  /// (AllowanceTensorName) that seed file holds.
+  std::vector<std::vector<std::string>> seed_allowance;
+
+  /// True when seed_allowance lists `output` for file `file`.
+  bool SeedHasAllowance(std::size_t file, const std::string& output) const;
 
   /// Inputs as given to the kernel on file `file` (shapes from set_shapes when present).
   std::vector<core::TensorSpec> InputsOf(std::size_t file) const;
@@ -96,9 +107,9 @@ struct FixtureManifest {
   /// The override for `dtype`, else eval::DefaultTolerance(dtype). Every set, edge sets
   /// included, starts from it.
   core::Tolerance ToleranceFor(core::DType dtype) const;
-  /// The problem's EAGER_ERROR_MULTIPLE (worker edge_cases.py): on an edge set, element i
-  /// of an output listed in EdgeCaseFixture::allowance may also differ by this many times
-  /// the allowance tensor's element i (eager PyTorch's own float error there, so 0 where
+  /// The problem's EAGER_ERROR_MULTIPLE (worker edge_cases.py): on an edge set (a seed),
+  /// element i of an output listed in EdgeCaseFixture::allowance (seed_allowance) may
+  /// also differ by this many times the allowance tensor's element i (eager PyTorch's own float error there, so 0 where
   /// eager is exact). The worker writes 8 by default; 0 (also when absent) is off
   /// (docs/fitness.md).
   double eager_error_multiple = 0;
@@ -109,8 +120,9 @@ struct FixtureManifest {
 /// dimension, seeds and files of different lengths, no outputs, set_shapes of another
 /// length than files or naming a shape with another number of dimensions, a size_output
 /// that is not an int64 [ndim] output, an edge case's reference_error that is not a
-/// finite number >= 0, an edge case's allowance that is not a list of distinct output
-/// names, an eager_error_multiple that is not a finite number >= 0).
+/// finite number >= 0, an edge case's allowance or a seed_allowance entry that is not a
+/// list of distinct output names, a seed_allowance of another length than files, an
+/// eager_error_multiple that is not a finite number >= 0).
 FixtureManifest ReadFixtureManifest(const std::filesystem::path& path);
 
 /// The manifest as JSON; `files` are written relative to `manifest_dir` when inside it.

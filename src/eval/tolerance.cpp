@@ -162,8 +162,8 @@ core::Tolerance DefaultTolerance(core::DType dtype) {
   switch (dtype) {
     case DType::kFloat32: return {1e-4, 1e-4};
     case DType::kFloat64: return {1e-7, 1e-7};
-    case DType::kFloat16:
-    case DType::kBFloat16: return {1e-2, 1e-2};
+    case DType::kFloat16: return {1e-5, 1e-3};
+    case DType::kBFloat16: return {1e-5, 1.6e-2};
     default: return {0.0, 0.0};
   }
 }

@@ -157,6 +157,7 @@ BenchEntry BenchEntryFromResult(const json& result, BenchEntry e) {
     const bool unsupported = e.stop_reason.rfind("unsupported", 0) == 0;
     e.outcome = unsupported ? "unsupported" : "no_correct_candidate";
     e.message = unsupported ? e.stop_reason : fmt::format("no correct kernel in {} evaluations", e.evaluations);
+    if (!unsupported && !Text(result, "failures").empty()) e.message += ": " + Text(result, "failures");
   } else {
     e.outcome = "error";
     if (e.message.empty()) e.message = "result.json has no usable status";

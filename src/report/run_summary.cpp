@@ -113,6 +113,14 @@ nlohmann::json ResultJson(const RunSummary& s) {
   };
   if (!s.error.empty()) doc["error"] = {{"message", s.error}, {"log", s.error_log}};
   doc["best"] = s.best ? BestJson(s) : nlohmann::json(nullptr);
+  if (!s.best) {
+    // What went wrong, as the summary table says it (bench shows it per problem).
+    std::string failures = FailureSummary(s.nodes);
+    const auto first = failures.find_first_not_of(' ');
+    failures = first == std::string::npos ? "" : failures.substr(first);
+    while (!failures.empty() && failures.back() == '\n') failures.pop_back();
+    if (!failures.empty()) doc["failures"] = failures;
+  }
   if (!s.warm_start.is_null()) doc["warm_start"] = s.warm_start;  // knowledge base (issue 8)
   if (s.work) doc["roofline"] = ProblemRooflineJson(*s.work, s.machine);  // issue 5
   return doc;

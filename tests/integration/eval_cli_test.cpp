@@ -134,6 +134,10 @@ TEST_P(EvalFailingKernelTest, ExitsOneWithTheStatusAndTheReason) {
   EXPECT_TRUE(doc["best"].is_null());
   EXPECT_EQ(doc["eval"]["verdict"], k.status);
   EXPECT_NE(doc["eval"]["message"].get<std::string>().find(k.reason), std::string::npos) << doc.dump(2);
+  // "failures" (what bench prints for the problem): the count by status and the reason.
+  const std::string failures = doc.value("failures", "");
+  EXPECT_EQ(failures.rfind(fmt::format("1 {}; e.g. node ", k.status), 0), 0u) << failures;
+  EXPECT_NE(failures.find(k.reason), std::string::npos) << failures;
   EXPECT_FALSE(fs::exists(dir_ / "run" / "best_kernel.cpp"));
   EXPECT_EQ(std::get<1>(StoredNode(dir_ / "run" / "kernelevolve.db")), k.status);
 }

@@ -330,3 +330,51 @@ def test_eager_error_multiple_defaults_to_8_and_0_turns_it_off() -> None:
     assert edges.problem_eager_error_multiple(module, "p.py") == 0.0
     module.EAGER_ERROR_MULTIPLE = 2.5
     assert edges.problem_eager_error_multiple(module, "p.py") == 2.5
+
+
+def _passes(actual: torch.Tensor, expected: torch.Tensor, scale: torch.Tensor | None, multiple: float) -> bool:
+    """The checker's rule (gpu_checks.compare, the twin of src/eval/tolerance.cpp)."""
+    from kernelevolve_worker.gpu_checks import compare
+    return compare(actual, expected, 0, "output.0", {}, scale, multiple)["passed"]
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_half_seed_sets_carry_eagers_rounding_error_so_a_fused_chain_passes_and_a_wrong_one_does_not(
+        worker: WorkerProcess, tmp_path: Path, dtype: str) -> None:
+    # torch.testing's half tolerances are about one unit in the last place; eager rounds
+    # the product, the sum and the GELU each to half, a fused kernel once. Where the
+    # product and the bias cancel, the two differ by units of the product's magnitude.
+    source = write_problem(
+        tmp_path / f"mm_bias_gelu_{dtype}.py", "a, b, bias", "torch.nn.functional.gelu(a @ b + bias)",
+        f"[torch.randn(128, 256).to(torch.{dtype}), (torch.randn(256, 128) / 16).to(torch.{dtype}), "
+        f"(0.1 * torch.randn(128)).to(torch.{dtype})]")
+    _, manifest = load(worker, source, tmp_path / "fixtures", seeds=[0, 1])
+    assert manifest["seed_allowance"] == [["output.0"], ["output.0"]]
+    seed = load_file(str(tmp_path / "fixtures" / "seed_1.safetensors"))
+    a, b, bias, eager, scale = (seed[k] for k in ("input.0", "input.1", "input.2", "output.0", "allowance.output.0"))
+    assert scale.dtype == torch.float32 and scale.shape == eager.shape and bool((scale >= 0).all())
+    half = getattr(torch, dtype)
+    fused = torch.nn.functional.gelu(a.float() @ b.float() + bias.float()).to(half)
+    assert not _passes(fused, eager, None, 0.0)        # the plain tolerance alone rejects it...
+    assert _passes(fused, eager, scale, 8.0)           # ...eager's own rounding error covers it
+    assert not _passes(eager / 2, eager, scale, 8.0)   # a kernel off by half is wrong
+    no_bias = torch.nn.functional.gelu(a.float() @ b.float()).to(half)
+    assert not _passes(no_bias, eager, scale, 8.0)
+
+
+def test_a_halved_float16_softmax_fails_and_float32_seeds_carry_no_allowance(
+        worker: WorkerProcess, tmp_path: Path) -> None:
+    # Outputs near 2.4e-4: a flat atol of 1e-2 passed a kernel that halves every one.
+    source = write_problem(tmp_path / "softmax_f16.py", "x", "torch.softmax(x, -1)",
+                           "[torch.randn(16, 4096).to(torch.float16)]")
+    _, manifest = load(worker, source, tmp_path / "fixtures", seeds=[0])
+    seed = load_file(str(tmp_path / "fixtures" / "seed_0.safetensors"))
+    eager = seed["output.0"]
+    scale = seed.get("allowance.output.0")
+    assert _passes(torch.softmax(seed["input.0"].double(), -1).to(torch.float16), eager, scale, 8.0)
+    assert not _passes(eager / 2, eager, scale, 8.0)
+    source32 = write_problem(tmp_path / "softmax_f32.py", "x", "torch.softmax(x, -1)", "[torch.randn(16, 4096)]")
+    _, manifest32 = load(worker, source32, tmp_path / "fixtures32", seeds=[0])
+    assert "seed_allowance" not in manifest32
+    with safe_open(str(tmp_path / "fixtures32" / "seed_0.safetensors"), "pt") as f:
+        assert not any(k.startswith("allowance.") for k in f.keys())

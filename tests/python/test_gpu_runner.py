@@ -232,7 +232,7 @@ def test_an_input_set_widens_each_elements_tolerance_by_a_multiple_of_eagers_err
     assert not exact_there["passed"] and exact_there["first_mismatch"] == 0  # no allowance where eager is exact
     errors = {"output.0": 10.0}
     assert gpu_checks.allowance_note(errors, scale, 8.0, 1e-4, "output.0") == (
-        "; the tolerance at each element adds 8 x eager PyTorch's own float32 error there (at most 80 on this set)")
+        "; the tolerance at each element adds 8 x eager PyTorch's own rounding error there (at most 80 on this set)")
     assert gpu_checks.allowance_note(errors, None, 0.0, 1e-4, "output.0").startswith(
         "; eager PyTorch's own float32 result is up to 10 off the float64 reference on this set, outside this "
         "tolerance too: leave the set out with EDGE_CASES, or remove EAGER_ERROR_MULTIPLE = 0")

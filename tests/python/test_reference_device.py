@@ -69,5 +69,7 @@ def test_gemm_problem_loads_through_the_worker_with_the_setting(monkeypatch, tmp
     assert calls == ["aten.permute.default", "aten.addmm.default", "aten.relu.default"]
     assert result["outputs"][0]["dtype"] == "bfloat16"
     manifest = json.loads(Path(result["manifest_path"]).read_text())
-    assert manifest["tolerance"] == {"bfloat16": {"atol": 3e-2, "rtol": 2e-2}}
+    assert "tolerance" not in manifest  # the bfloat16 default, with eager's own error per element:
+    # written by the worker where the reference ran on the CPU, measured by the GPU runner otherwise
+    assert manifest.get("seed_allowance") == ([["output.0"]] if expected == "cpu" else None)
     assert [e["name"] for e in manifest["edge_cases"]] == ["negative", "zeros"]

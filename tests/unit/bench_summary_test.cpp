@@ -89,6 +89,16 @@ TEST(BenchSummary, EntryFromResultJson) {
       {{"status", "no_correct_candidate"}, {"stop_reason", "unsupported_op: aten.cumsum.default"}}, base);
   EXPECT_EQ(unsupported.outcome, "unsupported");
   EXPECT_EQ(unsupported.message, "unsupported_op: aten.cumsum.default");
+  // No correct kernel: the message says why, from result.json's "failures".
+  const auto wrong = report::BenchEntryFromResult(
+      {{"status", "no_correct_candidate"}, {"stop_reason", "budget"}, {"evaluations", 2},
+       {"failures", "2 incorrect; e.g. node 1 (loop_nest): output.0 differs from the reference on seed 0"}},
+      base);
+  EXPECT_EQ(wrong.outcome, "no_correct_candidate");
+  EXPECT_EQ(wrong.message, "no correct kernel in 2 evaluations: 2 incorrect; e.g. node 1 (loop_nest): output.0 "
+                           "differs from the reference on seed 0");
+  EXPECT_EQ(report::BenchEntryFromResult({{"status", "no_correct_candidate"}, {"evaluations", 2}}, base).message,
+            "no correct kernel in 2 evaluations");  // a result.json from before "failures"
   const auto broken = report::BenchEntryFromResult(
       {{"status", "error"}, {"error", {{"message", "SyntaxError in x.py"}}}}, base);
   EXPECT_EQ(broken.outcome, "load_error");

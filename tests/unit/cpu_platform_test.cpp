@@ -208,7 +208,7 @@ TEST_F(CpuPlatformTest, AnEdgeCaseAllowsAMultipleOfEagersOwnErrorAtEachElement) 
   RunResult beyond = run("allowance_beyond", 8.0, 10.0f, 120.0, 0.0);
   expect_incorrect_saying(beyond, "on edge case 'large'");
   expect_incorrect_saying(beyond,
-                          "; the tolerance at each element adds 8 x eager PyTorch's own float32 error there "
+                          "; the tolerance at each element adds 8 x eager PyTorch's own rounding error there "
                           "(at most 80 on this set)");
 
   // Off by 0.5 (far below the set's max allowance) where relu clips, where eager is exact.
@@ -230,6 +230,53 @@ TEST_F(CpuPlatformTest, AnEdgeCaseAllowsAMultipleOfEagersOwnErrorAtEachElement) 
   expect_incorrect_saying(run("allowance_absent", 8.0, 0.0f, 60.0, 0.0),
                           "outside this tolerance too: leave the set out with EDGE_CASES in the problem file "
                           "(docs/fitness.md)");
+}
+
+TEST_F(CpuPlatformTest, ASeedAllowanceWidensTheSeedCheckOnlyWhereEagerRounds) {
+  // The worker writes seed allowances for float16 / bfloat16 outputs (session.py
+  // _half_seed_allowance); the harness reads them as it reads an edge set's. Here each
+  // seed's file gets a scale of 0.01 where x > 0 and 0 where relu clips: with
+  // EAGER_ERROR_MULTIPLE = 8 a kernel may be off by 0.08 at the positive elements only.
+  auto run = [&](const std::string& name, const std::string& positive, const std::string& clipped) {
+    const fs::path dir = root_ / name;
+    fs::create_directories(dir);
+    const core::Problem problem = kernelevolve::testing_util::WriteReluFixtures(dir, 0.0, 8.0, 0.0f);
+    eval::FixtureManifest manifest = eval::ReadFixtureManifest(dir / "manifest.json");
+    manifest.edge_cases.clear();  // the seeds alone: "large" has no allowance
+    for (const auto& path : manifest.files) {
+      std::vector<eval::HostTensor> tensors = eval::ReadSafetensors(path).tensors;
+      eval::HostTensor scale = tensors.at(1);
+      scale.name = eval::AllowanceTensorName("output.0");
+      for (int64_t i = 0; i < scale.NumElements(); ++i) {
+        scale.MutableData<float>()[i] = tensors.at(0).Data<float>()[i] > 0 ? 0.01f : 0.0f;
+      }
+      tensors.push_back(scale);
+      eval::WriteSafetensors(path, tensors);
+      manifest.seed_allowance.push_back({"output.0"});
+    }
+    std::ofstream(dir / "manifest.json") << eval::FixtureManifestToJson(manifest, dir).dump();
+    BuildResult build = platform_->Build(Source(Kernel(
+        "for (int64_t i = 0; i < n; ++i) y[i] = x[i] > 0 ? x[i] + " + positive + " : " + clipped + ";")));
+    EXPECT_EQ(build.status, core::Status::kOk) << build.message << "\n" << build.log;
+    return platform_->Run(build, problem, QuickOptions());
+  };
+  RunResult within = run("seed_allowance_within", "0.05f", "0.0f");
+  EXPECT_EQ(within.status, core::Status::kOk) << within.message;
+  ASSERT_FALSE(within.checks.empty());
+  EXPECT_TRUE(within.checks[0].passed);
+  EXPECT_GT(within.checks[0].max_abs_error, 0.049);
+
+  RunResult beyond = run("seed_allowance_beyond", "0.1f", "0.0f");
+  EXPECT_EQ(beyond.status, core::Status::kIncorrect) << beyond.message;
+  EXPECT_NE(beyond.message.find("on seed 0"), std::string::npos) << beyond.message;
+  EXPECT_NE(beyond.message.find("; the tolerance at each element adds 8 x eager PyTorch's own rounding error there "
+                                "(at most 0.08 on this set)"),
+            std::string::npos)
+      << beyond.message;
+
+  // Off by 0.01 where relu clips: eager is exact there, so no slack.
+  RunResult clipped = run("seed_allowance_clipped", "0.0f", "0.01f");
+  EXPECT_EQ(clipped.status, core::Status::kIncorrect) << clipped.message;
 }
 
 TEST_F(CpuPlatformTest, EarlierResultOnAnEdgeCaseIsRejectedAsReused) {

@@ -209,7 +209,9 @@ TEST(FixtureManifestTest, EdgeCaseFixturesCarryTheListedAllowancesAndNameBadOnes
   EXPECT_EQ(edges[0].allowances[0]->dtype, core::DType::kFloat32);
   ASSERT_EQ(edges[1].allowances.size(), 1u);
   EXPECT_FALSE(edges[1].allowances[0].has_value());
-  EXPECT_TRUE(LoadSeedFixtures(m)[0].allowances.empty());
+  const std::vector<SeedFixture> seeds = LoadSeedFixtures(m);
+  ASSERT_EQ(seeds[0].allowances.size(), 1u);  // the manifest lists no seed allowance
+  EXPECT_FALSE(seeds[0].allowances[0].has_value());
 
   auto expect_error = [&](const eval::FixtureManifest& manifest, const std::string& expected) {
     try {
@@ -243,6 +245,53 @@ TEST(FixtureManifestTest, EdgeCaseFixturesCarryTheListedAllowancesAndNameBadOnes
   negative.MutableData<float>()[5] = -1.0f;
   rewrite_allowance(negative);
   expect_error(m, "element 5 is -1; every element must be finite and >= 0");
+  fs::remove_all(dir);
+}
+
+TEST(FixtureManifestTest, SeedFilesCarryTheAllowancesTheirSeedAllowanceEntryLists) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("ke-seed-allowance-test-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  kernelevolve::testing_util::WriteReluFixtures(dir, 10.0, 8.0, 10.0f);
+  eval::FixtureManifest m = eval::ReadFixtureManifest(dir / "manifest.json");
+  ASSERT_EQ(m.files.size(), 3u);
+  // Seed 0's file gets an allowance tensor, and its manifest entry says so.
+  const eval::SafetensorsFile file = eval::ReadSafetensors(m.files[0]);
+  eval::HostTensor scale = *LoadEdgeCaseFixtures(m)[0].allowances[0];
+  std::vector<eval::HostTensor> tensors = file.tensors;
+  tensors.push_back(scale);
+  eval::WriteSafetensors(m.files[0], tensors);
+  m.seed_allowance = {{"output.0"}, {}, {}};
+  nlohmann::json doc = eval::FixtureManifestToJson(m, dir);
+  EXPECT_EQ(doc["seed_allowance"], nlohmann::json::parse(R"([["output.0"], [], []])"));
+  std::ofstream(dir / "with_seed.json") << doc.dump();
+  const eval::FixtureManifest back = eval::ReadFixtureManifest(dir / "with_seed.json");
+  EXPECT_TRUE(back.SeedHasAllowance(0, "output.0"));
+  EXPECT_FALSE(back.SeedHasAllowance(1, "output.0"));
+  EXPECT_FALSE(back.SeedHasAllowance(7, "output.0"));  // no such file: none
+  const std::vector<SeedFixture> seeds = LoadSeedFixtures(back);
+  ASSERT_TRUE(seeds[0].allowances[0].has_value());
+  EXPECT_EQ(seeds[0].allowances[0]->bytes, scale.bytes);
+  EXPECT_FALSE(seeds[1].allowances[0].has_value());
+
+  auto expect_error = [&](const nlohmann::json& value, const std::string& expected) {
+    nlohmann::json bad = doc;
+    bad["seed_allowance"] = value;
+    std::ofstream(dir / "bad_seed.json") << bad.dump();
+    try {
+      LoadSeedFixtures(eval::ReadFixtureManifest(dir / "bad_seed.json"));
+      ADD_FAILURE() << "expected InvalidInputError for seed_allowance " << value.dump();
+    } catch (const core::InvalidInputError& e) {
+      EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << e.what();
+    }
+  };
+  expect_error(nlohmann::json::parse(R"([["output.0"], []])"), "'seed_allowance' has 2 entries but 'files' has 3");
+  expect_error(nlohmann::json::parse(R"([["output.3"], [], []])"),
+               "seed_allowance[0]: allowance names 'output.3', which is not an output");
+  expect_error("output.0", "seed_allowance must be a list (one per file)");
+  tensors.pop_back();  // the file loses its tensor while the manifest still lists it
+  eval::WriteSafetensors(m.files[0], tensors);
+  expect_error(doc["seed_allowance"], ": tensor 'allowance.output.0' (seed 0): missing");
   fs::remove_all(dir);
 }
 

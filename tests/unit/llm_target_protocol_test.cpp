@@ -217,16 +217,18 @@ TEST(LlmTargetProtocol, PromptsSayWhatTheCheckerAllowsBeyondTheToleranceAndWhere
   EXPECT_NE(plain.find("Float32 products must keep float32 accuracy against that exact reference (no plain TF32)"),
             std::string::npos)
       << plain;
-  EXPECT_EQ(PromptFor(CpuProtocol(), p, nullptr).user.find("eager's own float32 error"),
+  EXPECT_EQ(PromptFor(CpuProtocol(), p, nullptr).user.find("eager's own rounding error"),
             std::string::npos);
   p.reference_tf32.conv = false;
   p.eager_error_multiple = 8;  // EAGER_ERROR_MULTIPLE = 8
   const std::string cpu = PromptFor(CpuProtocol(), p, nullptr).user;
   EXPECT_NE(cpu.find("where float rounding moves elements by about the tolerance, each element's "
-                     "tolerance adds 8 x eager's own float32 error at that element"),
+                     "tolerance adds 8 x eager's own rounding error at that element"),
             std::string::npos)
       << cpu;
   EXPECT_EQ(cpu.find("every such set on the GPU"), std::string::npos) << cpu;
+  EXPECT_NE(cpu.find("A float16 / bfloat16 output gets that allowance on the seed sets too"), std::string::npos)
+      << cpu;
   EXPECT_EQ(cpu.find("TF32"), std::string::npos);
   const std::string strict = PromptFor(TritonProtocol(), p, nullptr).user;
   EXPECT_NE(strict.find("about the tolerance, and on every such set on the GPU (eager's error measured "

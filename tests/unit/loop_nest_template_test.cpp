@@ -94,6 +94,8 @@ const std::vector<std::string>& CaseNames() {
       "upsample_bilinear", "grid_sample_modes", "fold_col2im", "col2im_direct", "cdist_pdist",
       // half precision as storage: widened on load, rounded after every op, stored as half
       "half_matmul_bias_gelu", "bf16_linear_relu", "half_reductions", "bf16_casts",
+      // float floor division as eager rounds it
+      "float_floor_div",
   };
   return names;
 }

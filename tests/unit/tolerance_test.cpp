@@ -33,8 +33,11 @@ TEST(ToleranceTest, DefaultsPerDType) {
   EXPECT_EQ(DefaultTolerance(DType::kFloat32).atol, 1e-4);
   EXPECT_EQ(DefaultTolerance(DType::kFloat32).rtol, 1e-4);
   EXPECT_EQ(DefaultTolerance(DType::kFloat64).atol, 1e-7);
-  EXPECT_EQ(DefaultTolerance(DType::kFloat16).rtol, 1e-2);
-  EXPECT_EQ(DefaultTolerance(DType::kBFloat16).atol, 1e-2);
+  // torch.testing.assert_close's defaults for the half types.
+  EXPECT_EQ(DefaultTolerance(DType::kFloat16).atol, 1e-5);
+  EXPECT_EQ(DefaultTolerance(DType::kFloat16).rtol, 1e-3);
+  EXPECT_EQ(DefaultTolerance(DType::kBFloat16).atol, 1e-5);
+  EXPECT_EQ(DefaultTolerance(DType::kBFloat16).rtol, 1.6e-2);
   for (DType d : {DType::kInt8, DType::kInt16, DType::kInt32, DType::kInt64, DType::kUInt8,
                   DType::kBool}) {
     EXPECT_EQ(DefaultTolerance(d).atol, 0.0);
@@ -141,10 +144,13 @@ TEST(ToleranceTest, Float16AndBFloat16AreConverted) {
     for (float x : v) bits.push_back(FloatToHalf(x));
     return MakeTensor<uint16_t>(DType::kFloat16, {static_cast<int64_t>(v.size())}, bits);
   };
-  const core::Tolerance tol = DefaultTolerance(DType::kFloat16);  // 1e-2 + 1e-2 * |e|
+  const core::Tolerance tol = DefaultTolerance(DType::kFloat16);  // 1e-5 + 1e-3 * |e|
   EXPECT_TRUE(CompareTensors(h({1.0f, 2.0f}), h({1.0f, 2.0f}), tol).passed);
-  EXPECT_TRUE(CompareTensors(h({1.0f + 0.01953125f}), h({1.0f}), tol).passed);  // 0.0195 <= 0.02
-  EXPECT_FALSE(CompareTensors(h({1.0f + 0.0234375f}), h({1.0f}), tol).passed);  // 0.0234 > 0.02
+  EXPECT_TRUE(CompareTensors(h({1.0f + 0.0009765625f}), h({1.0f}), tol).passed);  // 1 ulp <= 0.00101
+  EXPECT_FALSE(CompareTensors(h({1.0f + 0.001953125f}), h({1.0f}), tol).passed);  // 2 ulps > 0.00101
+  // A softmax over 4096 has outputs near 2.4e-4: half of each is far outside (a flat
+  // atol of 1e-2 passed it).
+  EXPECT_FALSE(CompareTensors(h({1.2207e-4f}), h({2.4414e-4f}), tol).passed);
   EXPECT_TRUE(CompareTensors(h({-INFINITY, NAN}), h({-INFINITY, NAN}), tol).passed);
   EXPECT_FALSE(CompareTensors(h({70000.0f}), h({65504.0f}), tol).passed);  // overflowed to inf
 
@@ -154,8 +160,8 @@ TEST(ToleranceTest, Float16AndBFloat16AreConverted) {
     return MakeTensor<uint16_t>(DType::kBFloat16, {static_cast<int64_t>(v.size())}, bits);
   };
   const core::Tolerance btol = DefaultTolerance(DType::kBFloat16);
-  EXPECT_TRUE(CompareTensors(bf({256.0f}), bf({258.0f}), btol).passed);  // 2 <= 0.01 + 2.58
-  EXPECT_FALSE(CompareTensors(bf({256.0f}), bf({264.0f}), btol).passed);  // 8 > 0.01 + 2.64
+  EXPECT_TRUE(CompareTensors(bf({256.0f}), bf({258.0f}), btol).passed);  // 2 <= 1e-5 + 4.13
+  EXPECT_FALSE(CompareTensors(bf({256.0f}), bf({264.0f}), btol).passed);  // 8 > 1e-5 + 4.22
   const auto check = CompareTensors(bf({1.0f, 3.0f}), bf({1.0f, 2.0f}), btol);
   EXPECT_DOUBLE_EQ(check.max_abs_error, 1.0);
   EXPECT_DOUBLE_EQ(check.max_rel_error, 0.5);

@@ -3,7 +3,7 @@
 Mirrors src/eval/tolerance.cpp (CompareTensors, DefaultTolerance): an element passes
 when ``|out - ref| <= atol + rtol * |ref|``; NaN must sit where the reference has
 NaN, and an infinity must equal the reference's; integer and bool outputs must be
-equal. Defaults: float32 atol = rtol = 1e-4, float64 1e-7, float16/bfloat16 1e-2,
+equal. Defaults: float32 atol = rtol = 1e-4, float64 1e-7, float16 atol 1e-5 rtol 1e-3, bfloat16 atol 1e-5 rtol 1.6e-2,
 others exact; a manifest's ``tolerance`` {dtype: {"atol", "rtol"}} overrides them.
 The result is an OutputCheck document (src/eval/result_json.h, OutputCheckToJson).
 """
@@ -20,8 +20,8 @@ import torch
 DEFAULT_TOLERANCE: dict[str, tuple[float, float]] = {
     "float32": (1e-4, 1e-4),
     "float64": (1e-7, 1e-7),
-    "float16": (1e-2, 1e-2),
-    "bfloat16": (1e-2, 1e-2),
+    "float16": (1e-5, 1e-3),  # torch.testing.assert_close's defaults (src/eval/tolerance.h)
+    "bfloat16": (1e-5, 1.6e-2),
 }
 TINY_REFERENCE = 1e-12  # src/eval/tolerance.cpp, kTinyReference
 # Elements compared at once: each float64 temporary is 128 MiB, not the size of the whole
@@ -73,11 +73,11 @@ def allowance_note(reference_error: dict[str, float], scale: torch.Tensor | None
     """What a mismatch message adds, as the CPU harness words it (harness.cpp
     EdgeAllowanceNote): with a per-element allowance (``scale``, eager_error.py, and the
     problem's EAGER_ERROR_MULTIPLE ``multiple`` > 0) "; the tolerance at each element adds
-    8 x eager PyTorch's own float32 error there (at most 40 on this set)"; without one,
+    8 x eager PyTorch's own rounding error there (at most 40 on this set)"; without one,
     when eager's own error (``reference_error`` by output name) exceeds ``atol`` (the
     dtype's), a hint that eager misses the tolerance there too; else ""."""
     if scale is not None and multiple > 0 and scale.numel() > 0:
-        return (f"; the tolerance at each element adds {multiple:g} x eager PyTorch's own float32 error there "
+        return (f"; the tolerance at each element adds {multiple:g} x eager PyTorch's own rounding error there "
                 f"(at most {multiple * float(scale.max()):g} on this set)")
     error = float(reference_error.get(output, 0.0))
     if error <= atol:

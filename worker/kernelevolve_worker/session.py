@@ -57,6 +57,34 @@ def _seeds_param(params: dict[str, Any]) -> list[int]:
     return list(seeds)
 
 
+HALF_DTYPES = (torch.float16, torch.bfloat16)
+
+
+def _half_seed_allowance(model: torch.nn.Module, inputs: list[torch.Tensor], outputs: list[torch.Tensor],
+                         ref: ReferenceRunner, path: str, bounds: dict[int, list[int]],
+                         overrides: dict[str, dict[str, float]]) -> list[torch.Tensor | None]:
+    """The per-element allowance scale of each float16 / bfloat16 output on one seed
+    (eager_error.element_error_scale against the float64 reference), None for the
+    other outputs, for bounded ones and where rounding stays far inside the tolerance.
+
+    The half-precision tolerances are torch.testing's (about one unit in the last place,
+    src/eval/tolerance.cpp), and eager rounds after every op: a kernel that rounds a
+    chain once (a fused GEMM epilogue) or sums in another order differs from eager by a
+    few units where an intermediate cancels. The allowance is eager's own rounding error
+    at each element, so only there does the check widen; a float32 output keeps the plain
+    tolerance (1e-4 is hundreds of units). The CPU reference only: a GPU runner measures
+    eager on its device itself (gpu_runner._measure_eager_errors).
+    """
+    half = [i for i, t in enumerate(outputs)
+            if isinstance(t, torch.Tensor) and t.dtype in HALF_DTYPES and i not in bounds]
+    if not half:
+        return [None] * len(outputs)
+    exact = edges.float64_reference(model, inputs, outputs)
+    exact = [x if i in half else outputs[i] for i, x in enumerate(exact)]  # `is` eager: no scale
+    return eager_error.element_error_scale(lambda xs: ref.run(xs, path), inputs, outputs, exact,
+                                           lambda d: tolerance_for(d, overrides))
+
+
 def _edge_failure(exc: ProblemError, path: str) -> str:
     """Skip reason for an edge set the reference failed on: "the reference raised
     AssertionError: <msg>" (the original exception), or the ProblemError's own text
@@ -205,6 +233,7 @@ class WorkerSession:
         first_inputs: list[torch.Tensor] = []
         set_shapes: list[dict[str, list[int]]] = []
         shape_graphs: list[dict[str, Any] | None] = []
+        seed_allowance: list[list[str]] = []  # per seed file: outputs with an allowance tensor
         for seed in seeds:
             with clock.phase("references"):
                 inputs = loader.make_inputs(module, seed, path)
@@ -242,6 +271,11 @@ class WorkerSession:
                 raise ProblemError(_device_fixtures_refusal(path, f"gives inputs of other shapes under seed {seed} "
                                                                   f"than under seed {seeds[0]}"))
             named += [(f"output.{i}", t) for i, t in enumerate(outputs)] + sizes
+            if ref.device is None and eager_multiple > 0 and not on_device:
+                with clock.phase("seed_allowance"):
+                    scales = _half_seed_allowance(model, inputs, outputs, ref, path, bounds, tolerance or {})
+                named += [(f"allowance.output.{i}", s) for i, s in enumerate(scales) if s is not None]
+                seed_allowance.append([f"output.{i}" for i, s in enumerate(scales) if s is not None])
             if on_device:  # KE_FIXTURES=device: the GPU runner draws them again (device_fixtures.py)
                 files.append(str(fixtures_dir / seed_file_name(seed)))
                 del inputs, outputs, named
@@ -265,6 +299,8 @@ class WorkerSession:
             manifest["set_shapes"] = set_shapes
         manifest.update(edges.manifest_entries(edge_written, edge_skipped))
         manifest["eager_error_multiple"] = eager_multiple
+        if any(seed_allowance):
+            manifest["seed_allowance"] = seed_allowance
         if on_device:
             manifest["fixtures"] = device_fixtures.DEVICE_MODE
         try:

@@ -131,6 +131,30 @@ Outs Rsub(CoreLowerer& l, const OpNode& n) {
   return {l.Compute(n.shape, dt, Op(Prim::kSub, {b, a}))};
 }
 
+/// Floor division of floats as eager computes it (c10::div_floor_floating, c10/util/
+/// generic_math.h, after CPython's float floor division): (a - fmod(a, b)) / b, one
+/// less where the remainder and b differ in sign, then floored and rounded up where the
+/// quotient lies more than 0.5 below it; zero carries the sign of a / b, and b == 0
+/// gives a / b. floor(a / b) differs: 1.0 // 0.1 is 9 there (a / b rounds to 10) and
+/// inf // 2 is NaN (the remainder of inf is NaN), not inf.
+Expr FloorDivFloating(const Expr& a, const Expr& b, DType dt) {
+  const Expr zero = Num(0, dt);
+  const Expr mod = Op(Prim::kFmod, {a, b});
+  const Expr exact = Op(Prim::kDiv, {Op(Prim::kSub, {a, mod}), b});
+  const Expr signs_differ = Op(Prim::kLogicalAnd, {Op(Prim::kNe, {mod, zero}),
+                                                   Op(Prim::kLogicalXor, {Op(Prim::kLt, {b, zero}),
+                                                                          Op(Prim::kLt, {mod, zero})})});
+  const Expr quotient = Op(Prim::kWhere, {signs_differ, Op(Prim::kSub, {exact, Num(1, dt)}), exact});
+  const Expr floored = Op(Prim::kFloor, {quotient});
+  const Expr fixed = Op(Prim::kWhere, {Op(Prim::kGt, {Op(Prim::kSub, {quotient, floored}), Num(0.5, dt)}),
+                                       Op(Prim::kAdd, {floored, Num(1, dt)}), floored});
+  // copysign(0, a / b): |a / b| < 1 here, so multiplying it by 0 keeps its sign.
+  const Expr true_div = Op(Prim::kDiv, {a, b});
+  const Expr signed_zero = Op(Prim::kMul, {true_div, zero});
+  const Expr result = Op(Prim::kWhere, {Op(Prim::kEq, {quotient, zero}), signed_zero, fixed});
+  return Op(Prim::kWhere, {Op(Prim::kEq, {b, zero}), true_div, result});
+}
+
 /// div with rounding_mode None (true division), "trunc" or "floor".
 Outs Div(CoreLowerer& l, const OpNode& n) {
   const auto mode = CoreLowerer::Value(n, "rounding_mode");
@@ -145,18 +169,18 @@ Outs Div(CoreLowerer& l, const OpNode& n) {
     }
     return {l.Compute(n.shape, dt, Op(m == "floor" ? Prim::kFloorDiv : Prim::kDiv, {a, b}))};
   }
+  if (m == "floor") return {l.Compute(n.shape, dt, FloorDivFloating(a, b, dt))};
   Expr q = Op(Prim::kDiv, {a, b});
   if (m == "trunc") q = Op(Prim::kTrunc, {q});
-  if (m == "floor") q = Op(Prim::kFloor, {q});
   return {l.Compute(n.shape, dt, q)};
 }
 
-/// floor_divide: floor division (integers) / floor(a / b) (floats).
+/// floor_divide: floor division (integers; floats as FloorDivFloating).
 Outs FloorDivide(CoreLowerer& l, const OpNode& n) {
   const DType dt = n.dtype;
   const Expr a = l.Operand(n, "self", n.shape, dt);
   const Expr b = l.Operand(n, "other", n.shape, dt);
-  if (IsFloat(dt)) return {l.Compute(n.shape, dt, Op(Prim::kFloor, {Op(Prim::kDiv, {a, b})}))};
+  if (IsFloat(dt)) return {l.Compute(n.shape, dt, FloorDivFloating(a, b, dt))};
   return {l.Compute(n.shape, dt, Op(Prim::kFloorDiv, {a, b}))};
 }
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -73,8 +74,9 @@ std::string ToleranceText(const core::Problem& p, const std::map<core::DType, co
 }
 
 /// What the checker allows beyond the tolerance (docs/fitness.md): per element, a multiple
-/// of eager's own float32 error at that element on the edge-case sets where rounding moves
-/// elements by about the tolerance, and on GPU targets on every such set; there, which
+/// of eager's own rounding error at that element on the edge-case sets where rounding moves
+/// elements by about the tolerance (on the CPU, on the seed sets too for a float16 /
+/// bfloat16 output), and on GPU targets on every such set; there, which
 /// float32 products the reference itself runs in TF32 (core::ReferenceTf32), so a kernel
 /// may too.
 std::string AllowanceText(const core::Problem& p, const TargetProtocol& protocol) {
@@ -85,9 +87,16 @@ std::string AllowanceText(const core::Problem& p, const TargetProtocol& protocol
   std::string out = fmt::format(
       ". On an edge-case input set (the first set's float inputs set to 0, -|x|, x * 1e4, "
       "x * 1e-30) where float rounding moves elements by about the tolerance{}, each element's tolerance "
-      "adds {:g} x eager's own float32 error at that element against a float64 reference (the "
+      "adds {:g} x eager's own rounding error at that element against a float64 reference (the "
       "problem's EAGER_ERROR_MULTIPLE; 0 where eager is exact, so no slack there)",
       gpu ? ", and on every such set on the GPU (eager's error measured there, TF32 included)" : "", p.eager_error_multiple);
+  const bool half_output = std::any_of(p.outputs.begin(), p.outputs.end(), [](const core::TensorSpec& t) {
+    return t.dtype == core::DType::kFloat16 || t.dtype == core::DType::kBFloat16;
+  });
+  if (!gpu && half_output) {
+    out += ". A float16 / bfloat16 output gets that allowance on the seed sets too, where rounding moves "
+           "it by about its tolerance (about one unit in the last place): round as eager does, after every op";
+  }
   if (!gpu) return out;
   const auto& tf32 = p.reference_tf32;
   const bool triton = protocol.target == "triton";

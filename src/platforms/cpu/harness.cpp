@@ -74,6 +74,16 @@ double MaxElement(const eval::HostTensor& tensor) {
   return n == 0 ? 0.0 : double{*std::max_element(values, values + n)};
 }
 
+/// What a mismatch message on a set with an allowance adds: that each element's
+/// tolerance adds allowance.multiple x eager's own error there, and the largest such
+/// addition. Precondition: allowance.scale is set.
+std::string AllowanceNote(const eval::ElementAllowance& allowance) {
+  return fmt::format(
+      "; the tolerance at each element adds {:g} x eager PyTorch's own rounding error there "
+      "(at most {:g} on this set)",
+      allowance.multiple, allowance.multiple * MaxElement(*allowance.scale));
+}
+
 /// What a mismatch message on an edge case adds. With an allowance applied
 /// (allowance.scale set): that each element's tolerance adds allowance.multiple x eager's
 /// own error there, and the largest such addition. Without one, when eager's own max
@@ -83,12 +93,7 @@ double MaxElement(const eval::HostTensor& tensor) {
 /// runner's allowance_note.
 std::string EdgeAllowanceNote(const eval::ElementAllowance& allowance, double reference_error,
                               double atol) {
-  if (allowance.scale != nullptr) {
-    return fmt::format(
-        "; the tolerance at each element adds {:g} x eager PyTorch's own float32 error there "
-        "(at most {:g} on this set)",
-        allowance.multiple, allowance.multiple * MaxElement(*allowance.scale));
-  }
+  if (allowance.scale != nullptr) return AllowanceNote(allowance);
   if (reference_error <= atol) return "";
   return fmt::format(
       "; eager PyTorch's own float32 result is up to {:g} off the float64 reference on this set, "
@@ -97,16 +102,17 @@ std::string EdgeAllowanceNote(const eval::ElementAllowance& allowance, double re
       reference_error, allowance.multiple > 0 ? "" : ", or remove EAGER_ERROR_MULTIPLE = 0,");
 }
 
-/// The allowance of output `i` on edge set `edge`: the problem's EAGER_ERROR_MULTIPLE
-/// always; the set's allowance tensor of the output only when that multiple is > 0 and
-/// the output is not bounded (a bounded output's trimmed shape may differ from it).
-eval::ElementAllowance EdgeAllowance(const eval::FixtureManifest& manifest, const SeedFixture& edge,
-                                     std::size_t i) {
+/// The allowance of output `i` on input set `set` (an edge set or a seed): the
+/// problem's EAGER_ERROR_MULTIPLE always; the set's allowance tensor of the output only
+/// when that multiple is > 0 and the output is not bounded (a bounded output's trimmed
+/// shape may differ from it).
+eval::ElementAllowance SetAllowance(const eval::FixtureManifest& manifest, const SeedFixture& set,
+                                    std::size_t i) {
   eval::ElementAllowance allowance;
   allowance.multiple = manifest.eager_error_multiple;
   const bool bounded = i < manifest.size_output.size() && manifest.size_output[i] >= 0;
-  if (allowance.multiple > 0 && !bounded && i < edge.allowances.size() && edge.allowances[i]) {
-    allowance.scale = &*edge.allowances[i];
+  if (allowance.multiple > 0 && !bounded && i < set.allowances.size() && set.allowances[i]) {
+    allowance.scale = &*set.allowances[i];
   }
   return allowance;
 }
@@ -186,13 +192,15 @@ std::optional<std::string> CheckOutputs(const CheckContext& ctx, const std::vect
     const auto& reference = ctx.seeds[seed].references[i];
     if (auto reason = ConstantOutputReason(outputs[i], reference)) return reason;
     const core::Tolerance tolerance = ctx.manifest.ToleranceFor(spec.dtype);
-    core::OutputCheck check = eval::CompareTensors(outputs[i], reference, tolerance);
+    const eval::ElementAllowance allowance = SetAllowance(ctx.manifest, ctx.seeds[seed], i);
+    core::OutputCheck check = eval::CompareTensors(outputs[i], reference, tolerance, allowance);
     check.seed_index = seed;
     check.output = spec.name;
     if (!check.passed) {
       if (auto reason = StaleResultReason(outputs[i], static_cast<int>(i), seed, ctx.seeds, tolerance)) return reason;
       if (first_incorrect->empty()) {
-        *first_incorrect = MismatchMessage(check, fmt::format("seed {}", ctx.seeds[seed].seed), reference.NumElements());
+        *first_incorrect = MismatchMessage(check, fmt::format("seed {}", ctx.seeds[seed].seed), reference.NumElements()) +
+                           (allowance.scale ? AllowanceNote(allowance) : "");
       }
     }
     if (checks) checks->push_back(std::move(check));
@@ -304,7 +312,7 @@ SeedOutcome CheckEdgeCases(EntryFn entry, CheckContext& ctx, std::vector<core::O
       const auto& reference = ctx.edges[e].references[static_cast<std::size_t>(i)];
       const core::Tolerance tolerance = ctx.manifest.ToleranceFor(spec.dtype);
       const eval::ElementAllowance allowance =
-          EdgeAllowance(ctx.manifest, ctx.edges[e], static_cast<std::size_t>(i));
+          SetAllowance(ctx.manifest, ctx.edges[e], static_cast<std::size_t>(i));
       core::OutputCheck check =
           eval::CompareTensors(host[static_cast<std::size_t>(i)], reference, tolerance, allowance);
       check.output = spec.name;

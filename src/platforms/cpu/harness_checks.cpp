@@ -46,14 +46,13 @@ SeedFixture LoadFixture(const eval::FixtureManifest& manifest, const eval::Safet
   return fixture;
 }
 
-/// The allowance tensor of `reference` in `file` (read from `path`, listed by edge case
-/// `edge`), checked against the format in eval/fixture_manifest.h.
+/// The allowance tensor of `reference` in `file` (read from `path`, listed by the
+/// manifest for the set `set`: "edge case 'large'", "seed 0"), checked against the
+/// format in eval/fixture_manifest.h.
 eval::HostTensor LoadAllowance(const eval::SafetensorsFile& file, const std::filesystem::path& path,
-                               const eval::EdgeCaseFixture& edge,
-                               const eval::HostTensor& reference) {
+                               const std::string& set, const eval::HostTensor& reference) {
   const std::string name = eval::AllowanceTensorName(reference.name);
-  const std::string where =
-      fmt::format("{}: tensor '{}' (edge case '{}')", path.string(), name, edge.name);
+  const std::string where = fmt::format("{}: tensor '{}' ({})", path.string(), name, set);
   auto it = std::find_if(file.tensors.begin(), file.tensors.end(),
                          [&](const eval::HostTensor& t) { return t.name == name; });
   if (it == file.tensors.end()) {
@@ -80,8 +79,15 @@ eval::HostTensor LoadAllowance(const eval::SafetensorsFile& file, const std::fil
 std::vector<SeedFixture> LoadSeedFixtures(const eval::FixtureManifest& manifest) {
   std::vector<SeedFixture> seeds;
   for (std::size_t k = 0; k < manifest.files.size(); ++k) {
-    seeds.push_back(
-        LoadFixture(manifest, eval::ReadSafetensors(manifest.files[k]), manifest.seeds[k]));
+    const eval::SafetensorsFile file = eval::ReadSafetensors(manifest.files[k]);
+    SeedFixture fixture = LoadFixture(manifest, file, manifest.seeds[k]);
+    const std::string set = fmt::format("seed {}", manifest.seeds[k]);
+    for (const auto& reference : fixture.references) {
+      fixture.allowances.push_back(manifest.SeedHasAllowance(k, reference.name)
+                                       ? std::optional(LoadAllowance(file, manifest.files[k], set, reference))
+                                       : std::nullopt);
+    }
+    seeds.push_back(std::move(fixture));
   }
   return seeds;
 }
@@ -94,7 +100,7 @@ std::vector<SeedFixture> LoadEdgeCaseFixtures(const eval::FixtureManifest& manif
     for (const auto& reference : fixture.references) {
       fixture.allowances.push_back(
           edge.HasAllowance(reference.name)
-              ? std::optional(LoadAllowance(file, edge.file, edge, reference))
+              ? std::optional(LoadAllowance(file, edge.file, fmt::format("edge case '{}'", edge.name), reference))
               : std::nullopt);
     }
     edges.push_back(std::move(fixture));

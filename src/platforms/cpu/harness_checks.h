@@ -19,14 +19,16 @@ struct SeedFixture {
   int seed = 0;
   std::vector<eval::HostTensor> inputs;      // manifest.inputs order
   std::vector<eval::HostTensor> references;  // manifest.outputs order
-  /// Edge sets only, manifest.outputs order: the per-element allowance tensor of each
-  /// output the edge case lists (eval::AllowanceTensorName; float32, the reference's
-  /// shape, values >= 0 and finite), nullopt for the others. Empty for seeds.
+  /// manifest.outputs order: the per-element allowance tensor of each output the edge
+  /// case (the seed's seed_allowance entry) lists (eval::AllowanceTensorName; float32,
+  /// the reference's shape, values >= 0 and finite), nullopt for the others.
   std::vector<std::optional<eval::HostTensor>> allowances;
 };
 
-/// Reads every seed file of `manifest`. Throws IoError / InvalidInputError (safetensors.h)
-/// when a file is unreadable or lacks a tensor of the manifest.
+/// Reads every seed file of `manifest`, with the allowance tensors its seed_allowance
+/// lists. Throws IoError / InvalidInputError (safetensors.h) when a file is unreadable
+/// or lacks a tensor of the manifest, and InvalidInputError as LoadEdgeCaseFixtures for
+/// a bad allowance tensor.
 std::vector<SeedFixture> LoadSeedFixtures(const eval::FixtureManifest& manifest);
 
 /// Reads every edge-case file of `manifest` (same order; `seed` is 0), with the allowance

@@ -451,6 +451,15 @@ def cases():
         "families/embedding_bag_f16_max": (
             Fn(lambda s, i, w, o: F.embedding_bag(i, w, o, mode="max")),
             [ints(0, 30, 25), r(30, 33).half(), torch.tensor([0, 3, 9, 9, 16])]),
+        # ---- float floor division as eager rounds it (c10::div_floor_floating): 1.0 // 0.1
+        # is 9, inf // 2 is NaN, a zero quotient keeps the sign of a / b, x // 0 is x / 0.
+        "float_floor_div": (
+            Fn(lambda s, a, b: (a // b, torch.div(a, b, rounding_mode="floor"), torch.floor_divide(a, 0.1),
+                                torch.div(a.half(), b.half(), rounding_mode="floor"))),
+            [torch.cat([5 * r(3, 12), torch.tensor([[1.0, float("inf"), -float("inf"), 5.0, -5.0, 0.0, -0.0, 7.5,
+                                                     1e30, 3.0, float("nan"), -0.3]])]),
+             torch.cat([r(3, 12), torch.tensor([[0.1, 2.0, 2.0, 0.0, -3.0, -2.0, 2.0, -0.0, 1e-30,
+                                                 float("inf"), 1.0, 0.7]])])]),
     }
 
 
