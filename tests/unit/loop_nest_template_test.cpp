@@ -6,6 +6,7 @@
 // setting of the CPU's sort family (families/sort), which takes a lone sort or top-k.
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cstring>
 #include <fstream>
 #include <set>
@@ -367,20 +368,95 @@ TEST(LoopNestLowering, HalfPrecisionIsStoredAsHalfAndComputedInFloat32) {
   EXPECT_NE(source.find("_Float16"), std::string::npos) << source;
 }
 
-TEST(PrimSpelling, BFloat16ConvertsThroughFloat32InCpp) {
+TEST(PrimSpelling, HalfTypesConvertThroughFloat32InCpp) {
   using codegen::Language;
   using codegen::SpellPrim;
   using core::DType;
   EXPECT_EQ(codegen::SpellType(Language::kCppScalar, DType::kBFloat16), "uint16_t");
+  EXPECT_EQ(codegen::SpellType(Language::kCppScalar, DType::kFloat16), "_Float16");
   EXPECT_EQ(SpellPrim(Language::kCppScalar, ir::Prim::kCast, DType::kBFloat16, DType::kFloat32, {"a"}),
             "ke_bf16_to_float(a)");
   EXPECT_EQ(SpellPrim(Language::kCppScalar, ir::Prim::kCast, DType::kFloat32, DType::kBFloat16, {"a"}),
             "ke_float_to_bf16(static_cast<float>(a))");
   EXPECT_EQ(SpellPrim(Language::kCppScalar, ir::Prim::kCast, DType::kBFloat16, DType::kBool, {"a"}),
             "(ke_bf16_to_float(a) != 0)");  // -0.0 is false, as its bits 0x8000 are not
+  EXPECT_EQ(SpellPrim(Language::kCppScalar, ir::Prim::kCast, DType::kFloat16, DType::kBFloat16, {"a"}),
+            "ke_float_to_bf16(static_cast<float>(a))");
   EXPECT_EQ(SpellPrim(Language::kTriton, ir::Prim::kCast, DType::kFloat32, DType::kBFloat16, {"a"}),
             "a.to(tl.bfloat16)");
   EXPECT_NE(codegen::CppHelpersFor("ke_float_to_bf16(x)").find("0x7fffu"), std::string::npos);
+}
+
+TEST(PrimSpelling, CppBFloat16ConversionsMatchTheReferenceOnEveryBitPatternAndOnFloatsOfEveryRange) {
+  // The generated bfloat16 helpers, compiled with the candidates' flags, against
+  // eval/half.h: every bfloat16 bit pattern widened; float32 values across every binade
+  // (both signs, with halfway cases, subnormals, overflow to Inf, NaN) narrowed. float16
+  // is GCC's _Float16 (F16C), checked by tests/unit/half_test.cpp against the same oracle.
+  const std::string helpers =
+      codegen::CppHelpersFor("ke_bf16_to_float( ke_float_to_bf16(");
+  const std::string source =
+      "#include <dlpack/dlpack.h>\n#include <cstdint>\n#include <cstring>\n" + helpers +
+      "extern \"C\" int kernelevolve_entry(const DLTensor* in, int32_t, DLTensor* out, int32_t) {\n"
+      "  const uint16_t* h = static_cast<const uint16_t*>(in[0].data);\n"
+      "  const float* f = static_cast<const float*>(in[1].data);\n"
+      "  float* wide_bf16 = static_cast<float*>(out[0].data);\n"
+      "  uint16_t* to_bf16 = static_cast<uint16_t*>(out[1].data);\n"
+      "  #pragma omp simd\n"
+      "  for (int64_t i = 0; i < in[0].shape[0]; ++i) {\n"
+      "    wide_bf16[i] = ke_bf16_to_float(h[i]);\n  }\n"
+      "  #pragma omp simd\n"
+      "  for (int64_t i = 0; i < in[1].shape[0]; ++i) {\n"
+      "    to_bf16[i] = ke_float_to_bf16(f[i]);\n  }\n"
+      "  return 0;\n}\n";
+  const auto kernel = CompileAndLoad(source, 0);
+  ASSERT_NE(kernel->entry, nullptr) << kernel->log << source;
+  std::vector<uint16_t> halves(65536);
+  for (uint32_t i = 0; i < 65536; ++i) halves[i] = static_cast<uint16_t>(i);
+  std::vector<float> floats;
+  for (uint32_t top = 0; top < 512; ++top) {     // sign and exponent: every binade
+    for (uint32_t low : {0u, 1u, 0xfffu, 0x1000u, 0x1001u, 0x2fffu, 0x3000u, 0x7fffu, 0x8000u, 0x8001u,
+                         0x18000u, 0x7ff000u, 0x7fefffu, 0x7fffffu, 0x123457u, 0x2aaaaau}) {
+      floats.push_back(std::bit_cast<float>((top << 23) | low));
+    }
+  }
+  auto host = [](core::DType dtype, const void* data, size_t count, size_t size) {
+    eval::HostTensor t;
+    t.dtype = dtype;
+    t.shape = {static_cast<int64_t>(count)};
+    t.bytes.resize(count * size);
+    if (data != nullptr) std::memcpy(t.bytes.data(), data, t.bytes.size());
+    return t;
+  };
+  eval::HostTensor th = host(core::DType::kInt16, halves.data(), halves.size(), 2);
+  eval::HostTensor tf = host(core::DType::kFloat32, floats.data(), floats.size(), 4);
+  eval::HostTensor wbf = host(core::DType::kFloat32, nullptr, halves.size(), 4);
+  eval::HostTensor nbf = host(core::DType::kInt16, nullptr, floats.size(), 2);
+  const DLTensor inputs[2] = {testing_util::HostView(th), testing_util::HostView(tf)};
+  DLTensor outputs[2] = {testing_util::HostView(wbf), testing_util::HostView(nbf)};
+  ASSERT_EQ(kernel->entry(inputs, 2, outputs, 2), 0);
+  // Same bits, or both NaN of the same sign.
+  auto same = [](uint32_t got, uint32_t want, uint32_t sign, bool nan) {
+    return nan ? (got & sign) == (want & sign) : got == want;
+  };
+  int bad = 0;
+  for (uint32_t i = 0; i < 65536 && bad < 10; ++i) {
+    const float wantbf = eval::BFloat16ToFloat(static_cast<uint16_t>(i));
+    const float gotbf = wbf.Data<float>()[i];
+    if (std::bit_cast<uint32_t>(gotbf) != std::bit_cast<uint32_t>(wantbf)) {
+      ADD_FAILURE() << "ke_bf16_to_float(0x" << std::hex << i << ") = " << gotbf << ", want " << wantbf;
+      ++bad;
+    }
+  }
+  for (size_t i = 0; i < floats.size() && bad < 20; ++i) {
+    const float f = floats[i];
+    const bool nan = f != f;
+    const uint16_t gotbf = nbf.Data<uint16_t>()[i];
+    const uint16_t wantbf = eval::FloatToBFloat16(f);
+    if (!same(gotbf, wantbf, 0x8000u, nan) || (nan && (gotbf & 0x7fffu) <= 0x7f80u)) {
+      ADD_FAILURE() << "ke_float_to_bf16(" << std::hexfloat << f << ") = 0x" << std::hex << gotbf << ", want 0x" << wantbf;
+      ++bad;
+    }
+  }
 }
 
 // ---- the kernel plan -------------------------------------------------------------
