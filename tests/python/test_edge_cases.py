@@ -348,8 +348,9 @@ def test_half_seed_sets_carry_eagers_rounding_error_so_a_fused_chain_passes_and_
         tmp_path / f"mm_bias_gelu_{dtype}.py", "a, b, bias", "torch.nn.functional.gelu(a @ b + bias)",
         f"[torch.randn(128, 256).to(torch.{dtype}), (torch.randn(256, 128) / 16).to(torch.{dtype}), "
         f"(0.1 * torch.randn(128)).to(torch.{dtype})]")
-    _, manifest = load(worker, source, tmp_path / "fixtures", seeds=[0, 1])
+    result, manifest = load(worker, source, tmp_path / "fixtures", seeds=[0, 1])
     assert manifest["seed_allowance"] == [["output.0"], ["output.0"]]
+    assert "seed_allowance" in result["phase_seconds"]  # its own phase, where it runs
     seed = load_file(str(tmp_path / "fixtures" / "seed_1.safetensors"))
     a, b, bias, eager, scale = (seed[k] for k in ("input.0", "input.1", "input.2", "output.0", "allowance.output.0"))
     assert scale.dtype == torch.float32 and scale.shape == eager.shape and bool((scale >= 0).all())

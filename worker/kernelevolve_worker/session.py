@@ -271,8 +271,9 @@ class WorkerSession:
                 raise ProblemError(_device_fixtures_refusal(path, f"gives inputs of other shapes under seed {seed} "
                                                                   f"than under seed {seeds[0]}"))
             named += [(f"output.{i}", t) for i, t in enumerate(outputs)] + sizes
-            if ref.device is None and eager_multiple > 0 and not on_device:
-                with clock.phase("seed_allowance"):
+            half_output = any(isinstance(t, torch.Tensor) and t.dtype in HALF_DTYPES for t in outputs)
+            if ref.device is None and eager_multiple > 0 and not on_device and half_output:
+                with clock.phase("seed_allowance"):  # a phase of its own only where it runs
                     scales = _half_seed_allowance(model, inputs, outputs, ref, path, bounds, tolerance or {})
                 named += [(f"allowance.output.{i}", s) for i, s in enumerate(scales) if s is not None]
                 seed_allowance.append([f"output.{i}" for i, s in enumerate(scales) if s is not None])
