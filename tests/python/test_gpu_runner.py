@@ -399,6 +399,33 @@ def test_device_fixtures_write_no_file_and_match_the_files_bit_for_bit(tmp_path:
     assert torch.equal(from_seeds.outputs[0][0], softmax64.to(from_seeds.outputs[0][0].device))
 
 
+def test_device_fixtures_leave_out_an_edge_set_where_eager_overflows_and_profile_from_seed_0(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A float16 row sum at x 1e4 overflows float16 in eager where the float64 reference,
+    # rounded once, is finite: the runner leaves that set out with a note, as the problem
+    # worker does for the sets it writes to files. The profiler's seed-0 inputs come
+    # from the same drawing (gpu_profile.load_seed0).
+    from conftest import write_problem
+    from kernelevolve_worker import device_fixtures, gpu_profile
+    source = write_problem(tmp_path / "rowsum_f16.py", "x", "x.sum(-1) / 512",
+                           "[torch.randn(8, 512).to(torch.float16)]")
+    monkeypatch.setenv("KE_FIXTURES", "device")
+    loaded = WorkerSession().load_problem({"path": str(source), "overrides": {}, "seeds": [0, 1], "threads": 1,
+                                           "baseline": FAST_BASELINE, "fixtures_dir": str(tmp_path / "fx")})
+    manifest = json.loads(Path(loaded["manifest_path"]).read_text())
+    assert "large" in [e["name"] for e in manifest["edge_cases"]]  # the worker draws nothing itself
+    inputs, outputs, edge_sets, skipped = device_fixtures.generate(manifest, torch.device("cpu"))
+    assert len(inputs) == len(outputs) == 2
+    assert [name for name, _ in skipped] == ["large"]
+    assert "eager PyTorch's own float16 output.0 is Inf or NaN" in skipped[0][1]
+    assert "large" not in [e.name for e in edge_sets] and "zeros" in [e.name for e in edge_sets]
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    prepared = GpuRunner().prepare({"manifest_path": loaded["manifest_path"], "compile": False})
+    assert any(n.startswith("edge case 'large' left out: eager PyTorch's own float16") for n in prepared["notes"])
+    ins, outs = gpu_profile.load_seed0(loaded["manifest_path"], torch.device("cpu"))
+    assert torch.equal(ins[0], inputs[0][0]) and outs[0].shape == outputs[0][0].shape
+
+
 @pytest.mark.parametrize("problem, why", [("last_k_events.py", "data-dependent size (OUTPUT_BOUNDS)"),
                                           ("embedding_bag_sum.py", "inputs of other shapes under seed 1")])
 def test_device_fixtures_refuse_what_the_runner_cannot_redraw(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,

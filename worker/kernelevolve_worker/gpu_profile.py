@@ -110,7 +110,7 @@ def load_seed0(manifest_path: str, device: torch.device) -> tuple[list[torch.Ten
     manifest = json.loads(path.read_text(encoding="utf-8"))
     if device_fixtures.on_device(manifest):  # KE_FIXTURES=device: no files, drawn from seed 0 again
         seed0 = dict(manifest, seeds=manifest["seeds"][:1], edge_cases=[])
-        ins, outs = device_fixtures.generate(seed0, device)
+        ins, outs, _, _ = device_fixtures.generate(seed0, device)
         return ins[0], [torch.empty_like(t) for t in outs[0]]
     tensors = load_file(str(path.parent / manifest["files"][0]), device=str(device))
     inputs = [tensors[t["name"]].contiguous() for t in manifest["inputs"]]

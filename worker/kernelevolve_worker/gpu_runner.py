@@ -206,8 +206,9 @@ class GpuRunner:
         with phases.phase("fixtures"):
             if device_fixtures.on_device(self.manifest):
                 # Issue 22: no files; every set drawn again from its seed on the device.
-                self.inputs, self.outputs, self.edges = device_fixtures.generate(self.manifest, self.device)
+                self.inputs, self.outputs, self.edges, skipped = device_fixtures.generate(self.manifest, self.device)
                 self.notes.append("fixtures drawn on the device from their seeds (KE_FIXTURES=device; no files)")
+                self.notes += [f"edge case '{name}' left out: {reason}" for name, reason in skipped]
             for file in [] if device_fixtures.on_device(self.manifest) else self.manifest["files"]:
                 ins, outs, _ = load(file)
                 self.inputs.append(ins)
