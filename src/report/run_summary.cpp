@@ -154,6 +154,18 @@ void WriteJsonAtomic(const std::filesystem::path& path, const nlohmann::json& do
   WriteTextAtomic(path, doc.dump(2) + "\n");
 }
 
+std::string PeakAboveNote(const core::RooflineFigures& r, const core::MachineContext& machine, bool gpu) {
+  // No kernel outruns the CPU's FMA peak; a GPU's torch.mm peak is cuBLAS's, which a
+  // kernel may beat. 1.2: the FMA probe's own run-to-run spread stays well inside it.
+  if (gpu || r.bound != "compute" || r.fraction <= 1.2) return "";
+  return fmt::format(
+      "note: {:.0f}% of the FMA peak is more than this machine can do: that peak ({:.0f} GFLOP/s{}) was likely "
+      "measured while the machine was busy (re-measure with --remeasure-machine), or the kernel skips work the "
+      "FLOP estimate counts (a triangular mask; docs/measuring.md)\n",
+      100 * r.fraction, machine.peak_gflops,
+      machine.peaks_measured_utc.empty() ? "" : ", measured " + machine.peaks_measured_utc);
+}
+
 std::string FailureSummary(const std::vector<search::Node>& nodes) {
   std::map<std::string, int> counts;
   const search::Node* example = nullptr;
@@ -298,6 +310,7 @@ std::string SummaryTable(const RunSummary& s, int max_rows) {
                          eval::RooflineShort(e.roofline), e.roofline.achieved_gbps, e.roofline.achieved_gflops,
                          gpu ? "device" : "machine", s.machine.copy_bandwidth_gbps,
                          gpu ? "torch.mm peak" : "FMA peak", s.machine.peak_gflops);
+      out += PeakAboveNote(e.roofline, s.machine, gpu);
     }
     out += fmt::format("kernel: {}\n", s.best_source_path.string());
   }

@@ -61,6 +61,12 @@ nlohmann::json ProblemRooflineJson(const eval::WorkEstimate& work, const core::M
 /// Why no candidate was correct, for the summary: "  2 incorrect, 1 compile_error; e.g.
 /// node 3 (loop_nest): <its message, cut to 300 characters>\n" (the first failed node
 /// with a message); "" when no node failed.
+/// A line for the summary when a CPU kernel's compute-bound roofline fraction exceeds
+/// 1.2 (above the FMA peak, which no kernel can beat): the cached peak was probably
+/// measured under load, or the kernel skips work the FLOP estimate counts; "" otherwise
+/// (and always on GPU targets, whose peak is torch.mm's).
+std::string PeakAboveNote(const core::RooflineFigures& roofline, const core::MachineContext& machine, bool gpu);
+
 std::string FailureSummary(const std::vector<search::Node>& nodes);
 
 /// The confirmation's line: "confirmed: 1.52x vs eager, 95% interval [1.40, 1.61] over 8

@@ -51,5 +51,24 @@ TEST(RunSummaryTable, ParentColumnMarksWarmStartPriors) {
   EXPECT_EQ(ParentOf(table, 3), "2") << table;
 }
 
+TEST(RunSummaryTable, ARooflineAboveTheFmaPeakSaysThePeakMayBeStale) {
+  core::RooflineFigures r;
+  r.bound = "compute";
+  r.fraction = 2.05;  // a fresh-clone review saw 205% after a peak measured under load
+  core::MachineContext machine;
+  machine.peak_gflops = 64;
+  machine.peaks_measured_utc = "2026-12-07T22:10:00Z";
+  const std::string note = report::PeakAboveNote(r, machine, /*gpu=*/false);
+  EXPECT_EQ(note.rfind("note: 205% of the FMA peak is more than this machine can do: that peak (64 GFLOP/s, "
+                       "measured 2026-12-07T22:10:00Z) was likely measured while the machine was busy "
+                       "(re-measure with --remeasure-machine)", 0), 0u) << note;
+  EXPECT_EQ(report::PeakAboveNote(r, machine, /*gpu=*/true), "");  // torch.mm's peak can be beaten
+  r.fraction = 1.1;
+  EXPECT_EQ(report::PeakAboveNote(r, machine, false), "");
+  r.fraction = 3.0;
+  r.bound = "memory";  // in cache: above the DRAM copy bandwidth is normal
+  EXPECT_EQ(report::PeakAboveNote(r, machine, false), "");
+}
+
 }  // namespace
 }  // namespace kernelevolve
