@@ -217,14 +217,19 @@ double EdgeCaseFixture::ReferenceError(const std::string& output) const {
   return it == reference_error.end() ? 0.0 : it->second;
 }
 
-bool EdgeCaseFixture::HasAllowance(const std::string& output) const {
-  return std::find(allowance.begin(), allowance.end(), output) != allowance.end();
+namespace {
+
+/// True when the allowance list `names` names `output`.
+bool Lists(const std::vector<std::string>& names, const std::string& output) {
+  return std::find(names.begin(), names.end(), output) != names.end();
 }
 
+}  // namespace
+
+bool EdgeCaseFixture::HasAllowance(const std::string& output) const { return Lists(allowance, output); }
+
 bool FixtureManifest::SeedHasAllowance(std::size_t file, const std::string& output) const {
-  if (file >= seed_allowance.size()) return false;
-  const auto& names = seed_allowance[file];
-  return std::find(names.begin(), names.end(), output) != names.end();
+  return file < seed_allowance.size() && Lists(seed_allowance[file], output);
 }
 
 std::string AllowanceTensorName(const std::string& output) { return "allowance." + output; }

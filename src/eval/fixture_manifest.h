@@ -109,8 +109,8 @@ struct FixtureManifest {
   core::Tolerance ToleranceFor(core::DType dtype) const;
   /// The problem's EAGER_ERROR_MULTIPLE (worker edge_cases.py): on an edge set (a seed),
   /// element i of an output listed in EdgeCaseFixture::allowance (seed_allowance) may
-  /// also differ by this many times the allowance tensor's element i (eager PyTorch's own float error there, so 0 where
-  /// eager is exact). The worker writes 8 by default; 0 (also when absent) is off
+  /// also differ by this many times the allowance tensor's element i (eager PyTorch's
+  /// own float error there, so 0 where eager is exact). The worker writes 8 by default; 0 (also when absent) is off
   /// (docs/fitness.md).
   double eager_error_multiple = 0;
 };
